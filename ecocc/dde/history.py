@@ -1,0 +1,107 @@
+"""Dense history of a DDE solution: piecewise cubic Hermite segments.
+
+Segment ``k`` spans ``[T[k], T[k+1]]`` and carries the state at both ends
+and the derivative *of that segment* at both ends (``FA[k]`` at the start,
+``FB[k]`` at the end), so a kink at a node (a queue reaching zero, a cross
+traffic change) is represented exactly.  A state jump at ``t_b`` is a
+zero-length segment ``[t_b, t_b]`` that lookups never select.
+
+Lookups nudge the query time a hair towards the middle of the current step
+before choosing a segment, so that at a breakpoint ``t - d == t_b`` the
+stage at the start of a step reads the right limit and the stage at its end
+the left limit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def hermite(s, h, y0, y1, f0, f1):
+    """Cubic Hermite interpolant on a segment of length ``h`` at ``s`` in [0,1]."""
+    s2 = s * s
+    s3 = s2 * s
+    h00 = 2 * s3 - 3 * s2 + 1
+    h10 = s3 - 2 * s2 + s
+    h01 = -2 * s3 + 3 * s2
+    h11 = s3 - s2
+    return h00 * y0 + h10 * h * f0 + h01 * y1 + h11 * h * f1
+
+
+class HermiteHistory:
+    """Growing store of nodes with pruning of the far past."""
+
+    def __init__(self, t0: float, y0: np.ndarray, n: int, capacity: int = 256, keep_s: float = np.inf):
+        self.n = n
+        self.keep_s = keep_s
+        self.T = np.empty(capacity)
+        self.Y = np.empty((capacity, n))
+        self.FA = np.zeros((capacity, n))  # derivative at the start of segment k
+        self.FB = np.zeros((capacity, n))  # derivative at the end of segment k
+        self.T[0] = t0
+        self.Y[0] = y0
+        self.m = 1  # number of nodes
+
+    def _ensure(self, extra: int = 1):
+        if self.m + extra <= self.T.size:
+            return
+        # prune first: keep nodes needed for lookups back to keep_s
+        if np.isfinite(self.keep_s):
+            t_last = self.T[self.m - 1]
+            cut = np.searchsorted(self.T[: self.m], t_last - self.keep_s, side="right") - 2
+            if cut > 0:
+                sl = slice(cut, self.m)
+                k = self.m - cut
+                self.T[:k] = self.T[sl]
+                self.Y[:k] = self.Y[sl]
+                self.FA[:k] = self.FA[sl]
+                self.FB[:k] = self.FB[sl]
+                self.m = k
+                if self.m + extra <= self.T.size // 2 + 1:
+                    return
+        cap = max(2 * self.T.size, self.m + extra)
+        for name in ("T", "Y", "FA", "FB"):
+            old = getattr(self, name)
+            new = np.zeros((cap,) + old.shape[1:]) if name in ("FA", "FB") else np.empty((cap,) + old.shape[1:])
+            new[: self.m] = old[: self.m]
+            setattr(self, name, new)
+
+    @property
+    def t_first(self) -> float:
+        return self.T[0]
+
+    def append(self, t1: float, y1: np.ndarray, f_start: np.ndarray, f_end: np.ndarray):
+        """Add the segment from the last node to ``(t1, y1)``."""
+        self._ensure()
+        k = self.m - 1
+        self.FA[k] = f_start
+        self.FB[k] = f_end
+        self.T[self.m] = t1
+        self.Y[self.m] = y1
+        self.m += 1
+
+    def append_jump(self, y_new: np.ndarray):
+        """A state jump at the last node's time."""
+        self._ensure()
+        k = self.m - 1
+        self.FA[k] = 0.0
+        self.FB[k] = 0.0
+        self.T[self.m] = self.T[k]
+        self.Y[self.m] = y_new
+        self.m += 1
+
+    def segment_index(self, tau_sel: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(self.T[: self.m], tau_sel, side="right") - 1
+        return np.clip(k, 0, max(self.m - 2, 0))
+
+    def eval(self, tau: np.ndarray, comps: np.ndarray, tau_sel: np.ndarray | None = None) -> np.ndarray:
+        """Values of ``y[comps]`` at times ``tau`` (all within the stored range)."""
+        if tau_sel is None:
+            tau_sel = tau
+        if self.m < 2:
+            return np.broadcast_to(self.Y[0, comps], np.shape(tau)).copy()
+        k = self.segment_index(tau_sel)
+        t0 = self.T[k]
+        h = self.T[k + 1] - t0
+        hs = np.where(h > 0, h, 1.0)
+        s = (tau - t0) / hs
+        return hermite(s, h, self.Y[k, comps], self.Y[k + 1, comps], self.FA[k, comps], self.FB[k, comps])

@@ -1,0 +1,117 @@
+"""What a delay-differential problem tells the solvers.
+
+A problem has a state vector ``y`` of size ``n`` and a right-hand side
+
+    dy/dt = rhs(t, y, Z, sat_lo, sat_hi)
+
+where ``Z`` is a list with one array per :class:`Lookup`: ``Z[k][j]`` is
+``y[lookup.comps[j]](t - lookup.delays[j])`` (a zero delay reads the current
+state).  ``rhs`` returns the *raw* derivative; components listed in
+``bounded`` are kept in ``[lower, upper]`` by the solver (projection with the
+crossing located, see :mod:`ecocc.dde.adaptive`).  ``sat_lo``/``sat_hi`` tell
+``rhs`` which bounded components are held at a bound during the current step
+(so that it can count, say, the volume dropped at a full buffer).
+
+Known discontinuities are explicit:
+
+* ``jumps``: times at which ``apply_jump(t, y)`` changes the state (a flow
+  starts or stops).  The solvers step onto them.
+* ``kinks``: times at which ``rhs`` changes non-smoothly without a state jump
+  (cross traffic switching).
+* Both, and the initial time (the constant history rarely matches the
+  derivative at ``t0``), propagate through every delay: ``t_b + d`` is a
+  breakpoint too (to depth ``breakpoint_depth``).
+
+Batch solvers call ``rhs`` with ``y`` of shape ``(B, n)`` and lookups whose
+delays may be ``(B, m)``; ``rhs`` must broadcast over leading axes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+@dataclass
+class Lookup:
+    """Delayed values a right-hand side needs: ``y[comps](t - delays)``."""
+
+    comps: np.ndarray
+    delays: np.ndarray
+
+    def __post_init__(self):
+        self.comps = np.asarray(self.comps, dtype=np.int64)
+        self.delays = np.asarray(self.delays, dtype=float)
+        if self.delays.shape[-1] != self.comps.shape[-1]:
+            raise ValueError(f"Lookup: {self.comps.shape[-1]} components but delays of shape {self.delays.shape}")
+        if np.any(self.delays < 0) or not np.all(np.isfinite(self.delays)):
+            raise ValueError("Lookup: delays must be finite and >= 0")
+
+
+@dataclass
+class DDEProblem:
+    """A delay-differential initial-value problem (see module docstring)."""
+
+    n: int
+    rhs: Callable
+    y0: np.ndarray
+    t0: float = 0.0
+    lookups: Sequence[Lookup] = ()
+    history: Callable | None = None  # history(t_array, comps) -> values, for t < t0
+    bounded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    lower: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    upper: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    jumps: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    apply_jump: Callable | None = None
+    kinks: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    breakpoint_depth: int = 1
+    names: Sequence[str] | None = None
+
+    def __post_init__(self):
+        self.y0 = np.asarray(self.y0, dtype=float)
+        self.bounded = np.asarray(self.bounded, dtype=np.int64)
+        self.lower = np.broadcast_to(np.asarray(self.lower, dtype=float), self.bounded.shape).copy()
+        self.upper = np.broadcast_to(np.asarray(self.upper, dtype=float), self.bounded.shape).copy()
+        self.jumps = np.unique(np.asarray(self.jumps, dtype=float))
+        self.kinks = np.unique(np.asarray(self.kinks, dtype=float))
+
+    def positive_delays(self) -> np.ndarray:
+        """Distinct positive delays of all lookups (flattened over batches)."""
+        if not self.lookups:
+            return np.zeros(0)
+        d = np.concatenate([np.ravel(lk.delays) for lk in self.lookups])
+        d = d[d > 0]
+        return np.unique(d)
+
+    def history_values(self, t: np.ndarray, comps: np.ndarray) -> np.ndarray:
+        """State before ``t0``: the user's function, else constant ``y0``."""
+        if self.history is None:
+            y0 = self.y0
+            return np.broadcast_to(y0[..., comps], np.broadcast_shapes(np.shape(t), y0[..., comps].shape)).copy()
+        return self.history(t, comps)
+
+    def breakpoints(self, t_end: float, depth: int | None = None, max_count: int = 200_000) -> np.ndarray:
+        """Sorted breakpoints in ``(t0, t_end]``: jumps, kinks and their
+        propagation through the delays (``t_b + d1 + ... + dk``, ``k <= depth``)."""
+        depth = self.breakpoint_depth if depth is None else depth
+        src = np.concatenate([[self.t0], self.jumps, self.kinks])
+        src = np.unique(src[(src >= self.t0) & (src <= t_end)])
+        delays = self.positive_delays()
+        out = [src]
+        level = src
+        for _ in range(max(depth, 0)):
+            if delays.size == 0 or level.size == 0:
+                break
+            nxt = (level[:, None] + delays[None, :]).ravel()
+            nxt = np.unique(nxt[nxt <= t_end])
+            if nxt.size > max_count:
+                break
+            out.append(nxt)
+            level = nxt
+        bp = np.unique(np.concatenate(out))
+        bp = bp[bp > self.t0]
+        if bp.size > 1:  # merge points closer than round-off
+            keep = np.concatenate([[True], np.diff(bp) > 1e-12 * np.maximum(1.0, np.abs(bp[1:]))])
+            bp = bp[keep]
+        return bp

@@ -1,0 +1,40 @@
+"""Error types raised for user mistakes.
+
+Every user-facing validation error names the field, the value it got and
+what is allowed, so that the CLI can print it without a traceback.
+"""
+
+
+class EcoccError(Exception):
+    """Base class of all errors ecocc raises on purpose."""
+
+
+class InputError(EcoccError, ValueError):
+    """Bad input: a parameter, a network description or a scenario file."""
+
+    def __init__(self, field: str, value, allowed: str):
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"{field} = {value!r} is not allowed: {allowed}")
+
+
+def check(condition: bool, field: str, value, allowed: str) -> None:
+    """Raise :class:`InputError` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(field, value, allowed)
+
+
+def check_finite(field: str, value, *, positive=False, nonneg=False) -> float:
+    """Check a real scalar; return it as float."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(field, value, "a real number") from None
+    if v != v or v in (float("inf"), float("-inf")):
+        raise InputError(field, value, "a finite real number")
+    if positive and not v > 0:
+        raise InputError(field, value, "a number > 0")
+    if nonneg and not v >= 0:
+        raise InputError(field, value, "a number >= 0")
+    return v

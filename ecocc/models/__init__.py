@@ -1,0 +1,35 @@
+"""Model registry: name -> model class."""
+from __future__ import annotations
+
+from ..errors import InputError
+from .aecp import AECP, AECPParams
+from .base import NUMPY_OPS, SYMPY_OPS, ModelParams, NetworkModel
+from .petcp import PETCP, PETCPParams
+from .reno import Reno, RenoParams
+from .symbiosis import Symbiosis, SymbiosisParams
+
+
+class CLTCP(AECP):
+    """CLTCP: the conference version of AECP; the same model (eq. 6 of 001)."""
+
+    name = "cltcp"
+    description = "CLTCP coupled logistic model, eq. (6) of 001 (same as AECP)"
+
+
+REGISTRY = {cls.name: cls for cls in (AECP, CLTCP, PETCP, Symbiosis, Reno)}
+
+
+def get_model(model) -> NetworkModel:
+    """A model instance from a registry name or an instance."""
+    if isinstance(model, NetworkModel):
+        return model
+    if isinstance(model, type) and issubclass(model, NetworkModel):
+        return model()
+    key = str(model).lower()
+    if key not in REGISTRY:
+        raise InputError("model", model, f"one of {sorted(REGISTRY)}")
+    return REGISTRY[key]()
+
+
+__all__ = ["AECP", "AECPParams", "CLTCP", "PETCP", "PETCPParams", "Symbiosis", "SymbiosisParams", "Reno",
+           "RenoParams", "NetworkModel", "ModelParams", "REGISTRY", "get_model", "NUMPY_OPS", "SYMPY_OPS"]

@@ -1,0 +1,121 @@
+"""CLTCP / AECP: coupled logistic source and link laws.
+
+Eq. (6) of 001_ceee9933a8b24a34.txt (CLTCP) and of 004_3a45f1aa9a94cd50.txt
+(AECP, same model)::
+
+    x_p'(t) = alpha x_p(t) (ln r_p(t - tau_p) - ln x_p(t))
+    r_l'(t) = beta r_l(t) (1 - (sum_{p in l} x_p(t) + (q_l(t) - q0)/T) / C_l)
+    q_l'(t) = sum_{p in l} x_p(t) - C_l          (q_l kept >= 0)
+    r_p(t)  = min_{l in p} r_l(t)
+
+Defaults are the papers' choice alpha = 2 /s, beta = 1 /s, T = 2 s (eq. 43:
+beta = alpha/2, T = 4/alpha) and q0 = 100 packets (Section V / 5).
+
+Units: x, r, C in packets/s; q, q0 in packets; T in seconds, so
+(q - q0)/T is a rate in packets/s beside C (the reading notes of
+``seeds/README.md``).  Eq. (45)-(47) print ``(q(k) - q0)/C`` in one place:
+that is a typesetting slip; eq. (47) itself divides by T = 2.
+
+Rates and rate factors are integrated as logarithms (eq. (7) of the papers
+does the same change of variables), so they stay positive.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import ModelParams, NetworkModel
+
+
+@dataclass(frozen=True)
+class AECPParams(ModelParams):
+    """CLTCP/AECP parameters (eq. 2, 3, 43 of 001/004).
+
+    alpha_per_s : source gain alpha (1/s), default 2
+    beta_per_s : link gain beta (1/s), default 1
+    T_s : queue time constant T (s), default 2
+    q0_pkts : target queue q0 (packets), default 100 (a link's
+        ``target_queue_pkts`` overrides it)
+    r0_pps : rate factor of every link at t = 0 (packets/s); ``None`` means
+        the link capacity divided by the number of flows crossing it
+        (the papers do not say; see ``initial_link_state``)
+    """
+
+    alpha_per_s: float = 2.0
+    beta_per_s: float = 1.0
+    T_s: float = 2.0
+    q0_pkts: float = 100.0
+    r0_pps: float | None = None
+    _positive = ("alpha_per_s", "beta_per_s", "T_s")
+    _nonneg = ("q0_pkts",)
+
+    def _check(self):
+        if self.r0_pps is not None:
+            from ..errors import check_finite
+            object.__setattr__(self, "r0_pps", check_finite("AECPParams.r0_pps", self.r0_pps, positive=True))
+
+
+class AECP(NetworkModel):
+    name = "aecp"
+    Params = AECPParams
+    flow_states = ("x",)
+    flow_log = (True,)
+    link_states = ("r",)
+    link_log = (True,)
+    path_aggregate = "min"
+    description = "CLTCP/AECP coupled logistic model, eq. (6) of 001/004"
+
+    def flow_rate(self, ops, s, qdelay, P, st):
+        return s["x"]
+
+    def link_signal(self, ops, ls, q, y, C, P, lst):
+        return ls["r"]
+
+    def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        x = s["x"]
+        return {"x": P.alpha_per_s * x * (ops.log(fb) - ops.log(x))}
+
+    def link_law(self, ops, ls, q, y, C, P, lst):
+        r = ls["r"]
+        return {"r": P.beta_per_s * r * (1 - (y + (q - lst["q0"]) / P.T_s) / C)}
+
+    def link_static(self, net, P):
+        tq = net.arrays.target_queue_pkts
+        return {"q0": np.where(np.isnan(tq), P.q0_pkts, tq)}
+
+    def initial_flow_state(self, net, P):
+        return {"x": net.arrays.initial_rate_pps}
+
+    def initial_link_state(self, net, P):
+        a = net.arrays
+        if P.r0_pps is not None:
+            return {"r": np.full(net.n_links, P.r0_pps)}
+        nflows = np.asarray(a.routing.sum(axis=1)).ravel()
+        return {"r": a.capacity_pps / np.maximum(nflows, 1)}
+
+    def equilibrium(self, net, P):
+        """Eq. (16): x* = r* = C/N, q* = q0 on a single bottleneck.
+
+        On a general network the equilibrium is the max-min fair allocation
+        (the papers' parking-lot claim); computed by progressive filling,
+        with q* = q0 on saturated links and 0 elsewhere.
+        """
+        from .fairness import max_min_fair
+        a = net.arrays
+        rates, saturated = max_min_fair(a.routing, a.capacity_pps - _mean_cross(net))
+        q0 = self.link_static(net, P)["q0"]
+        return {"rate_pps": rates, "queue_pkts": np.where(saturated, q0, 0.0),
+                "saturated": saturated,
+                "source": "eq. (16) of 001/004 (x* = r* = C/N, q* = q0); max-min fair on networks"}
+
+
+def _mean_cross(net):
+    out = np.zeros(net.n_links)
+    for c in net.cross_traffic:
+        times, rates = c.piecewise(1.0)
+        if times.size == 1:
+            out[net.link_index(c.link)] += rates[0]
+        else:
+            out[net.link_index(c.link)] = np.nan  # time-varying: no single equilibrium
+    return out

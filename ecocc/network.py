@@ -1,0 +1,438 @@
+"""Networks: links, flows, cross traffic and the routing matrix.
+
+Units inside: seconds, packets, packets/s.  Builders accept the same.
+
+Delay placement
+---------------
+Each flow ``p`` crossing link ``l`` has a *forward* delay ``d_f(l, p)`` (the
+time its packets take from the source to link ``l``) and a *backward* delay
+``d_b(l, p) = rtt_p - d_f(l, p)`` (the time the signal of link ``l`` takes to
+reach the source of ``p``).  The CLTCP/AECP papers (eq. 6 of
+001_ceee9933a8b24a34.txt) put the whole round trip on the feedback path:
+``x_p'(t) = a x_p (ln r_p(t - tau_p) - ln x_p)`` with the link seeing
+``x_p(t)``.  That is ``delay_split="feedback"`` (the default).  The
+alternative ``delay_split="propagation"`` sends packets to link ``k`` of the
+route after the one-way delays of the links before it, and the rest of the
+round trip is feedback.  An explicit ``Flow.forward_delays_s`` overrides both.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import InputError, check, check_finite
+
+DELAY_SPLITS = ("feedback", "propagation")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A unidirectional link.
+
+    Parameters
+    ----------
+    name : str
+    capacity_pps : float
+        Service rate in packets/s (> 0).
+    delay_s : float
+        One-way propagation delay of the link in seconds (>= 0); used by
+        ``delay_split="propagation"`` and by the builders to form RTTs.
+    buffer_pkts : float
+        Buffer size in packets (> 0, ``inf`` for no limit).  The fluid queue
+        is kept in ``[0, buffer_pkts]``; inflow above capacity with a full
+        buffer is counted as lost (tail drop).
+    target_queue_pkts : float or None
+        Target queue of protocols that have one (q0 of CLTCP/AECP);
+        ``None`` uses the model parameter.
+    """
+
+    name: str
+    capacity_pps: float
+    delay_s: float = 0.0
+    buffer_pkts: float = math.inf
+    target_queue_pkts: float | None = None
+
+    def __post_init__(self):
+        check(isinstance(self.name, str) and self.name != "", "link.name", self.name, "a non-empty string")
+        object.__setattr__(self, "capacity_pps", check_finite(f"link[{self.name}].capacity_pps", self.capacity_pps, positive=True))
+        object.__setattr__(self, "delay_s", check_finite(f"link[{self.name}].delay_s", self.delay_s, nonneg=True))
+        b = self.buffer_pkts
+        try:
+            b = float(b)
+        except (TypeError, ValueError):
+            raise InputError(f"link[{self.name}].buffer_pkts", b, "a number > 0 or inf") from None
+        check(b > 0, f"link[{self.name}].buffer_pkts", b, "a number > 0 or inf")
+        object.__setattr__(self, "buffer_pkts", b)
+        if self.target_queue_pkts is not None:
+            object.__setattr__(self, "target_queue_pkts", check_finite(
+                f"link[{self.name}].target_queue_pkts", self.target_queue_pkts, nonneg=True))
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A long-lived flow on a fixed route.
+
+    Parameters
+    ----------
+    name : str
+    route : tuple of str
+        Ordered names of the links the flow crosses (at least one).
+    rtt_s : float
+        Round-trip propagation delay in seconds (> 0).
+    start_s, stop_s : float
+        The flow sends in ``[start_s, stop_s)``; ``stop_s`` may be ``inf``.
+    initial_rate_pps : float
+        Rate (packets/s, > 0) the flow has when it starts.
+    forward_delays_s : tuple of float or None
+        Source-to-link delay for each link of the route; ``None`` uses the
+        network's ``delay_split``.  Each must lie in ``[0, rtt_s]``.
+    physical_bw_pps : float or None
+        Physical bandwidth K_i the flow believes it has (TCP Symbiosis);
+        ``None`` means the smallest capacity on the route.
+    """
+
+    name: str
+    route: tuple
+    rtt_s: float
+    start_s: float = 0.0
+    stop_s: float = math.inf
+    initial_rate_pps: float = 10.0
+    forward_delays_s: tuple | None = None
+    physical_bw_pps: float | None = None
+
+    def __post_init__(self):
+        check(isinstance(self.name, str) and self.name != "", "flow.name", self.name, "a non-empty string")
+        route = self.route
+        if isinstance(route, str):
+            route = (route,)
+        route = tuple(route)
+        check(len(route) > 0, f"flow[{self.name}].route", self.route, "at least one link name")
+        check(len(set(route)) == len(route), f"flow[{self.name}].route", self.route, "a route that visits each link once")
+        object.__setattr__(self, "route", route)
+        object.__setattr__(self, "rtt_s", check_finite(f"flow[{self.name}].rtt_s", self.rtt_s, positive=True))
+        object.__setattr__(self, "start_s", check_finite(f"flow[{self.name}].start_s", self.start_s, nonneg=True))
+        stop = self.stop_s
+        try:
+            stop = float(stop)
+        except (TypeError, ValueError):
+            raise InputError(f"flow[{self.name}].stop_s", stop, "a number > start_s or inf") from None
+        check(stop > self.start_s, f"flow[{self.name}].stop_s", stop, f"a time after start_s = {self.start_s}")
+        object.__setattr__(self, "stop_s", stop)
+        object.__setattr__(self, "initial_rate_pps", check_finite(
+            f"flow[{self.name}].initial_rate_pps", self.initial_rate_pps, positive=True))
+        if self.forward_delays_s is not None:
+            fd = tuple(float(v) for v in self.forward_delays_s)
+            check(len(fd) == len(route), f"flow[{self.name}].forward_delays_s", self.forward_delays_s,
+                  f"one delay per link of the route ({len(route)})")
+            for v in fd:
+                check(0 <= v <= self.rtt_s, f"flow[{self.name}].forward_delays_s", self.forward_delays_s,
+                      f"delays in [0, rtt_s = {self.rtt_s}]")
+            object.__setattr__(self, "forward_delays_s", fd)
+        if self.physical_bw_pps is not None:
+            object.__setattr__(self, "physical_bw_pps", check_finite(
+                f"flow[{self.name}].physical_bw_pps", self.physical_bw_pps, positive=True))
+
+
+CROSS_KINDS = ("constant", "schedule", "onoff")
+
+
+@dataclass(frozen=True)
+class CrossTraffic:
+    """Unresponsive traffic offered to one link (packets/s).
+
+    kind = ``"constant"``: ``rate_pps`` for all time.
+    kind = ``"schedule"``: piecewise constant; ``schedule`` is a sequence of
+    ``(time_s, rate_pps)`` pairs, each rate holding from its time to the next
+    (zero before the first).  A UDP burst of 40 Mbps from 100 s to 150 s is
+    ``((100, R), (150, 0))``.
+    kind = ``"onoff"``: web-like traffic from ``n_sources`` exponential on/off
+    sources whose mean total is ``rate_pps``.  ``realization="mean"`` offers the
+    mean as a constant; ``realization="random"`` draws one seeded sample path,
+    held piecewise constant over bins of ``bin_s`` seconds (each bin carries
+    the exact mean of the sample path over it).
+    """
+
+    link: str
+    kind: str = "constant"
+    rate_pps: float = 0.0
+    schedule: tuple = ()
+    n_sources: int = 100
+    mean_on_s: float = 1.0
+    mean_off_s: float = 1.0
+    realization: str = "mean"
+    seed: int = 0
+    bin_s: float = 0.1
+
+    def __post_init__(self):
+        check(self.kind in CROSS_KINDS, "cross_traffic.kind", self.kind, f"one of {CROSS_KINDS}")
+        check_finite(f"cross_traffic[{self.link}].rate_pps", self.rate_pps, nonneg=True)
+        if self.kind == "schedule":
+            sched = tuple((float(t), float(r)) for t, r in self.schedule)
+            check(len(sched) > 0, f"cross_traffic[{self.link}].schedule", self.schedule, "at least one (time_s, rate_pps) pair")
+            times = [t for t, _ in sched]
+            check(all(b > a for a, b in zip(times, times[1:])), f"cross_traffic[{self.link}].schedule",
+                  self.schedule, "strictly increasing times")
+            check(all(r >= 0 for _, r in sched), f"cross_traffic[{self.link}].schedule", self.schedule, "rates >= 0")
+            check(all(t >= 0 for t in times), f"cross_traffic[{self.link}].schedule", self.schedule, "times >= 0")
+            object.__setattr__(self, "schedule", sched)
+        if self.kind == "onoff":
+            check(self.realization in ("mean", "random"), f"cross_traffic[{self.link}].realization",
+                  self.realization, "'mean' or 'random'")
+            check(int(self.n_sources) >= 1, f"cross_traffic[{self.link}].n_sources", self.n_sources, "an integer >= 1")
+            check_finite(f"cross_traffic[{self.link}].mean_on_s", self.mean_on_s, positive=True)
+            check_finite(f"cross_traffic[{self.link}].mean_off_s", self.mean_off_s, positive=True)
+            check_finite(f"cross_traffic[{self.link}].bin_s", self.bin_s, positive=True)
+
+    def piecewise(self, t_end: float) -> tuple[np.ndarray, np.ndarray]:
+        """The offered rate as change times and rates on ``[0, t_end]``.
+
+        Returns ``(times_s, rates_pps)`` with ``times_s[0] == 0``; rate
+        ``rates_pps[k]`` holds on ``[times_s[k], times_s[k+1])``.
+        """
+        if self.kind == "constant" or (self.kind == "onoff" and self.realization == "mean"):
+            return np.array([0.0]), np.array([float(self.rate_pps)])
+        if self.kind == "schedule":
+            times = [0.0] + [t for t, _ in self.schedule]
+            rates = [0.0] + [r for _, r in self.schedule]
+            if self.schedule[0][0] == 0.0:
+                times, rates = times[1:], rates[1:]
+            return np.asarray(times), np.asarray(rates)
+        # random on/off sample path
+        rng = np.random.default_rng(self.seed)
+        n = int(self.n_sources)
+        p_on = self.mean_on_s / (self.mean_on_s + self.mean_off_s)
+        peak = self.rate_pps / (n * p_on)  # per-source rate while on
+        nb = int(math.ceil(t_end / self.bin_s)) + 1
+        edges = np.arange(nb + 1) * self.bin_s
+        on_time = np.zeros(nb)
+        for _ in range(n):
+            t = 0.0
+            on = rng.random() < p_on  # stationary start
+            while t < edges[-1]:
+                dur = rng.exponential(self.mean_on_s if on else self.mean_off_s)
+                if on:
+                    a, b = t, min(t + dur, edges[-1])
+                    i0, i1 = int(a // self.bin_s), min(int(b // self.bin_s), nb - 1)
+                    if i0 == i1:
+                        on_time[i0] += b - a
+                    else:
+                        on_time[i0] += edges[i0 + 1] - a
+                        on_time[i0 + 1:i1] += self.bin_s
+                        on_time[i1] += b - edges[i1]
+                t += dur
+                on = not on
+        return edges[:-1], peak * on_time / self.bin_s
+
+
+@dataclass(frozen=True)
+class Network:
+    """Links, flows and cross traffic.  Validates itself on construction.
+
+    ``packet_bytes`` is carried for converting at the edges (Mbps in plots and
+    scenario files); nothing inside depends on it.
+    """
+
+    links: tuple
+    flows: tuple
+    cross_traffic: tuple = ()
+    delay_split: str = "feedback"
+    packet_bytes: float = 1000.0
+    name: str = "network"
+
+    def __post_init__(self):
+        links, flows, ct = tuple(self.links), tuple(self.flows), tuple(self.cross_traffic)
+        check(len(links) > 0, "network.links", links, "at least one link")
+        check(len(flows) > 0, "network.flows", flows, "at least one flow")
+        for obj in links:
+            check(isinstance(obj, Link), "network.links", obj, "Link objects")
+        for obj in flows:
+            check(isinstance(obj, Flow), "network.flows", obj, "Flow objects")
+        names = [lk.name for lk in links]
+        dup = {n for n in names if names.count(n) > 1}
+        check(not dup, "network.links", sorted(dup), "unique link names")
+        fnames = [f.name for f in flows]
+        fdup = {n for n in fnames if fnames.count(n) > 1}
+        check(not fdup, "network.flows", sorted(fdup), "unique flow names")
+        known = set(names)
+        for f in flows:
+            for lname in f.route:
+                check(lname in known, f"flow[{f.name}].route", lname, f"a known link name ({', '.join(sorted(known)[:10])}{'...' if len(known) > 10 else ''})")
+        for c in ct:
+            check(isinstance(c, CrossTraffic), "network.cross_traffic", c, "CrossTraffic objects")
+            check(c.link in known, "cross_traffic.link", c.link, "a known link name")
+        check(self.delay_split in DELAY_SPLITS, "network.delay_split", self.delay_split, f"one of {DELAY_SPLITS}")
+        check_finite("network.packet_bytes", self.packet_bytes, positive=True)
+        object.__setattr__(self, "links", links)
+        object.__setattr__(self, "flows", flows)
+        object.__setattr__(self, "cross_traffic", ct)
+        object.__setattr__(self, "_arrays", _NetworkArrays.build(self))
+
+    # -- array views -----------------------------------------------------
+    @property
+    def arrays(self) -> "_NetworkArrays":
+        """Index arrays of the network (routing matrix, delays, ...)."""
+        return self._arrays  # type: ignore[attr-defined]
+
+    @property
+    def n_links(self) -> int:
+        return len(self.links)
+
+    @property
+    def n_flows(self) -> int:
+        return len(self.flows)
+
+    def link_index(self, name: str) -> int:
+        return self.arrays.link_index[name]
+
+    def flow_index(self, name: str) -> int:
+        return self.arrays.flow_index[name]
+
+    def replace(self, **changes) -> "Network":
+        return dataclasses.replace(self, **changes)
+
+    def summary(self) -> str:
+        return f"{self.name}: {self.n_flows} flows, {self.n_links} links"
+
+
+@dataclass
+class _NetworkArrays:
+    """Vectorised description used by the solvers (built once per Network)."""
+
+    link_index: dict
+    flow_index: dict
+    capacity_pps: np.ndarray
+    buffer_pkts: np.ndarray
+    target_queue_pkts: np.ndarray  # nan where the link does not set one
+    rtt_s: np.ndarray
+    start_s: np.ndarray
+    stop_s: np.ndarray
+    initial_rate_pps: np.ndarray
+    physical_bw_pps: np.ndarray
+    # (link, flow) pairs sorted by flow, then by position on the route
+    pair_link: np.ndarray
+    pair_flow: np.ndarray
+    pair_fwd_s: np.ndarray
+    pair_bwd_s: np.ndarray
+    flow_pair_start: np.ndarray  # CSR offsets into the pair arrays, length n_flows+1
+    routing: sp.csr_matrix = field(repr=False)  # (n_links, n_flows), 1 where flow crosses link
+
+    @classmethod
+    def build(cls, net: Network) -> "_NetworkArrays":
+        link_index = {lk.name: i for i, lk in enumerate(net.links)}
+        flow_index = {f.name: i for i, f in enumerate(net.flows)}
+        cap = np.array([lk.capacity_pps for lk in net.links])
+        buf = np.array([lk.buffer_pkts for lk in net.links])
+        tq = np.array([np.nan if lk.target_queue_pkts is None else lk.target_queue_pkts for lk in net.links])
+        pl, pf, fwd, bwd, starts = [], [], [], [], [0]
+        kphys = np.empty(len(net.flows))
+        for j, f in enumerate(net.flows):
+            idx = [link_index[n] for n in f.route]
+            if f.forward_delays_s is not None:
+                fd = list(f.forward_delays_s)
+            elif net.delay_split == "feedback":
+                fd = [0.0] * len(idx)
+            else:
+                acc, fd = 0.0, []
+                for i in idx:
+                    fd.append(min(acc, f.rtt_s))
+                    acc += net.links[i].delay_s
+            for i, d in zip(idx, fd):
+                pl.append(i)
+                pf.append(j)
+                fwd.append(d)
+                bwd.append(f.rtt_s - d)
+            starts.append(len(pl))
+            kphys[j] = f.physical_bw_pps if f.physical_bw_pps is not None else cap[idx].min()
+        pl, pf = np.array(pl, dtype=np.int64), np.array(pf, dtype=np.int64)
+        routing = sp.csr_matrix((np.ones(len(pl)), (pl, pf)), shape=(len(net.links), len(net.flows)))
+        return cls(
+            link_index=link_index, flow_index=flow_index, capacity_pps=cap, buffer_pkts=buf,
+            target_queue_pkts=tq,
+            rtt_s=np.array([f.rtt_s for f in net.flows]),
+            start_s=np.array([f.start_s for f in net.flows]),
+            stop_s=np.array([f.stop_s for f in net.flows]),
+            initial_rate_pps=np.array([f.initial_rate_pps for f in net.flows]),
+            physical_bw_pps=kphys,
+            pair_link=pl, pair_flow=pf, pair_fwd_s=np.array(fwd), pair_bwd_s=np.array(bwd),
+            flow_pair_start=np.array(starts, dtype=np.int64), routing=routing,
+        )
+
+
+# ---------------------------------------------------------------------------
+# builders
+# ---------------------------------------------------------------------------
+
+def _broadcast(name, value, n):
+    if np.ndim(value) == 0:
+        return [value] * n
+    value = list(value)
+    check(len(value) == n, name, value, f"a scalar or {n} values")
+    return value
+
+
+def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stops_s=math.inf,
+             initial_rate_pps=10.0, buffer_pkts=math.inf, target_queue_pkts=None,
+             cross_traffic=(), delay_split="feedback", packet_bytes=1000.0,
+             physical_bw_pps=None, name="dumbbell") -> Network:
+    """One bottleneck link ``"bottleneck"`` shared by ``len(rtts_s)`` flows.
+
+    ``starts_s``, ``stops_s``, ``initial_rate_pps`` and ``physical_bw_pps``
+    take a scalar or one value per flow.  The flows are named ``f1, f2, ...``.
+    """
+    rtts = list(np.atleast_1d(rtts_s))
+    n = len(rtts)
+    check(n > 0, "rtts_s", rtts_s, "at least one RTT")
+    st = _broadcast("starts_s", starts_s, n)
+    sp_ = _broadcast("stops_s", stops_s, n)
+    x0 = _broadcast("initial_rate_pps", initial_rate_pps, n)
+    kp = _broadcast("physical_bw_pps", physical_bw_pps, n)
+    link = Link("bottleneck", capacity_pps, buffer_pkts=buffer_pkts, target_queue_pkts=target_queue_pkts)
+    flows = tuple(Flow(f"f{i + 1}", ("bottleneck",), float(rtts[i]), start_s=st[i], stop_s=sp_[i],
+                       initial_rate_pps=x0[i], physical_bw_pps=kp[i]) for i in range(n))
+    return Network((link,), flows, tuple(cross_traffic), delay_split=delay_split,
+                   packet_bytes=packet_bytes, name=name)
+
+
+def parking_lot(capacities_pps: Sequence[float], link_delay_s: float, *, access_rtt_s=0.0,
+                initial_rate_pps=10.0, buffer_pkts=math.inf, delay_split="feedback",
+                packet_bytes=1000.0, name="parking-lot") -> Network:
+    """The papers' parking lot: links ``l1..lK`` in a row.
+
+    Flow ``f1`` crosses every link; flow ``f{k+1}`` crosses link ``k`` only.
+    A flow's RTT is twice the one-way delays of its links plus ``access_rtt_s``
+    (AECP/CLTCP: 20 ms per link one way).
+    """
+    caps = list(capacities_pps)
+    check(len(caps) >= 1, "capacities_pps", capacities_pps, "at least one capacity")
+    links = tuple(Link(f"l{k + 1}", c, delay_s=link_delay_s, buffer_pkts=buffer_pkts) for k, c in enumerate(caps))
+    long_rtt = 2 * link_delay_s * len(caps) + access_rtt_s
+    flows = [Flow("f1", tuple(lk.name for lk in links), long_rtt, initial_rate_pps=initial_rate_pps)]
+    for k, lk in enumerate(links):
+        flows.append(Flow(f"f{k + 2}", (lk.name,), 2 * link_delay_s + access_rtt_s, initial_rate_pps=initial_rate_pps))
+    return Network(links, tuple(flows), delay_split=delay_split, packet_bytes=packet_bytes, name=name)
+
+
+def random_network(n_flows: int, n_links: int, *, max_hops=5, capacity_pps=(1e4, 1e5),
+                   rtt_s=(0.01, 0.5), initial_rate_pps=10.0, seed=0, name=None) -> Network:
+    """Random routes of 1..``max_hops`` distinct links (for scale tests).
+
+    Capacities and RTTs are uniform in the given ranges; seeded.
+    """
+    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
+    check(int(n_links) >= 1, "n_links", n_links, "an integer >= 1")
+    check(1 <= int(max_hops) <= int(n_links), "max_hops", max_hops, f"an integer in [1, n_links = {n_links}]")
+    rng = np.random.default_rng(seed)
+    caps = rng.uniform(*capacity_pps, size=n_links)
+    links = tuple(Link(f"l{i}", float(c)) for i, c in enumerate(caps))
+    hops = rng.integers(1, int(max_hops) + 1, size=n_flows)
+    rtts = rng.uniform(*rtt_s, size=n_flows)
+    flows = []
+    for j in range(n_flows):
+        route = rng.choice(n_links, size=hops[j], replace=False)
+        flows.append(Flow(f"f{j}", tuple(f"l{i}" for i in route), float(rtts[j]), initial_rate_pps=initial_rate_pps))
+    return Network(links, tuple(flows), name=name or f"random-{n_flows}x{n_links}")

@@ -1,0 +1,220 @@
+"""Trajectories: named series with their inputs and status."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dde.adaptive import Status
+from .models.base import NUMPY_OPS
+from .units import pps_to_mbps
+
+
+def jain_index(x, axis=-1):
+    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` over ``axis`` (NaN ignored)."""
+    x = np.asarray(x, dtype=float)
+    n = np.sum(~np.isnan(x), axis=axis)
+    s1 = np.nansum(x, axis=axis)
+    s2 = np.nansum(x * x, axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((n > 0) & (s2 > 0), s1 * s1 / (n * s2), np.nan)
+
+
+@dataclass
+class Trajectory:
+    """A simulated run.
+
+    Series are sampled at ``t_s`` (seconds): ``rate_pps`` (time x flow,
+    zero while a flow is inactive), ``queue_pkts`` (time x link),
+    ``lost_pkts``, ``arrived_pkts``, ``departed_pkts`` (cumulative, time x
+    link), ``sent_pkts`` (cumulative, time x flow), and the model's own
+    states in ``flow_vars`` / ``link_vars`` (natural units).
+    """
+
+    name: str
+    model: str
+    params: dict
+    t_s: np.ndarray
+    rate_pps: np.ndarray
+    queue_pkts: np.ndarray
+    lost_pkts: np.ndarray
+    arrived_pkts: np.ndarray
+    departed_pkts: np.ndarray
+    sent_pkts: np.ndarray
+    flow_vars: dict
+    link_vars: dict
+    flow_names: list
+    link_names: list
+    capacity_pps: np.ndarray
+    active: np.ndarray
+    status: Status
+    message: str
+    solver: dict = field(default_factory=dict)
+    packet_bytes: float = 1000.0
+    summary_window_s: float = 1.0
+    equilibrium: dict | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.SUCCESS
+
+    @classmethod
+    def from_solution(cls, sol, sysm, name, summary_window_s):
+        m, net = sysm.model, sysm.net
+        Y = sol.y
+        t = sol.t
+        lay = sysm.layout
+        fv = {v: (np.exp(Y[:, lay["flow:" + v].sl]) if lay["flow:" + v].log else Y[:, lay["flow:" + v].sl])
+              for v in m.flow_states}
+        lv = {v: (np.exp(Y[:, lay["link:" + v].sl]) if lay["link:" + v].log else Y[:, lay["link:" + v].sl])
+              for v in m.link_states}
+        q = Y[:, lay["queue"].sl]
+        qdelay = (q / sysm.C) @ sysm.a.routing.toarray()
+        act = np.array([sysm.active(tt) for tt in t]) if t.size else np.zeros((0, net.n_flows), bool)
+        rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
+        try:
+            eq = m.equilibrium(net, sysm.P)
+        except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
+            eq = {"error": str(exc)}
+        return cls(name=name, model=m.name, params=sysm.P.as_dict(), t_s=t, rate_pps=rate, queue_pkts=q,
+                   lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
+                   departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
+                   flow_vars=fv, link_vars=lv, flow_names=[f.name for f in net.flows],
+                   link_names=[lk.name for lk in net.links], capacity_pps=sysm.C.copy(), active=act,
+                   status=sol.status, message=sol.message,
+                   solver=dict(method=sol.method, n_steps=sol.n_steps, n_rejected=sol.n_rejected, nfev=sol.nfev,
+                               n_clamp_events=sol.n_clamp_events, wall_s=sol.wall_s, t_reached_s=sol.t_reached,
+                               **{k: v for k, v in sol.settings.items() if k != "atol"}),
+                   packet_bytes=net.packet_bytes, summary_window_s=summary_window_s, equilibrium=eq)
+
+    # -- derived series ------------------------------------------------------
+    @property
+    def rate_mbps(self):
+        return pps_to_mbps(self.rate_pps, self.packet_bytes)
+
+    def jain(self):
+        """Jain's index over the active flows at each sample."""
+        x = np.where(self.active, self.rate_pps, np.nan)
+        return jain_index(x, axis=1)
+
+    def utilization(self, bin_s: float = 1.0):
+        """Per-link utilization averaged over bins of ``bin_s`` seconds
+        (exact: from the cumulative departures).  Returns ``(t_mid, u)``."""
+        edges = np.arange(self.t_s[0], self.t_s[-1] + 1e-12, bin_s)
+        if edges.size < 2:
+            edges = np.array([self.t_s[0], self.t_s[-1]])
+        D = np.array([np.interp(edges, self.t_s, self.departed_pkts[:, j]) for j in range(len(self.link_names))]).T
+        u = np.diff(D, axis=0) / (np.diff(edges)[:, None] * self.capacity_pps[None, :])
+        return 0.5 * (edges[1:] + edges[:-1]), u
+
+    # -- summary ---------------------------------------------------------------
+    def summary(self, window_s: float | None = None) -> dict:
+        """Means over the final window ``[t_end - window_s, t_end]``."""
+        w = self.summary_window_s if window_s is None else float(window_s)
+        t1 = float(self.t_s[-1])
+        t0 = max(float(self.t_s[0]), t1 - w)
+        sel = self.t_s >= t0 - 1e-12
+
+        def delta(series):
+            return np.array([np.interp(t1, self.t_s, series[:, j]) - np.interp(t0, self.t_s, series[:, j])
+                             for j in range(series.shape[1])])
+
+        dt = max(t1 - t0, 1e-300)
+        mean_rate = delta(self.sent_pkts) / dt
+        tt = self.t_s[sel]
+        qq = self.queue_pkts[sel]
+        mean_q = np.trapezoid(qq, tt, axis=0) / dt if tt.size > 1 else qq[-1]
+        util = delta(self.departed_pkts) / (self.capacity_pps * dt)
+        lost = delta(self.lost_pkts)
+        arrived = delta(self.arrived_pkts)
+        active_end = self.active[-1]
+        flows = []
+        for j, nm in enumerate(self.flow_names):
+            d = {"name": nm, "mean_rate_pps": float(mean_rate[j]),
+                 "mean_rate_mbps": float(pps_to_mbps(mean_rate[j], self.packet_bytes)),
+                 "final_rate_pps": float(self.rate_pps[-1, j]), "active_at_end": bool(active_end[j])}
+            if self.equilibrium and "rate_pps" in self.equilibrium:
+                d["equilibrium_rate_pps"] = float(self.equilibrium["rate_pps"][j])
+            flows.append(d)
+        links = []
+        for j, nm in enumerate(self.link_names):
+            d = {"name": nm, "mean_queue_pkts": float(mean_q[j]), "final_queue_pkts": float(self.queue_pkts[-1, j]),
+                 "max_queue_pkts": float(self.queue_pkts[:, j].max()),
+                 "utilization": float(util[j]), "lost_pkts": float(lost[j]),
+                 "loss_ratio": float(lost[j] / arrived[j]) if arrived[j] > 0 else 0.0,
+                 "capacity_pps": float(self.capacity_pps[j])}
+            if self.equilibrium and "queue_pkts" in self.equilibrium:
+                d["equilibrium_queue_pkts"] = float(self.equilibrium["queue_pkts"][j])
+            links.append(d)
+        act_rates = mean_rate[active_end]
+        return {
+            "scenario": self.name, "model": self.model, "params": _jsonable(self.params),
+            "window_s": [t0, t1], "packet_bytes": self.packet_bytes,
+            "flows": flows, "links": links,
+            "jain_index": float(jain_index(act_rates)) if act_rates.size else None,
+            "status": self.status.value, "message": self.message,
+            "solver": _jsonable(self.solver),
+            "equilibrium_source": (self.equilibrium or {}).get("source"),
+        }
+
+    # -- export ---------------------------------------------------------------
+    def to_xarray(self):
+        import xarray as xr
+        ds = xr.Dataset(
+            {
+                "rate": (("time", "flow"), self.rate_pps, {"units": "packets/s"}),
+                "sent": (("time", "flow"), self.sent_pkts, {"units": "packets", "long_name": "cumulative sent"}),
+                "active": (("time", "flow"), self.active.astype(np.int8)),
+                "queue": (("time", "link"), self.queue_pkts, {"units": "packets"}),
+                "lost": (("time", "link"), self.lost_pkts, {"units": "packets", "long_name": "cumulative lost"}),
+                "arrived": (("time", "link"), self.arrived_pkts, {"units": "packets"}),
+                "departed": (("time", "link"), self.departed_pkts, {"units": "packets"}),
+                "capacity": (("link",), self.capacity_pps, {"units": "packets/s"}),
+                "jain": (("time",), self.jain()),
+            },
+            coords={"time": ("time", self.t_s, {"units": "s"}), "flow": self.flow_names, "link": self.link_names},
+            attrs={"scenario": self.name, "model": self.model, "params": json.dumps(_jsonable(self.params)),
+                   "status": self.status.value, "message": self.message, "packet_bytes": self.packet_bytes,
+                   "solver": json.dumps(_jsonable(self.solver))},
+        )
+        for v, arr in self.flow_vars.items():
+            ds[f"flow_{v}"] = (("time", "flow"), arr)
+        for v, arr in self.link_vars.items():
+            ds[f"link_{v}"] = (("time", "link"), arr)
+        return ds
+
+    def to_netcdf(self, path):
+        self.to_xarray().to_netcdf(path, engine="h5netcdf")
+
+    def to_csv(self, flows_path, links_path):
+        """Two wide CSV files: per-flow rates and per-link queues."""
+        hdr = "time_s," + ",".join(f"{n}_rate_pps" for n in self.flow_names)
+        np.savetxt(flows_path, np.column_stack([self.t_s, self.rate_pps]), delimiter=",", header=hdr, comments="")
+        hdr = "time_s," + ",".join(f"{n}_queue_pkts,{n}_lost_pkts" for n in self.link_names)
+        cols = [self.t_s]
+        for j in range(len(self.link_names)):
+            cols += [self.queue_pkts[:, j], self.lost_pkts[:, j]]
+        np.savetxt(links_path, np.column_stack(cols), delimiter=",", header=hdr, comments="")
+
+    def plot(self, fig=None):
+        from .plotting import plot_trajectory
+        return plot_trajectory(self, fig=fig)
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.floating, float)):
+        v = float(obj)
+        return v if math.isfinite(v) else str(v)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, Status):
+        return obj.value
+    return obj

@@ -1,0 +1,87 @@
+"""``simulate``: one call from a network and a model to a :class:`Trajectory`."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .dde.adaptive import Status, solve_dde
+from .errors import InputError, check, check_finite
+from .models import get_model
+from .network import Network
+from .results import Trajectory
+from .system import NetworkSystem
+
+SOLVERS = ("adaptive", "fixed")
+
+
+def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
+             solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
+             max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
+             name: str | None = None, **param_overrides) -> Trajectory:
+    """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
+
+    Parameters
+    ----------
+    network : Network
+    model : str or NetworkModel
+        A registry name (``"aecp"``, ``"cltcp"``, ``"petcp"``, ``"symbiosis"``,
+        ``"reno"``) or a model instance.
+    params : the model's parameter object, optional (defaults: the papers')
+    t_end_s : float
+        Simulated time in seconds.
+    output_dt_s : float, optional
+        Sampling interval of the output (default ``t_end_s / 2000``).
+    solver : {"adaptive", "fixed"}
+        The adaptive method of steps (default) or the fixed-step RK4 batch
+        integrator (``step_s`` required).
+    rtol, atol : tolerances of the adaptive solver (``atol`` default:
+        :meth:`NetworkSystem.default_atol`).
+    summary_window_s : float, optional
+        Length of the final window the summary averages over (default 10 %
+        of the run).
+    progress : bool
+        Show a progress bar (tqdm) on stderr.
+    **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
+    """
+    m = get_model(model)
+    P = m.make_params(params, **param_overrides)
+    check(isinstance(network, Network), "network", type(network).__name__, "a Network")
+    t_end = check_finite("t_end_s", t_end_s, positive=True)
+    check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
+    if output_dt_s is None:
+        output_dt_s = t_end / 2000
+    output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
+    t_eval = np.arange(0.0, t_end + 0.5 * output_dt_s, output_dt_s)
+    t_eval = t_eval[t_eval <= t_end]
+    if t_eval[-1] < t_end:
+        t_eval = np.append(t_eval, t_end)
+    sysm = NetworkSystem(m, network, P, t_end)
+    bar = None
+    cb = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=round(t_end, 6), unit="s(sim)", desc=name or network.name, leave=False)
+
+        def cb(t):
+            bar.n = round(min(t, t_end), 6)
+            bar.refresh()
+    try:
+        if solver == "adaptive":
+            prob = sysm.problem()
+            sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,
+                            t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb)
+        else:
+            from .dde.fixed import solve_fixed
+            if step_s is None:
+                raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
+            sol = solve_fixed(sysm.problem(), t_end, check_finite("step_s", step_s, positive=True),
+                              t_eval=t_eval, progress=cb)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Trajectory.from_solution(sol, sysm, name=name or network.name,
+                                    summary_window_s=summary_window_s or 0.1 * t_end)
+
+
+__all__ = ["simulate", "Status"]

@@ -1,0 +1,282 @@
+"""Assemble a model and a network into a delay-differential problem.
+
+State layout (``NetworkSystem.layout``), each block contiguous:
+
+``flow:<var>`` (n_flows each, the log where the model says so),
+``link:<var>`` (n_links each, idem), ``queue`` (packets), ``lost``
+(cumulative packets dropped at a full buffer), ``arrived`` and
+``departed`` (cumulative packets, for exact window means of utilization),
+``sent`` (cumulative packets sent per flow).
+
+Flows are frozen (state held, rate zero) outside ``[start_s, stop_s)``;
+those times are breakpoints.  Cross traffic is piecewise constant with its
+switching times as breakpoints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .dde.problem import DDEProblem, Lookup
+from .models.base import NUMPY_OPS, NetworkModel
+from .network import Network
+
+_REDUCE = {"min": np.minimum, "max": np.maximum, "sum": np.add}
+
+
+@dataclass
+class _Block:
+    name: str
+    start: int
+    size: int
+    log: bool = False
+
+    @property
+    def sl(self):
+        return slice(self.start, self.start + self.size)
+
+
+class NetworkSystem:
+    """A model on a network, ready for the solvers.
+
+    Parameters
+    ----------
+    model : NetworkModel
+    network : Network
+    params : the model's parameter object
+    """
+
+    def __init__(self, model: NetworkModel, network: Network, params, t_end: float):
+        self.model, self.net, self.P = model, network, params
+        a = network.arrays
+        self.a = a
+        P_, L = network.n_flows, network.n_links
+        self.n_flows, self.n_links = P_, L
+        blocks, off = {}, 0
+        for v, lg in zip(model.flow_states, model.flow_log):
+            blocks["flow:" + v] = _Block("flow:" + v, off, P_, lg); off += P_
+        for v, lg in zip(model.link_states, model.link_log):
+            blocks["link:" + v] = _Block("link:" + v, off, L, lg); off += L
+        for nm in ("queue", "lost", "arrived", "departed"):
+            blocks[nm] = _Block(nm, off, L); off += L
+        blocks["sent"] = _Block("sent", off, P_); off += P_
+        self.layout, self.n = blocks, off
+        self.st = model.flow_static(network, params)
+        self.lst = model.link_static(network, params)
+        self.C = a.capacity_pps
+        self.Rt = a.routing.T.tocsr()  # flows x links
+        # pair -> link aggregation (pairs x links)
+        npair = a.pair_link.size
+        self.pair_to_link = sp.csr_matrix((np.ones(npair), (np.arange(npair), a.pair_link)), shape=(npair, L))
+        self.flow_pair_start = a.flow_pair_start[:-1]
+        self.C_pair = self.C[a.pair_link]
+        self.lst_pair = {k: np.asarray(v)[a.pair_link] for k, v in self.lst.items()}
+        self.st_pair_flow = {k: np.asarray(v)[a.pair_flow] for k, v in self.st.items()}
+        self.t_end = float(t_end)
+        self._cross_setup(t_end)
+        delayed_fb = getattr(params, "delayed_feedback", True)
+        self.bwd = a.pair_bwd_s if delayed_fb else np.zeros_like(a.pair_bwd_s)
+        self.fwd = a.pair_fwd_s
+        self.has_fwd = bool(np.any(self.fwd > 0))
+        self._build_lookups()
+
+    # -- cross traffic ----------------------------------------------------
+    def _cross_setup(self, t_end):
+        L = self.n_links
+        series = []
+        for c in self.net.cross_traffic:
+            times, rates = c.piecewise(t_end)
+            series.append((self.net.link_index(c.link), times, rates))
+        allt = np.unique(np.concatenate([[0.0]] + [s[1] for s in series]))
+        table = np.zeros((allt.size, L))
+        for li, times, rates in series:
+            k = np.searchsorted(times, allt, side="right") - 1
+            table[:, li] += np.where(k >= 0, rates[np.clip(k, 0, None)], 0.0)
+        self.cross_times, self.cross_table = allt, table
+        self.cross_kinks = allt[(allt > 0) & (allt <= t_end)]
+
+    def cross(self, t):
+        """Cross traffic (packets/s) per link at time(s) ``t`` (shape ``t.shape + (L,)``)."""
+        k = np.searchsorted(self.cross_times, t, side="right") - 1
+        return self.cross_table[np.clip(k, 0, None)]
+
+    def active(self, t):
+        a = self.a
+        return (a.start_s <= t) & (t < a.stop_s)
+
+    # -- lookups -------------------------------------------------------------
+    def _build_lookups(self):
+        a, m = self.a, self.model
+        lk, self.lk_index = [], {}
+
+        def add(name, comps, delays):
+            self.lk_index[name] = len(lk)
+            lk.append(Lookup(comps, delays))
+
+        pl, pf = a.pair_link, a.pair_flow
+        # link state and queue at the backward delay of every (link, flow) pair
+        comps = [self.layout["link:" + v].start + pl for v in m.link_states] + [self.layout["queue"].start + pl]
+        add("fb", np.concatenate(comps), np.tile(self.bwd, len(comps)))
+        fvars = [self.layout["flow:" + v].start for v in m.flow_states]
+        if self.has_fwd:
+            add("fwd", np.concatenate([o + pf for o in fvars]), np.tile(self.fwd, len(fvars)))
+        if m.needs_own_delayed:
+            idx = np.arange(self.n_flows)
+            add("own", np.concatenate([o + idx for o in fvars]), np.tile(a.rtt_s, len(fvars)))
+        if m.signal_uses_arrival:
+            # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k))
+            R = a.routing.tocsr()
+            rows, ks, dl = [], [], []
+            fwd_of = {}
+            for j in range(pl.size):
+                fwd_of[(pl[j], pf[j])] = self.fwd[j]
+            for j in range(pl.size):
+                l = pl[j]
+                flows_on_l = R.indices[R.indptr[l]:R.indptr[l + 1]]
+                rows.append(np.full(flows_on_l.size, j))
+                ks.append(flows_on_l)
+                dl.append(self.bwd[j] + np.array([fwd_of[(l, k)] for k in flows_on_l]))
+            rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
+            self.arr_rows, self.arr_flows, self.arr_delays = rows, ks, dl
+            self.arr_sum = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, pl.size))
+            add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
+        self.lookups = lk
+
+    # -- state helpers -------------------------------------------------------
+    def _vars(self, y, prefix, names):
+        out = {}
+        for v in names:
+            b = self.layout[prefix + v]
+            val = y[..., b.sl]
+            out[v] = np.exp(val) if b.log else val
+        return out
+
+    def _split_flow_vars(self, z, n_each):
+        out = {}
+        for i, (v, lg) in enumerate(zip(self.model.flow_states, self.model.flow_log)):
+            val = z[..., i * n_each:(i + 1) * n_each]
+            out[v] = np.exp(val) if lg else val
+        return out
+
+    def _sub_static(self, idx):
+        return {k: np.asarray(v)[idx] for k, v in self.st.items()}
+
+    # -- right-hand side -----------------------------------------------------
+    def rhs(self, t, y, Z, sat_lo, sat_hi):
+        m, a, ops, P = self.model, self.a, NUMPY_OPS, self.P
+        L, nP = self.n_links, self.n_flows
+        fs = self._vars(y, "flow:", m.flow_states)
+        ls = self._vars(y, "link:", m.link_states)
+        q = y[..., self.layout["queue"].sl]
+        act = self.active(t)
+        qn = q / self.C
+        qdelay = qn @ a.routing if np.ndim(qn) == 1 else (a.routing.T @ qn.T).T
+        rate = m.flow_rate(ops, fs, qdelay, P, self.st) * act
+        cross_now = self.cross(t)
+        if self.has_fwd:
+            z = Z[self.lk_index["fwd"]]
+            fpair = self._split_flow_vars(z, a.pair_link.size)
+            st_p = self.st_pair_flow
+            act_p = self.active_pairs(t - self.fwd)
+            r_pair = m.flow_rate(ops, fpair, qdelay[..., a.pair_flow], P, st_p) * act_p
+            arrival = r_pair @ self.pair_to_link + cross_now
+        else:
+            arrival = rate @ self.Rt + cross_now
+        # feedback from the links at the backward delays
+        zfb = Z[self.lk_index["fb"]]
+        npair = a.pair_link.size
+        ls_pair = {}
+        for i, (v, lg) in enumerate(zip(m.link_states, m.link_log)):
+            val = zfb[..., i * npair:(i + 1) * npair]
+            ls_pair[v] = np.exp(val) if lg else val
+        q_pair = zfb[..., len(m.link_states) * npair:]
+        y_pair = None
+        if m.signal_uses_arrival:
+            z = Z[self.lk_index["arr"]]
+            nk = self.arr_flows.size
+            fk = self._split_flow_vars(z, nk)
+            stk = self._sub_static(self.arr_flows)
+            t_k = t - self.arr_delays
+            act_k = (a.start_s[self.arr_flows] <= t_k) & (t_k < a.stop_s[self.arr_flows])
+            if m.separate_load:
+                contrib = m.flow_load(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
+            else:
+                contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
+            cross_pair = self.cross(t - self.bwd)[np.arange(npair), a.pair_link]
+            y_pair = contrib @ self.arr_sum + cross_pair
+        sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, self.lst_pair)
+        sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npair,)))
+        fb = _REDUCE[m.path_aggregate].reduceat(sig, self.flow_pair_start, axis=-1)
+        own = None
+        if m.needs_own_delayed:
+            z = Z[self.lk_index["own"]]
+            fo = self._split_flow_vars(z, nP)
+            act_o = self.active(t - a.rtt_s)
+            own = m.own_load(ops, fo, P, self.st) * act_o
+        dflow = m.flow_law(ops, fs, fb, own, qdelay, P, self.st)
+        dlink = m.link_law(ops, ls, q, arrival, self.C, P, self.lst)
+        out = np.zeros(np.shape(y))
+        for v in m.flow_states:
+            b = self.layout["flow:" + v]
+            d = dflow[v] / fs[v] if b.log else dflow[v]
+            out[..., b.sl] = np.where(act, d, 0.0)
+        for v in m.link_states:
+            b = self.layout["link:" + v]
+            d = dlink[v] / ls[v] if b.log else dlink[v]
+            out[..., b.sl] = d
+        dq = arrival - self.C
+        out[..., self.layout["queue"].sl] = dq
+        nb = self.n_links
+        if np.size(sat_hi):
+            hi = sat_hi[..., :nb]
+            lo = sat_lo[..., :nb]
+        else:
+            hi = lo = np.zeros(nb, dtype=bool)
+        out[..., self.layout["lost"].sl] = np.where(hi, np.maximum(dq, 0.0), 0.0)
+        out[..., self.layout["arrived"].sl] = arrival
+        out[..., self.layout["departed"].sl] = np.where(lo, np.minimum(arrival, self.C), self.C)
+        out[..., self.layout["sent"].sl] = rate
+        return out
+
+    def active_pairs(self, t_pair):
+        a = self.a
+        return (a.start_s[a.pair_flow] <= t_pair) & (t_pair < a.stop_s[a.pair_flow])
+
+    # -- initial state and problem -----------------------------------------
+    def initial_state(self):
+        m = self.model
+        y = np.zeros(self.n)
+        f0 = m.initial_flow_state(self.net, self.P)
+        for v in m.flow_states:
+            b = self.layout["flow:" + v]
+            val = np.asarray(f0[v], dtype=float)
+            y[b.sl] = np.log(val) if b.log else val
+        l0 = m.initial_link_state(self.net, self.P)
+        for v in m.link_states:
+            b = self.layout["link:" + v]
+            val = np.asarray(l0[v], dtype=float)
+            y[b.sl] = np.log(val) if b.log else val
+        return y
+
+    def problem(self, y0=None, breakpoint_depth=1) -> DDEProblem:
+        a = self.a
+        qb = self.layout["queue"]
+        kinks = np.concatenate([a.start_s, a.stop_s[np.isfinite(a.stop_s)], self.cross_kinks])
+        kinks = kinks[(kinks > 0) & (kinks <= self.t_end)]
+        return DDEProblem(
+            n=self.n, rhs=self.rhs, y0=self.initial_state() if y0 is None else y0, t0=0.0,
+            lookups=self.lookups, bounded=np.arange(qb.start, qb.start + qb.size),
+            lower=np.zeros(qb.size), upper=a.buffer_pkts, kinks=kinks, breakpoint_depth=breakpoint_depth,
+        )
+
+    def default_atol(self, queue_atol_pkts=1e-4):
+        """Absolute tolerances per component: log-states 1e-8 (relative
+        1e-8 of the rate), queues ``queue_atol_pkts``, counters 1e-3 packets."""
+        atol = np.full(self.n, 1e-3)
+        for name, b in self.layout.items():
+            if name.startswith(("flow:", "link:")):
+                atol[b.sl] = 1e-8 if b.log else 1e-6
+        atol[self.layout["queue"].sl] = queue_atol_pkts
+        return atol
