@@ -1,0 +1,125 @@
+"""Command line: a thin layer over the same API the notebooks use.
+
+User mistakes (bad scenario file, unknown model or parameter, bad value)
+are reported as one line naming the field, the value and what is allowed,
+with exit status 2, never as a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import EcoccError
+
+
+def parse_assignment(text: str):
+    """``NAME=VALUE`` -> (name, value) with VALUE read as bool/int/float/str."""
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--set")
+    name, raw = text.split("=", 1)
+    name, raw = name.strip(), raw.strip()
+    low = raw.lower()
+    if low in ("true", "false"):
+        return name, low == "true"
+    for conv in (int, float):
+        try:
+            return name, conv(raw)
+        except ValueError:
+            pass
+    return name, raw
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (EcoccError, ValueError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ecocc")
+def main():
+    """ecocc: fluid models of congestion control from population ecology."""
+
+
+@main.command("scenarios")
+def list_scenarios():
+    """List the scenarios shipped with ecocc."""
+    from . import scenarios
+    for name in scenarios.shipped():
+        sc = scenarios.load(name)
+        click.echo(f"{name:20s} {sc.model:10s} {sc.description}")
+
+
+@main.command("simulate")
+@click.argument("scenario", required=False, default=None)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out", show_default=True,
+              help="Directory for the NetCDF, CSV, PNG and summary JSON files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary over the final window as JSON.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a model parameter.")
+@click.option("--t-end-s", type=float, default=None, help="Simulated time in seconds (default: the scenario's).")
+@click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
+@click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
+@click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
+@click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, no_figure, quiet):
+    """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
+    from . import scenarios
+    from .simulate import simulate
+
+    sc = scenarios.load(scenario or scenarios.DEFAULT)
+    params = dict(sc.params)
+    params.update(dict(parse_assignment(s) for s in sets))
+    t_end = sc.duration_s if t_end_s is None else t_end_s
+    tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
+                  summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
+                  solver=solver, step_s=step_s, rtol=rtol, progress=not quiet, **params)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / sc.name
+    tr.to_netcdf(f"{stem}.nc")
+    tr.to_csv(f"{stem}_flows.csv", f"{stem}_links.csv")
+    summary = tr.summary()
+    summary["scenario_source"] = sc.source
+    summary["scenario_notes"] = sc.notes
+    Path(f"{stem}_summary.json").write_text(json.dumps(summary, indent=2))
+    files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
+    if not no_figure:
+        import matplotlib
+        matplotlib.use("Agg")
+        fig = tr.plot()
+        fig.savefig(f"{stem}.png", dpi=110)
+        files.append(f"{stem}.png")
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        click.echo(f"{sc.name}: status {tr.status.value} ({tr.message}); wrote " + ", ".join(files))
+        for f in summary["flows"]:
+            click.echo(f"  flow {f['name']:>8s}: mean rate {f['mean_rate_mbps']:10.4f} Mbps "
+                       f"({f['mean_rate_pps']:.2f} pkt/s) over {summary['window_s'][0]:g}-{summary['window_s'][1]:g} s")
+        for lk in summary["links"]:
+            click.echo(f"  link {lk['name']:>8s}: mean queue {lk['mean_queue_pkts']:.3f} pkt, "
+                       f"utilization {lk['utilization']:.6f}, lost {lk['lost_pkts']:.1f} pkt")
+    if not tr.ok:
+        sys.exit(3)
+
+
+try:  # stability commands (ecocc.cli_stability)
+    from .cli_stability import margins, stability_map  # noqa: E402
+    main.add_command(margins)
+    main.add_command(stability_map)
+except ImportError:  # pragma: no cover - while the module is being written
+    pass
+
+
+if __name__ == "__main__":
+    main()

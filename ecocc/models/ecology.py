@@ -1,0 +1,254 @@
+"""The population-ecology models the protocols borrow from.
+
+* Logistic (Verhulst) growth, eq. (1) of 002_2fcfdbe8ba8bf605.txt::
+
+      x'(t) = r x(t) (1 - x(t - delay) / K)
+
+  ``delay = 0`` is the plain logistic equation with the closed form
+  ``x(t) = K / (1 + (K/x0 - 1) e^{-r t})``; ``delay > 0`` is Hutchinson's
+  delayed logistic equation, whose equilibrium ``K`` is locally
+  asymptotically stable iff ``r * delay < pi/2``.
+
+* n-species Lotka--Volterra competition, eq. (2)-(3) of 002::
+
+      N_i'(t) = eps_i N_i (1 - (N_i + sum_{j != i} gamma_ij N_j) / K_i)
+
+  with a join time per species (species ``i`` is absent, ``N_i = 0``, before
+  ``join_s[i]`` and starts at ``N0[i]``).  Fig. 1 of 002: K = 100,
+  eps = 1.95, gamma = 0.9, species 2 joins at 10 s.  Two identical species
+  coexist iff gamma < 1 (eq. 4 of 002: gamma_12 < K1/K2, gamma_21 < K2/K1).
+
+* The discrete logistic map ``x_{k+1} = x_k + eps x_k (1 - x_k/K)``; its fixed
+  point ``K`` has multiplier ``1 - eps``, so it is asymptotically stable iff
+  ``0 < eps < 2`` (002 Section III-C: "the population of the species does not
+  converge with eps >= 2").  At eps = 2 exactly the multiplier is -1: the
+  iterates still approach K, but only algebraically (no geometric rate).
+
+Everything integrates through :class:`ecocc.dde.problem.DDEProblem` and
+:func:`ecocc.dde.adaptive.solve_dde`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dde.adaptive import Status, solve_dde
+from ..dde.problem import DDEProblem, Lookup
+from ..errors import InputError, check, check_finite
+
+
+@dataclass
+class EcologyResult:
+    """Output of an ecology simulation: samples (time x species) and status."""
+
+    t_s: np.ndarray
+    states: np.ndarray
+    status: Status
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.SUCCESS
+
+
+def _t_eval(t_end, n_out):
+    n_out = int(n_out)
+    check(n_out >= 2, "n_out", n_out, "an integer >= 2")
+    return np.linspace(0.0, t_end, n_out)
+
+
+# ---------------------------------------------------------------------------
+# logistic / Hutchinson
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LogisticParams:
+    """x' = r x (1 - x(t - delay)/K).
+
+    r_per_s : intrinsic growth rate r (1/s, > 0)
+    K : carrying capacity (> 0)
+    x0 : initial population, also the constant history for t < 0 (> 0)
+    delay_s : delay of the density feedback (s, >= 0)
+    """
+
+    r_per_s: float = 1.0
+    K: float = 100.0
+    x0: float = 1.0
+    delay_s: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "r_per_s", check_finite("LogisticParams.r_per_s", self.r_per_s, positive=True))
+        object.__setattr__(self, "K", check_finite("LogisticParams.K", self.K, positive=True))
+        object.__setattr__(self, "x0", check_finite("LogisticParams.x0", self.x0, positive=True))
+        object.__setattr__(self, "delay_s", check_finite("LogisticParams.delay_s", self.delay_s, nonneg=True))
+
+    def simulate(self, t_end_s: float, **kw) -> "EcologyResult":
+        return simulate_logistic(self, t_end_s, **kw)
+
+    def solution(self, t):
+        return logistic_solution(t, self)
+
+
+def logistic_solution(t, P: LogisticParams):
+    """Closed form of the undelayed logistic equation (``delay_s`` ignored)."""
+    t = np.asarray(t, dtype=float)
+    return P.K / (1.0 + (P.K / P.x0 - 1.0) * np.exp(-P.r_per_s * t))
+
+
+def hutchinson_stable(P: LogisticParams) -> bool:
+    """Local asymptotic stability of x* = K for the delayed logistic: r*delay < pi/2."""
+    return P.r_per_s * P.delay_s < math.pi / 2
+
+
+def logistic_problem(P: LogisticParams) -> DDEProblem:
+    r, K = P.r_per_s, P.K
+
+    def rhs(t, y, Z, lo, hi):
+        return r * y * (1.0 - Z[0] / K)
+
+    return DDEProblem(n=1, rhs=rhs, y0=np.array([P.x0]), lookups=[Lookup([0], [P.delay_s])], names=["x"])
+
+
+def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9, n_out=1001,
+                      method="RK45") -> EcologyResult:
+    t_end = check_finite("t_end_s", t_end_s, positive=True)
+    sol = solve_dde(logistic_problem(P), t_end, rtol=rtol, atol=atol, t_eval=_t_eval(t_end, n_out), method=method)
+    return EcologyResult(sol.t, sol.y, sol.status, sol.message)
+
+
+# ---------------------------------------------------------------------------
+# Lotka--Volterra competition
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LotkaVolterraParams:
+    """N_i' = eps_i N_i (1 - (N_i + sum_{j != i} gamma_ij N_j)/K_i).
+
+    n : number of species (>= 1)
+    K : carrying capacities (scalar or n values, > 0)
+    eps_per_s : growth rates (scalar or n values, > 0)
+    gamma : competition coefficients: a scalar (every off-diagonal entry) or
+        an n x n matrix whose diagonal is ignored (>= 0)
+    N0 : population of each species when it joins (scalar or n values, > 0)
+    join_s : join time of each species (scalar or n values, >= 0)
+
+    Defaults: Fig. 1 of 002 (K = 100, eps = 1.95, gamma = 0.9, species 2
+    joins at 10 s; N0 = 1 is our choice, the paper does not print it).
+    """
+
+    n: int = 2
+    K: object = 100.0
+    eps_per_s: object = 1.95
+    gamma: object = 0.9
+    N0: object = 1.0
+    join_s: object = (0.0, 10.0)
+
+    def __post_init__(self):
+        try:
+            n = int(self.n)
+        except (TypeError, ValueError):
+            raise InputError("LotkaVolterraParams.n", self.n, "an integer >= 1") from None
+        check(n >= 1 and n == self.n, "LotkaVolterraParams.n", self.n, "an integer >= 1")
+        object.__setattr__(self, "n", n)
+        for name, pos in (("K", True), ("eps_per_s", True), ("N0", True), ("join_s", False)):
+            v = getattr(self, name)
+            arr = np.atleast_1d(np.asarray(v, dtype=object))
+            if arr.size == 1:
+                arr = np.repeat(arr, n)
+            check(arr.ndim == 1 and arr.size == n, f"LotkaVolterraParams.{name}", v, f"a scalar or {n} values")
+            vals = tuple(check_finite(f"LotkaVolterraParams.{name}", x, positive=pos, nonneg=not pos) for x in arr)
+            object.__setattr__(self, name, vals)
+        g = self.gamma
+        garr = np.asarray(g, dtype=object)
+        if garr.ndim == 0:
+            gm = np.full((n, n), check_finite("LotkaVolterraParams.gamma", g, nonneg=True))
+        else:
+            check(garr.shape == (n, n), "LotkaVolterraParams.gamma", g, f"a scalar or an {n} x {n} matrix")
+            gm = np.array([[check_finite("LotkaVolterraParams.gamma", x, nonneg=True) for x in row] for row in garr])
+        np.fill_diagonal(gm, 1.0)
+        object.__setattr__(self, "gamma", tuple(tuple(float(x) for x in row) for row in gm))
+
+    @property
+    def interaction(self) -> np.ndarray:
+        """The matrix M with M_ii = 1, M_ij = gamma_ij (so N_i' = eps_i N_i (1 - (M N)_i/K_i))."""
+        return np.array(self.gamma, dtype=float)
+
+    def simulate(self, t_end_s: float, **kw) -> "EcologyResult":
+        return simulate_lotka_volterra(self, t_end_s, **kw)
+
+    def equilibrium(self) -> np.ndarray:
+        return lv_equilibrium(self)
+
+
+def lv_equilibrium(P: LotkaVolterraParams) -> np.ndarray:
+    """Interior equilibrium: the solution of M N* = K (all species present)."""
+    return np.linalg.solve(P.interaction, np.array(P.K))
+
+
+def lv_coexistence(P: LotkaVolterraParams) -> bool:
+    """Two species: eq. (4) of 002, gamma_12 < K1/K2 and gamma_21 < K2/K1
+    (for identical species gamma < 1).  n species with a symmetric gamma:
+    the interior equilibrium is positive and M is positive definite."""
+    M, K = P.interaction, np.array(P.K)
+    if P.n == 1:
+        return True
+    if P.n == 2:
+        return M[0, 1] < K[0] / K[1] and M[1, 0] < K[1] / K[0]
+    Ns = lv_equilibrium(P)
+    sym = np.allclose(M, M.T)
+    return bool(np.all(Ns > 0) and (not sym or np.all(np.linalg.eigvalsh(M) > 0)))
+
+
+def lv_problem(P: LotkaVolterraParams) -> DDEProblem:
+    eps, K, M = np.array(P.eps_per_s), np.array(P.K), P.interaction
+    join, N0 = np.array(P.join_s), np.array(P.N0)
+
+    def rhs(t, y, Z, lo, hi):
+        return eps * y * (1.0 - (M @ y) / K)
+
+    def apply_jump(t, y):
+        y = y.copy()
+        hit = np.abs(join - t) <= 1e-9 * max(1.0, abs(t))
+        y[hit] = N0[hit]
+        return y
+
+    y0 = np.where(join <= 0.0, N0, 0.0)
+    late = join[join > 0]
+    return DDEProblem(n=P.n, rhs=rhs, y0=y0, jumps=late, apply_jump=apply_jump,
+                      names=[f"N{i + 1}" for i in range(P.n)])
+
+
+def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9, atol=1e-9, n_out=1001,
+                            method="RK45") -> EcologyResult:
+    t_end = check_finite("t_end_s", t_end_s, positive=True)
+    sol = solve_dde(lv_problem(P), t_end, rtol=rtol, atol=atol, t_eval=_t_eval(t_end, n_out), method=method)
+    return EcologyResult(sol.t, sol.y, sol.status, sol.message)
+
+
+# ---------------------------------------------------------------------------
+# discrete logistic map
+# ---------------------------------------------------------------------------
+
+def discrete_logistic(eps: float, K: float, x0: float, n_steps: int) -> np.ndarray:
+    """Iterates x_0..x_n of x_{k+1} = x_k + eps x_k (1 - x_k/K)."""
+    eps = check_finite("eps", eps, positive=True)
+    K = check_finite("K", K, positive=True)
+    x0 = check_finite("x0", x0, positive=True)
+    check(int(n_steps) >= 1, "n_steps", n_steps, "an integer >= 1")
+    x = np.empty(int(n_steps) + 1)
+    x[0] = x0
+    for k in range(int(n_steps)):
+        x[k + 1] = x[k] + eps * x[k] * (1.0 - x[k] / K)
+    return x
+
+
+def discrete_logistic_stable(eps: float) -> bool:
+    """Linear stability of x* = K: |1 - eps| < 1, i.e. 0 < eps < 2."""
+    return 0.0 < eps < 2.0
+
+
+__all__ = ["EcologyResult", "LogisticParams", "LotkaVolterraParams", "logistic_solution", "hutchinson_stable",
+           "logistic_problem", "simulate_logistic", "lv_equilibrium", "lv_coexistence", "lv_problem",
+           "simulate_lotka_volterra", "discrete_logistic", "discrete_logistic_stable"]
