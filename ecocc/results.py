@@ -149,7 +149,7 @@ class Trajectory:
                 d["equilibrium_queue_pkts"] = float(self.equilibrium["queue_pkts"][j])
             links.append(d)
         act_rates = mean_rate[active_end]
-        return {
+        return _jsonable({
             "scenario": self.name, "model": self.model, "params": _jsonable(self.params),
             "window_s": [t0, t1], "packet_bytes": self.packet_bytes,
             "flows": flows, "links": links,
@@ -157,7 +157,7 @@ class Trajectory:
             "status": self.status.value, "message": self.message,
             "solver": _jsonable(self.solver),
             "equilibrium_source": (self.equilibrium or {}).get("source"),
-        }
+        })
 
     # -- export ---------------------------------------------------------------
     def to_xarray(self):
@@ -210,7 +210,7 @@ def _jsonable(obj):
         return [_jsonable(v) for v in obj]
     if isinstance(obj, (np.floating, float)):
         v = float(obj)
-        return v if math.isfinite(v) else str(v)
+        return v if math.isfinite(v) else None  # strict JSON has no NaN/inf
     if isinstance(obj, (np.integer,)):
         return int(obj)
     if isinstance(obj, np.ndarray):

@@ -26,6 +26,14 @@ from .network import Network
 _REDUCE = {"min": np.minimum, "max": np.maximum, "sum": np.add}
 
 
+def _spmv(M, x):
+    """``M @ x`` over the last axis of ``x`` (a vector or a batch ``(B, k)``)."""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 1:
+        return M @ x
+    return (M @ x.reshape(-1, x.shape[-1]).T).T.reshape(x.shape[:-1] + (M.shape[0],))
+
+
 @dataclass
 class _Block:
     name: str
@@ -67,13 +75,16 @@ class NetworkSystem:
         self.lst = model.link_static(network, params)
         self.C = a.capacity_pps
         self.Rt = a.routing.T.tocsr()  # flows x links
+        self.R = a.routing.tocsr()  # links x flows
+        self.rtt_s = a.rtt_s  # (n_flows,) or, in a batch, (B, n_flows)
         # pair -> link aggregation (pairs x links)
         npair = a.pair_link.size
         self.pair_to_link = sp.csr_matrix((np.ones(npair), (np.arange(npair), a.pair_link)), shape=(npair, L))
+        self.link_from_pair = self.pair_to_link.T.tocsr()
         self.flow_pair_start = a.flow_pair_start[:-1]
         self.C_pair = self.C[a.pair_link]
-        self.lst_pair = {k: np.asarray(v)[a.pair_link] for k, v in self.lst.items()}
-        self.st_pair_flow = {k: np.asarray(v)[a.pair_flow] for k, v in self.st.items()}
+        self.lst_pair = {k: np.asarray(v)[..., a.pair_link] for k, v in self.lst.items()}
+        self.st_pair_flow = {k: np.asarray(v)[..., a.pair_flow] for k, v in self.st.items()}
         self.t_end = float(t_end)
         self._cross_setup(t_end)
         delayed_fb = getattr(params, "delayed_feedback", True)
@@ -141,6 +152,7 @@ class NetworkSystem:
             rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
             self.arr_rows, self.arr_flows, self.arr_delays = rows, ks, dl
             self.arr_sum = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, pl.size))
+            self.arr_sum_T = self.arr_sum.T.tocsr()
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
         self.lookups = lk
 
@@ -161,7 +173,7 @@ class NetworkSystem:
         return out
 
     def _sub_static(self, idx):
-        return {k: np.asarray(v)[idx] for k, v in self.st.items()}
+        return {k: np.asarray(v)[..., idx] for k, v in self.st.items()}
 
     # -- right-hand side -----------------------------------------------------
     def rhs(self, t, y, Z, sat_lo, sat_hi):
@@ -172,7 +184,9 @@ class NetworkSystem:
         q = y[..., self.layout["queue"].sl]
         act = self.active(t)
         qn = q / self.C
-        qdelay = qn @ a.routing if np.ndim(qn) == 1 else (a.routing.T @ qn.T).T
+        # sparse products written as matrix @ vector(s): they broadcast over a
+        # leading batch axis and avoid building a transposed matrix per call
+        qdelay = _spmv(self.Rt, qn)
         rate = m.flow_rate(ops, fs, qdelay, P, self.st) * act
         cross_now = self.cross(t)
         if self.has_fwd:
@@ -181,9 +195,9 @@ class NetworkSystem:
             st_p = self.st_pair_flow
             act_p = self.active_pairs(t - self.fwd)
             r_pair = m.flow_rate(ops, fpair, qdelay[..., a.pair_flow], P, st_p) * act_p
-            arrival = r_pair @ self.pair_to_link + cross_now
+            arrival = _spmv(self.link_from_pair, r_pair) + cross_now
         else:
-            arrival = rate @ self.Rt + cross_now
+            arrival = _spmv(self.R, rate) + cross_now
         # feedback from the links at the backward delays
         zfb = Z[self.lk_index["fb"]]
         npair = a.pair_link.size
@@ -204,8 +218,8 @@ class NetworkSystem:
                 contrib = m.flow_load(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
             else:
                 contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
-            cross_pair = self.cross(t - self.bwd)[np.arange(npair), a.pair_link]
-            y_pair = contrib @ self.arr_sum + cross_pair
+            cross_pair = self.cross(t - self.bwd)[..., np.arange(npair), a.pair_link]
+            y_pair = _spmv(self.arr_sum_T, contrib) + cross_pair
         sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, self.lst_pair)
         sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npair,)))
         fb = _REDUCE[m.path_aggregate].reduceat(sig, self.flow_pair_start, axis=-1)
@@ -213,7 +227,7 @@ class NetworkSystem:
         if m.needs_own_delayed:
             z = Z[self.lk_index["own"]]
             fo = self._split_flow_vars(z, nP)
-            act_o = self.active(t - a.rtt_s)
+            act_o = self.active(t - self.rtt_s)
             own = m.own_load(ops, fo, P, self.st) * act_o
         dflow = m.flow_law(ops, fs, fb, own, qdelay, P, self.st)
         dlink = m.link_law(ops, ls, q, arrival, self.C, P, self.lst)

@@ -1,0 +1,146 @@
+"""One-call analysis of a model's synchronous loop, and simulated decay."""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import check_finite
+from .margins import MarginResult, margins
+from .roots import CharacteristicRoots, characteristic_roots
+
+
+@functools.lru_cache(maxsize=32)
+def _loop(model, n_flows, param_items):
+    from ..symbolic import synchronous_loop
+    return synchronous_loop(model, params=None, n_flows=n_flows)
+
+
+@dataclass(frozen=True)
+class LoopAnalysis:
+    """Margins and characteristic roots of ``model`` at one point.
+
+    Attributes
+    ----------
+    model : str
+    params : dict
+        Parameter values used (model fields).
+    n_flows : int
+    rtt_s, capacity_pps : float
+    loop : str
+        ``L(s)`` (symbolic, delay apart) as a string.
+    margins : MarginResult
+    roots : CharacteristicRoots
+    consistent : bool
+        Whether the frequency-domain verdict equals the root verdict.
+    status : str
+    messages : tuple of str
+    """
+
+    model: str
+    params: dict
+    n_flows: int
+    rtt_s: float
+    capacity_pps: float
+    loop: str
+    margins: MarginResult
+    roots: CharacteristicRoots
+    consistent: bool
+    status: str
+    messages: tuple = ()
+
+    def as_dict(self) -> dict:
+        m = self.margins
+        rm = self.roots.rightmost_per_s
+        return {"model": self.model, "params": self.params, "n_flows": self.n_flows, "rtt_s": self.rtt_s,
+                "capacity_pps": self.capacity_pps, "loop": self.loop,
+                "phase_margin_deg": m.phase_margin_deg, "gain_margin": m.gain_margin,
+                "gain_margin_lower": m.gain_margin_lower, "crossover_rad_s": m.crossover_rad_s,
+                "phase_crossover_rad_s": m.phase_crossover_rad_s, "delay_margin_s": m.delay_margin_s,
+                "critical_delay_s": m.critical_delay_s, "stable": m.stable,
+                "rightmost_root_per_s": [rm.real, rm.imag], "root_residual": float(self.roots.residuals[0])
+                if self.roots.residuals.size else math.nan,
+                "consistent": self.consistent, "status": self.status, "messages": list(self.messages)}
+
+
+def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=40, **params) -> LoopAnalysis:
+    """Linearize ``model`` (N synchronous flows, one link) and analyse it.
+
+    Parameters
+    ----------
+    model : str
+    n_flows : int
+    rtt_s : float
+        Round-trip (= feedback) delay (s).
+    capacity_pps : float
+        Bottleneck capacity (packets/s).
+    **params : model parameter overrides, e.g. ``alpha_per_s=1``.
+    """
+    from ..models import get_model
+    m = get_model(model)
+    P = m.make_params(None, **params)   # validates names and values
+    rtt = check_finite("rtt_s", rtt_s, positive=True)
+    C = check_finite("capacity_pps", capacity_pps, positive=True)
+    lp = _loop(m.name, int(n_flows), ())
+    numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
+    rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
+    mr = margins(rl)
+    roots = characteristic_roots(rl.A0, [rl.A1], [rtt], n_nodes=n_nodes)
+    consistent = (roots.status != "unconverged") and (roots.stable == mr.stable)
+    msgs = list(lp.messages) + list(mr.messages) + list(roots.messages)
+    if not consistent:
+        msgs.append(f"frequency verdict stable={mr.stable} but rightmost root {roots.rightmost_per_s:.4g}")
+    return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, str(lp.L), mr, roots, consistent,
+                        "ok" if consistent else "inconsistent", tuple(msgs))
+
+
+@dataclass(frozen=True)
+class SimDecay:
+    """Decay of a nonlinear simulation towards the equilibrium.
+
+    Attributes
+    ----------
+    growth_per_s : float
+        Slope of log(peak |x - x*|) over the second half of the run (1/s);
+        negative = decaying.
+    decays : bool
+        Deviation in the last quarter is below ``decay_ratio`` of the one in
+        the first quarter after the transient.
+    amplitude_first, amplitude_last : float
+        Max |x - x*| (packets/s) in the second and last quarter.
+    status : str
+    """
+
+    growth_per_s: float
+    decays: bool
+    amplitude_first: float
+    amplitude_last: float
+    status: str
+
+
+def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t_end_s=60.0,
+                   perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, **params) -> SimDecay:
+    """Simulate ``model`` on ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` from
+    rates ``(1 + perturbation) C/N`` and judge the decay from the trajectory.
+    """
+    from ..network import dumbbell
+    from ..simulate import simulate
+    net = dumbbell(capacity_pps, [rtt_s] * n_flows, initial_rate_pps=(1 + perturbation) * capacity_pps / n_flows,
+                   target_queue_pkts=target_queue_pkts)
+    tr = simulate(net, model, t_end_s=t_end_s, output_dt_s=min(0.01, rtt_s / 5), **params)
+    eq = tr.equilibrium or {}
+    xs = float(np.asarray(eq.get("rate_pps", [capacity_pps / n_flows]))[0])
+    dev = np.abs(tr.rate_pps[:, 0] - xs)
+    t = tr.t_s
+    n = t.size
+    a1 = float(dev[n // 4: n // 2].max()); a2 = float(dev[3 * n // 4:].max())
+    # local maxima of the deviation in the second half -> envelope slope
+    h = dev[n // 2:]; th = t[n // 2:]
+    pk = np.nonzero((h[1:-1] >= h[:-2]) & (h[1:-1] >= h[2:]) & (h[1:-1] > 0))[0] + 1
+    if pk.size >= 3:
+        g = float(np.polyfit(th[pk], np.log(h[pk]), 1)[0])
+    else:
+        g = float(np.polyfit(th, np.log(np.maximum(h, 1e-300)), 1)[0])
+    return SimDecay(g, bool(a2 < decay_ratio * a1), a1, a2, str(tr.status))

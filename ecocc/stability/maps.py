@@ -1,0 +1,136 @@
+"""Stability over a parameter plane, with optional simulation samples."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from .analysis import analyze, simulate_decay
+
+_UNITS = {"rtt_s": "s", "capacity_pps": "packets/s", "n_flows": "flows"}
+
+
+def _unit(name):
+    if name in _UNITS:
+        return _UNITS[name]
+    for suf, u in (("_per_s", "1/s"), ("_pps2", "packets/s^2"), ("_pps", "packets/s"), ("_pkts", "packets"),
+                   ("_s", "s")):
+        if name.endswith(suf):
+            return u
+    return "-"
+
+
+def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
+                  y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=30, **params):
+    """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
+
+    Parameters
+    ----------
+    model : str
+    x_name, y_name : str
+        A model parameter field (e.g. ``"alpha_per_s"``) or ``"rtt_s"``,
+        ``"capacity_pps"``.
+    x_values, y_values : sequences of float
+    n_flows, rtt_s, capacity_pps : defaults for what is not on an axis
+    simulate_points : sequence of (x, y)
+        Points at which the nonlinear model is simulated (``sim_t_end_s``
+        seconds on a dumbbell) and the decay judged from the trajectory.
+    **params : other model parameters.
+
+    Returns
+    -------
+    xarray.Dataset
+        Variables on (y, x): ``stable``, ``phase_margin_deg``,
+        ``delay_margin_s``, ``critical_delay_s``, ``crossover_rad_s``,
+        ``rightmost_real_per_s``, ``consistent``; on ``sample``:
+        ``sample_x``, ``sample_y``, ``sim_decays``, ``sim_growth_per_s``,
+        ``predicted_stable``.
+    """
+    import xarray as xr
+    if x_name == y_name:
+        raise InputError("y_name", y_name, f"a name different from x_name = {x_name!r}")
+    xs = np.asarray(x_values, float); ys = np.asarray(y_values, float)
+    shape = (ys.size, xs.size)
+    out = {k: np.full(shape, np.nan) for k in ("phase_margin_deg", "delay_margin_s", "critical_delay_s",
+                                                "crossover_rad_s", "rightmost_real_per_s")}
+    stable = np.zeros(shape, bool); cons = np.zeros(shape, bool)
+
+    def point(xv, yv):
+        kw = dict(n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps, **params)
+        kw[x_name] = xv; kw[y_name] = yv
+        if "n_flows" in (x_name, y_name):
+            kw["n_flows"] = int(round(kw["n_flows"]))
+        return kw
+
+    for i, yv in enumerate(ys):
+        for j, xv in enumerate(xs):
+            a = analyze(model, n_nodes=n_nodes, **point(xv, yv))
+            m = a.margins
+            out["phase_margin_deg"][i, j] = m.phase_margin_deg
+            out["delay_margin_s"][i, j] = m.delay_margin_s
+            out["critical_delay_s"][i, j] = m.critical_delay_s
+            out["crossover_rad_s"][i, j] = m.crossover_rad_s
+            out["rightmost_real_per_s"][i, j] = a.roots.rightmost_per_s.real
+            stable[i, j] = m.stable; cons[i, j] = a.consistent
+    dims = ("y", "x")
+    ds = xr.Dataset({k: (dims, v) for k, v in out.items()}, coords={"x": xs, "y": ys})
+    ds["stable"] = (dims, stable); ds["consistent"] = (dims, cons)
+    units = {"phase_margin_deg": "deg", "delay_margin_s": "s", "critical_delay_s": "s", "crossover_rad_s": "rad/s",
+             "rightmost_real_per_s": "1/s"}
+    for k, u in units.items():
+        ds[k].attrs["units"] = u
+    ds["x"].attrs.update(long_name=x_name, units=_unit(x_name))
+    ds["y"].attrs.update(long_name=y_name, units=_unit(y_name))
+    sp = list(simulate_points)
+    sx, sy, dec, gr, pred = [], [], [], [], []
+    for (xv, yv) in sp:
+        kw = point(xv, yv)
+        a = analyze(model, n_nodes=n_nodes, **kw)
+        nf, rtt, cap = kw.pop("n_flows"), kw.pop("rtt_s"), kw.pop("capacity_pps")
+        d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
+        sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
+    ds["sample_x"] = ("sample", np.asarray(sx, float)); ds["sample_y"] = ("sample", np.asarray(sy, float))
+    ds["sim_decays"] = ("sample", np.asarray(dec, bool)); ds["sim_growth_per_s"] = ("sample", np.asarray(gr, float))
+    ds["predicted_stable"] = ("sample", np.asarray(pred, bool))
+    ds.attrs.update(model=str(model), x_name=x_name, y_name=y_name, n_flows=int(n_flows), capacity_pps=float(capacity_pps),
+                    default_rtt_s=float(rtt_s), scenario=f"{model}: {n_flows} synchronous flows, one bottleneck of "
+                    f"{capacity_pps:g} packets/s", params=str(params))
+    return ds
+
+
+def plot_stability_map(ds, ax=None):
+    """Plot a :func:`stability_map` dataset: rightmost root real part, the
+    stability boundary and simulated samples.  Returns the figure."""
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 5))
+    else:
+        fig = ax.figure
+    x, y = ds["x"].values, ds["y"].values
+    z = ds["rightmost_real_per_s"].values
+    lim = np.nanmax(np.abs(z)) if np.isfinite(z).any() else 1.0
+    pc = ax.pcolormesh(x, y, z, shading="nearest", cmap="RdBu_r", vmin=-lim, vmax=lim)
+    fig.colorbar(pc, ax=ax, label="Re(rightmost root) (1/s)")
+    handles = []
+    if x.size > 1 and y.size > 1:
+        ax.contour(x, y, z, levels=[0.0], colors="k", linewidths=2)
+        handles.append(Line2D([], [], color="k", lw=2, label="stability boundary (Re = 0)"))
+    if ds.attrs.get("y_name") == "rtt_s":
+        ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
+        handles.append(Line2D([], [], color="m", ls="--", label="critical delay (exact)"))
+    if ds.sizes.get("sample", 0):
+        d = ds["sim_decays"].values
+        ax.plot(ds["sample_x"].values[d], ds["sample_y"].values[d], "o", mfc="none", mec="g", ms=9, mew=2)
+        ax.plot(ds["sample_x"].values[~d], ds["sample_y"].values[~d], "x", color="r", ms=9, mew=2)
+        handles += [Line2D([], [], marker="o", mfc="none", mec="g", ls="", label="simulation decays"),
+                    Line2D([], [], marker="x", color="r", ls="", label="simulation does not decay")]
+    ax.set_xlabel(f"{ds['x'].attrs.get('long_name', 'x')} ({ds['x'].attrs.get('units', '-')})")
+    ax.set_ylabel(f"{ds['y'].attrs.get('long_name', 'y')} ({ds['y'].attrs.get('units', '-')})")
+    ax.set_title(f"Linear stability, {ds.attrs.get('scenario', '')}", fontsize=9)
+    if handles:
+        ax.legend(handles=handles, loc="best", fontsize=8)
+    ax.set_ylim(y.min(), y.max())
+    return fig

@@ -1,0 +1,7 @@
+"""Shared pytest set-up: make the package importable from a source checkout."""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)

@@ -1,0 +1,62 @@
+"""AECP 4-flow dumbbell against an independent DDE solver (jitcdde).
+
+The same model, eq. (6) of 001/004, written again in log variables
+u_i = ln x_i, v = ln r:
+
+    u_i' = alpha (v(t - tau_i) - u_i)
+    v'   = beta (1 - (sum_i e^{u_i} + (q - q0)/T) / C)
+    q'   = (sum_i e^{u_i} - C)  if q > 0 or sum_i e^{u_i} > C,  else 0
+
+with the constant history x = r = 10 pkt/s, q = 0.  jitcdde's start is
+handled with ``adjust_diff`` (``integrate_blindly`` was measured to be off by
+7e-5 relative at t = 0.5 s even with a 0.5 ms step: it steps blindly over the
+derivative jump at t = 0 and its images t = tau_i).
+"""
+import numpy as np
+import pytest
+
+from ecocc import dumbbell, simulate
+
+C = 15000.0
+RTTS = [0.05, 0.1, 0.2, 0.4]
+ALPHA, BETA, T, Q0 = 2.0, 1.0, 2.0, 100.0
+T_END = 60.0
+
+
+def _jitcdde_reference(ts):
+    jitcdde_mod = pytest.importorskip("jitcdde")
+    import symengine as se
+    y, t = jitcdde_mod.y, jitcdde_mod.t
+    N = len(RTTS)
+    X = sum(se.exp(y(i)) for i in range(N))
+    f = [ALPHA * (y(N, t - RTTS[i]) - y(i)) for i in range(N)]
+    f.append(BETA * (1 - (X + (y(N + 1) - Q0) / T) / C))
+    dq = X - C
+    f.append(se.Piecewise((dq, se.Or(y(N + 1) > 0, dq > 0)), (0, True)))
+    dde = jitcdde_mod.jitcdde(f, max_delay=max(RTTS), verbose=False)
+    dde.constant_past([np.log(10.0)] * (N + 1) + [0.0])
+    dde.set_integration_parameters(rtol=1e-10, atol=1e-10, max_step=0.01, first_step=0.001, min_step=1e-14)
+    dde.adjust_diff()
+    return np.array([dde.integrate(tt) for tt in ts])
+
+
+@pytest.mark.slow
+def test_aecp_dumbbell_matches_jitcdde():
+    ts = np.arange(0.5, T_END + 1e-9, 0.5)
+    J = _jitcdde_reference(ts)
+    tr = simulate(dumbbell(C, RTTS, initial_rate_pps=10.0), "aecp", t_end_s=T_END, r0_pps=10.0,
+                  output_dt_s=0.5, rtol=1e-10)
+    assert tr.ok, tr.message
+    idx = np.searchsorted(tr.t_s, ts - 1e-9)
+    np.testing.assert_allclose(tr.t_s[idx], ts, rtol=0, atol=1e-9)
+    N = len(RTTS)
+    x_rel = np.abs(tr.rate_pps[idx] / np.exp(J[:, :N]) - 1).max()
+    r_rel = np.abs(tr.link_vars["r"][idx, 0] / np.exp(J[:, N]) - 1).max()
+    q_abs = np.abs(tr.queue_pkts[idx, 0] - J[:, N + 1]).max()
+    print(f"max rel err x {x_rel:.3g}, r {r_rel:.3g}, max abs err q {q_abs:.3g} pkts")
+    # the transient grows the rates 375-fold and the queue peaks near 1400 packets; both solvers run at
+    # 1e-10 and the measured agreement is ~1e-7 relative (see report), set by the queue's kink when it leaves
+    # zero (neither solver locates it exactly); 1e-6 relative / 1e-3 packets leaves 10x margin over that
+    X_TOL, Q_TOL = 1e-6, 1e-3
+    assert x_rel < X_TOL and r_rel < X_TOL
+    assert q_abs < Q_TOL
