@@ -43,6 +43,7 @@ class Trajectory:
     arrived_pkts: np.ndarray
     departed_pkts: np.ndarray
     sent_pkts: np.ndarray
+    queue_area_pkt_s: np.ndarray
     flow_vars: dict
     link_vars: dict
     flow_names: list
@@ -81,6 +82,7 @@ class Trajectory:
         return cls(name=name, model=m.name, params=sysm.P.as_dict(), t_s=t, rate_pps=rate, queue_pkts=q,
                    lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
                    departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
+                   queue_area_pkt_s=Y[:, lay["queue_area"].sl],
                    flow_vars=fv, link_vars=lv, flow_names=[f.name for f in net.flows],
                    link_names=[lk.name for lk in net.links], capacity_pps=sysm.C.copy(), active=act,
                    status=sol.status, message=sol.message,
@@ -115,7 +117,6 @@ class Trajectory:
         w = self.summary_window_s if window_s is None else float(window_s)
         t1 = float(self.t_s[-1])
         t0 = max(float(self.t_s[0]), t1 - w)
-        sel = self.t_s >= t0 - 1e-12
 
         def delta(series):
             return np.array([np.interp(t1, self.t_s, series[:, j]) - np.interp(t0, self.t_s, series[:, j])
@@ -123,9 +124,7 @@ class Trajectory:
 
         dt = max(t1 - t0, 1e-300)
         mean_rate = delta(self.sent_pkts) / dt
-        tt = self.t_s[sel]
-        qq = self.queue_pkts[sel]
-        mean_q = np.trapezoid(qq, tt, axis=0) / dt if tt.size > 1 else qq[-1]
+        mean_q = delta(self.queue_area_pkt_s) / dt if t1 > t0 else self.queue_pkts[-1]
         util = delta(self.departed_pkts) / (self.capacity_pps * dt)
         lost = delta(self.lost_pkts)
         arrived = delta(self.arrived_pkts)

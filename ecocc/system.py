@@ -6,7 +6,8 @@ State layout (``NetworkSystem.layout``), each block contiguous:
 ``link:<var>`` (n_links each, idem), ``queue`` (packets), ``lost``
 (cumulative packets dropped at a full buffer), ``arrived`` and
 ``departed`` (cumulative packets, for exact window means of utilization),
-``sent`` (cumulative packets sent per flow).
+``sent`` (cumulative packets sent per flow), ``queue_area`` (integral of
+the queue, packet-seconds, for exact window means).
 
 Flows are frozen (state held, rate zero) outside ``[start_s, stop_s)``;
 those times are breakpoints.  Cross traffic is piecewise constant with its
@@ -67,7 +68,7 @@ class NetworkSystem:
             blocks["flow:" + v] = _Block("flow:" + v, off, P_, lg); off += P_
         for v, lg in zip(model.link_states, model.link_log):
             blocks["link:" + v] = _Block("link:" + v, off, L, lg); off += L
-        for nm in ("queue", "lost", "arrived", "departed"):
+        for nm in ("queue", "lost", "arrived", "departed", "queue_area"):
             blocks[nm] = _Block(nm, off, L); off += L
         blocks["sent"] = _Block("sent", off, P_); off += P_
         self.layout, self.n = blocks, off
@@ -252,6 +253,7 @@ class NetworkSystem:
         out[..., self.layout["arrived"].sl] = arrival
         out[..., self.layout["departed"].sl] = np.where(lo, np.minimum(arrival, self.C), self.C)
         out[..., self.layout["sent"].sl] = rate
+        out[..., self.layout["queue_area"].sl] = q
         return out
 
     def active_pairs(self, t_pair):
@@ -283,6 +285,7 @@ class NetworkSystem:
             n=self.n, rhs=self.rhs, y0=self.initial_state() if y0 is None else y0, t0=0.0,
             lookups=self.lookups, bounded=np.arange(qb.start, qb.start + qb.size),
             lower=np.zeros(qb.size), upper=a.buffer_pkts, kinks=kinks, breakpoint_depth=breakpoint_depth,
+            nudge_time=True,
         )
 
     def default_atol(self, queue_atol_pkts=1e-4):

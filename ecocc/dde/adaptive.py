@@ -20,6 +20,8 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   on the step's Hermite interpolant, the step is retaken to end there, the
   component is set to the bound and held (derivative clamped) while its raw
   derivative points outward.
+* Output at ``t_eval`` uses the pair's own continuous extension (as
+  ``solve_ivp``), bounded components clipped to their interval.
 * Status is honest: ``success``; ``inaccurate`` when steps had to be accepted
   at the minimum step size with the error above tolerance; ``failed`` on
   non-finite state or step-size underflow (with the time); ``interrupted``
@@ -91,6 +93,18 @@ _TABLEAUX = {
 METHODS = tuple(_TABLEAUX)
 
 
+def _dense_output_matrix(method):
+    """Coefficients of the pair's continuous extension (4th order for RK45,
+    3rd for RK23), the same polynomials :func:`scipy.integrate.solve_ivp`
+    uses.  Output at ``t_eval`` uses them; the history keeps the cubic Hermite
+    spline (which needs only the step ends)."""
+    try:
+        from scipy.integrate._ivp.rk import RK23, RK45
+    except ImportError:  # pragma: no cover - SciPy moved its private module
+        return None
+    return {"RK45": RK45.P, "RK23": RK23.P}[method]
+
+
 class _Evaluator:
     """Evaluates the right-hand side with delayed values looked up."""
 
@@ -103,7 +117,9 @@ class _Evaluator:
             d = np.asarray(lk.delays, dtype=float)
             zero = np.flatnonzero(d == 0)
             pos = np.flatnonzero(d > 0)
-            self.plans.append((lk.comps, d, zero, lk.comps[zero], pos, lk.comps[pos], d[pos]))
+            # constant history (the default): its values are fixed, gather them once
+            y0pos = None if problem.history is not None else np.asarray(problem.y0, dtype=float)[lk.comps[pos]]
+            self.plans.append((lk.comps, d, zero, lk.comps[zero], pos, lk.comps[pos], d[pos], y0pos))
         b = problem.bounded
         self.bidx = b
         self.lo = problem.lower
@@ -112,7 +128,7 @@ class _Evaluator:
     def lookups(self, s, y, nudge):
         out = []
         t0 = self.p.t0
-        for comps, d, zero, czero, pos, cpos, dpos in self.plans:
+        for comps, d, zero, czero, pos, cpos, dpos, y0pos in self.plans:
             z = np.empty(comps.shape[0])
             if zero.size:
                 z[zero] = y[czero]
@@ -120,7 +136,13 @@ class _Evaluator:
                 tau = s - dpos
                 tsel = tau + nudge
                 before = tsel < t0
-                if before.any():
+                if y0pos is not None and before.any():
+                    # constant history: evaluate the stored past everywhere (the entries
+                    # before t0 read the first segment, harmlessly) and overwrite them;
+                    # elementwise identical to evaluating the two subsets apart
+                    vals = self.hist.eval(tau, cpos, np.maximum(tsel, t0))
+                    z[pos] = np.where(before, y0pos, vals)
+                elif before.any():
                     vals = np.empty(pos.size)
                     vals[before] = self.p.history_values(tau[before], cpos[before])
                     after = ~before
@@ -135,7 +157,11 @@ class _Evaluator:
     def raw(self, s, y, nudge, sat_lo, sat_hi):
         self.nfev += 1
         Z = self.lookups(s, y, nudge)
-        return np.asarray(self.p.rhs(s + nudge, y, Z, sat_lo, sat_hi), dtype=float)
+        # piecewise-constant inputs (cross traffic, flow activity) must read the
+        # side of a breakpoint that lies inside the step: such problems set
+        # ``nudge_time``; smooth time dependence gets the exact stage time
+        t_arg = s + nudge if self.p.nudge_time else s
+        return np.asarray(self.p.rhs(t_arg, y, Z, sat_lo, sat_hi), dtype=float)
 
     def clamp(self, f, sat_lo, sat_hi):
         if self.bidx.size == 0:
@@ -196,6 +222,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     tab = _TABLEAUX[method]
     C, A, B, E = tab["C"], tab["A"], tab["B"], tab["E"]
+    Pd = _dense_output_matrix(method)
     n_st = len(C)
     expo = -1.0 / (tab["err_order"] + 1)
     t0 = float(problem.t0)
@@ -322,11 +349,19 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             # --- accept
             f_end = K[n_st]
             hist.append(t + h, y_new, f, f_end)
-            while ie < t_eval_arr.size and t_eval_arr[ie] <= t + h:
-                s = (t_eval_arr[ie] - t) / h
-                out_t.append(t_eval_arr[ie])
-                out_y.append(hermite(s, h, y, y_new, f, f_end))
-                ie += 1
+            if ie < t_eval_arr.size and t_eval_arr[ie] <= t + h:
+                Q = K[: n_st + 1].T @ Pd if Pd is not None else None
+                while ie < t_eval_arr.size and t_eval_arr[ie] <= t + h:
+                    s = (t_eval_arr[ie] - t) / h
+                    out_t.append(t_eval_arr[ie])
+                    if Q is not None:  # the pair's continuous extension (as solve_ivp)
+                        yo = y + h * (Q @ (s ** np.arange(1, Q.shape[1] + 1)))
+                    else:
+                        yo = hermite(s, h, y, y_new, f, f_end)
+                    if ev.bidx.size:
+                        yo[ev.bidx] = np.clip(yo[ev.bidx], ev.lo, ev.hi)
+                    out_y.append(yo)
+                    ie += 1
             n_steps += 1
             hmin_seen = min(hmin_seen, h)
             hmax_seen = max(hmax_seen, h)

@@ -25,7 +25,8 @@ Design
 * Bounded components (queues): the derivative is clamped with masks taken
   at the start of the step (``max(f, 0)`` at the lower bound when the raw
   derivative points outward, ``min(f, 0)`` at the upper bound) and the state
-  is projected (clipped) after each step.  The masks are passed to ``rhs``
+  is projected (clipped) after each step; interpolated outputs of bounded
+  components are clipped too.  The masks are passed to ``rhs``
   as ``sat_lo``/``sat_hi``.  Near a bound the method is therefore only
   first order (the crossing inside a step is not located, unlike the
   adaptive solver).
@@ -305,7 +306,10 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
                         s = min(max((t_eval_arr[ie] - t) / h, 0.0), 1.0)
                         w = _hermite_weights(np.float64(s))
                         out_t.append(t_eval_arr[ie])
-                        out_y.append(w[0] * y + w[1] * h * f + w[2] * y_new + w[3] * h * f_end)
+                        yo = w[0] * y + w[1] * h * f + w[2] * y_new + w[3] * h * f_end
+                        if nb:  # the cubic between two projected nodes may overshoot a bound
+                            yo[:, bidx] = np.clip(yo[:, bidx], lo, hi)
+                        out_y.append(yo)
                         ie += 1
                 k += 1
                 t = t_new

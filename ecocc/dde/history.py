@@ -104,4 +104,9 @@ class HermiteHistory:
         h = self.T[k + 1] - t0
         hs = np.where(h > 0, h, 1.0)
         s = (tau - t0) / hs
-        return hermite(s, h, self.Y[k, comps], self.Y[k + 1, comps], self.FA[k, comps], self.FB[k, comps])
+        # flat indices into the C-contiguous (capacity, n) stores: one index
+        # array for the four gathers instead of four 2-D fancy indexings
+        i0 = k * self.n + comps
+        i1 = i0 + self.n
+        Y = self.Y.reshape(-1)
+        return hermite(s, h, Y.take(i0), Y.take(i1), self.FA.reshape(-1).take(i0), self.FB.reshape(-1).take(i0))

@@ -67,6 +67,11 @@ class DDEProblem:
     kinks: np.ndarray = field(default_factory=lambda: np.zeros(0))
     breakpoint_depth: int = 1
     names: Sequence[str] | None = None
+    #: ``rhs`` depends on time only through piecewise-constant inputs: the
+    #: solvers then pass a time nudged a hair into the current step, so that
+    #: at a switching time the step before reads the old value and the step
+    #: after the new one.  Leave False for smooth time dependence.
+    nudge_time: bool = False
 
     def __post_init__(self):
         self.y0 = np.asarray(self.y0, dtype=float)

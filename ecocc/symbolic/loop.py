@@ -21,7 +21,6 @@ Units: rates packets/s, queue packets, ``tau`` seconds, ``s`` rad/s.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -411,7 +410,6 @@ def _numeric_rhs(loop, state, delayed, vals):
     C = vals[loop.C]
     N = vals[loop.N] if isinstance(loop.N, sympy.Symbol) else float(loop.N)
     tau = vals[loop.tau]
-    from ..dde.problem import Lookup  # noqa: F401  (keeps the import graph honest)
     fake = _fake_net(tau, C)
     fake.arrays.rtt_s = np.array([tau]); fake.arrays.physical_bw_pps = np.array([C])
     st = _scalarize(m.flow_static(fake, P)); lst = _scalarize(m.link_static(fake, P))
@@ -454,5 +452,3 @@ def _check_against_model(m, Pnum, Ps, psyms, ref, eq, now, names, C, N, tau, st)
             "queue_model_pkts": q_model, "rel_rate": rel_rate, "rel_queue": rel_q,
             "status": "ok" if rel_rate < 1e-9 and rel_q < 1e-9 else "MISMATCH", "source": got.get("source", "")}
 
-
-_ = re  # (kept for future name parsing)

@@ -1,0 +1,98 @@
+"""The AECP dumbbell in jitcdde 1.8.3 and ddeint 0.3.0 (run by ``run.py``).
+
+Same model and variables as ecocc (rates as logarithms)::
+
+    u_p' = H_p(t) alpha (v(t - tau_p) - u_p)            u_p = ln x_p
+    v'   = beta (1 - (S + (q - q0)/T) / C)              v = ln r
+    q'   = S - C, held at 0 while q = 0 and S < C        S = sum_p H_p(t) e^{u_p}
+
+``H_p(t)`` is 1 once flow ``p`` has started (ecocc freezes the state of a
+flow before its start and counts no rate); with staggered starts jitcdde
+gets a smoothed step (``conditional`` with width 1e-4 s) because it has no
+explicit time breakpoints.  The queue clamp in jitcdde is the smooth
+``conditional(dq, 0, conditional(q, 0, 0, dq), dq)`` (width 1e-3 packets
+and 1e-3 packets/s): the queue can dip a few widths below zero, which is
+reported as "negative queue".  ddeint (SciPy ``odeint`` between output
+points, past by interpolation of the outputs) gets the exact conditional.
+
+Run as a script, this file integrates one jitcdde case given as JSON on the
+command line and writes an ``.npz``: it runs in a subprocess so that a
+compilation or integration that fails or hangs is recorded, not fatal.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+ALPHA, BETA, T_S, Q0, C, X0, R0 = 2.0, 1.0, 2.0, 100.0, 15000.0, 10.0, 10.0
+
+
+def run_jitcdde(rtts, starts, t_end, t_out, rtol, atol, out_path):
+    t_wall0 = time.perf_counter()
+    import symengine
+    from jitcdde import jitcdde, t, y
+    from jitcxde_common import conditional
+
+    N = len(rtts)
+    u = [y(i) for i in range(N)]
+    v, q = y(N), y(N + 1)
+
+    def H(i):
+        return 1 if starts[i] <= 0 else conditional(t, starts[i], 0, 1, 1e-4)
+
+    S = sum(H(i) * symengine.exp(u[i]) for i in range(N))
+    dq = S - C
+    f = [H(i) * ALPHA * (y(N, t - rtts[i]) - u[i]) for i in range(N)]
+    f.append(BETA * (1 - (S + (q - Q0) / T_S) / C))
+    f.append(conditional(dq, 0, conditional(q, 0, 0, dq, 1e-3), dq, 1e-3))
+    dde = jitcdde(f, max_delay=max(rtts), verbose=False)
+    dde.constant_past([np.log(X0)] * N + [np.log(R0), 0.0])
+    t_setup = time.perf_counter()
+    dde.compile_C(simplify=False, do_cse=False, chunk_size=100)
+    t_compiled = time.perf_counter()
+    dde.set_integration_parameters(rtol=rtol, atol=atol, first_step=1e-3, max_step=min(rtts))
+    dde.adjust_diff()
+    Y = np.empty((len(t_out), N + 2))
+    y_init = np.array([np.log(X0)] * N + [np.log(R0), 0.0])
+    for k, tt in enumerate(t_out):
+        Y[k] = dde.integrate(tt) if tt > dde.t else y_init
+    t_done = time.perf_counter()
+    np.savez(out_path, Y=Y, setup_s=t_setup - t_wall0, compile_s=t_compiled - t_setup,
+             integrate_s=t_done - t_compiled, total_s=t_done - t_wall0)
+
+
+def run_ddeint(rtts, starts, t_end, dt_s):
+    """ddeint at a fixed output grid ``dt_s`` (its accuracy is set by the grid)."""
+    from ddeint import ddeint
+
+    rtts = np.asarray(rtts, float)
+    starts = np.asarray(starts, float)
+    N = rtts.size
+
+    def model(Y, tt):
+        z = Y(tt)
+        u, v, q = z[:N], z[N], z[N + 1]
+        act = (tt >= starts).astype(float)
+        S = float(np.sum(act * np.exp(u)))
+        vd = np.array([Y(tt - d)[N] for d in rtts])
+        du = act * ALPHA * (vd - u)
+        dv = BETA * (1 - (S + (q - Q0) / T_S) / C)
+        dqv = S - C
+        if q <= 0 and dqv < 0:
+            dqv = 0.0
+        return np.concatenate([du, [dv, dqv]])
+
+    y0 = np.concatenate([np.full(N, np.log(X0)), [np.log(R0), 0.0]])
+    tt = np.arange(0.0, t_end + 0.5 * dt_s, dt_s)
+    t0 = time.perf_counter()
+    Y = ddeint(model, lambda s: y0, tt)
+    return tt, np.asarray(Y), time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    args = json.loads(sys.argv[1])
+    run_jitcdde(args["rtts"], args["starts"], args["t_end"], np.asarray(args["t_out"]), args["rtol"],
+                args["atol"], args["out"])
