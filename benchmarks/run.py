@@ -185,7 +185,8 @@ def throughput(quick):
     tr = simulate(net, "aecp", t_end_s=t_end, r0_pps=10.0, solver="fixed", step_s=FIXED_STEP_S,
                   output_dt_s=OUT_DT_S)
     wall = time.perf_counter() - t0
-    n_state = 2 * 1000 + 6  # log x, sent per flow; log r, queue, lost, arrived, departed
+    from ecocc import NetworkSystem, get_model
+    n_state = NetworkSystem(get_model("aecp"), net, get_model("aecp").make_params(r0_pps=10.0), t_end).n
     steps = tr.solver["n_steps"]
     upd = n_state * steps / wall
     y = np.zeros(n_state)

@@ -35,9 +35,10 @@ Design
   ``O(h)`` global contribution per kink); a jump is applied at the first
   grid point ``>= `` its time, so its timing error is ``< h``.  Put kinks
   and jumps on the grid (choose ``step_s`` dividing them) for full order.
-* ``rhs`` is called at ``t + c h`` nudged a hair toward the interior of the
-  step (as :mod:`ecocc.dde.adaptive` does), so piecewise-constant inputs
-  switching on a grid point are read on the right side.
+* ``rhs`` is called at ``t + c h``, nudged a hair toward the interior of the
+  step when ``problem.nudge_time`` is set (as :mod:`ecocc.dde.adaptive`
+  does), so piecewise-constant inputs switching on a grid point are read on
+  the right side.  Delayed values always select their segment that way.
 * Batch: ``y0`` of shape ``(B, n)`` advances ``B`` independent parameter
   sets at once; lookups may have delays ``(m,)`` or ``(B, m)``.  ``rhs``
   receives ``y`` of shape ``(B, n)``, ``Z[k]`` of shape ``(B, m)`` and
@@ -220,7 +221,10 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
         yb, fb = y[:, bidx], f_raw[:, bidx]
         return (yb <= lo) & (fb <= 0), (yb >= hi) & (fb >= 0)
 
-    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))
+    # time nudge into the step for rhs with piecewise-constant inputs (``problem.nudge_time``,
+    # as in the adaptive solver); smooth time dependence gets the exact stage times
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end))) \
+        if getattr(problem, "nudge_time", False) else 0.0
     jumps = problem.jumps[(problem.jumps >= t0) & (problem.jumps <= t_end)]
     kinks = problem.kinks[(problem.kinks > t0) & (problem.kinks <= t_end)]
     # grid index of the first grid point >= each jump / kink
