@@ -15,6 +15,18 @@ from .system import NetworkSystem
 SOLVERS = ("adaptive", "fixed")
 
 
+def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
+    """Output times 0, dt, 2 dt, ... and ``t_end`` (default dt: ``t_end / 2000``)."""
+    if output_dt_s is None:
+        output_dt_s = t_end / 2000
+    output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
+    t_eval = np.arange(0.0, t_end + 0.5 * output_dt_s, output_dt_s)
+    t_eval = t_eval[t_eval <= t_end]
+    if t_eval[-1] < t_end:
+        t_eval = np.append(t_eval, t_end)
+    return t_eval
+
+
 def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
@@ -49,13 +61,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
-    if output_dt_s is None:
-        output_dt_s = t_end / 2000
-    output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
-    t_eval = np.arange(0.0, t_end + 0.5 * output_dt_s, output_dt_s)
-    t_eval = t_eval[t_eval <= t_end]
-    if t_eval[-1] < t_end:
-        t_eval = np.append(t_eval, t_end)
+    t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None
     cb = None

@@ -9,6 +9,13 @@ State layout (``NetworkSystem.layout``), each block contiguous:
 ``sent`` (cumulative packets sent per flow), ``queue_area`` (integral of
 the queue, packet-seconds, for exact window means).
 
+Approximation, stated: a delayed sending rate ``x_k(t - d)`` of a model whose
+rate depends on the queueing delay (window models: Symbiosis, Reno) uses the
+delayed flow state with the *current* queueing delay of the flow's path.  It
+is exact when the rate does not depend on the queue (AECP, PE-TCP, Symbiosis'
+``available="paper"`` load) and when all forward delays are zero for the
+queue input.  The symbolic layer linearizes the same expression.
+
 Flows are frozen (state held, rate zero) outside ``[start_s, stop_s)``;
 those times are breakpoints.  Cross traffic is piecewise constant with its
 switching times as breakpoints.
