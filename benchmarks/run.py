@@ -115,7 +115,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
     ap.add_argument("--skip-jitcdde", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="recompute targets and results.md from results.json")
     args = ap.parse_args()
+    if args.report_only:
+        with open(os.path.join(HERE, "results.json")) as fh:
+            results = json.load(fh)
+        results["targets"] = targets(results)
+        _write(results)
+        return
     results = dict(meta=dict(python=sys.version.split()[0], platform=platform.platform(), quick=args.quick,
                              cpu_count=os.cpu_count(), fixed_step_s=FIXED_STEP_S, output_dt_s=OUT_DT_S,
                              date=time.strftime("%Y-%m-%d %H:%M:%S")), cases=[])
@@ -141,7 +148,7 @@ def main():
                   flush=True)
         if not args.skip_jitcdde:
             for tol in (1e-8, 1e-6):
-                label = f"jitcdde rtol=atol={tol:g}"
+                label = _jitc_label(tol)
                 out = run_jitc(case, t_out, tol, tol)
                 if isinstance(out, tuple):
                     info, Y = out
@@ -199,9 +206,17 @@ def throughput(quick):
                 n_state=n_state, n_steps=steps, wall_s=wall)
 
 
+def _jitc_label(tol):
+    return f"jitcdde rtol=atol={tol:.0e}".replace("e-0", "e-")  # "1e-8"
+
+
 def targets(results):
     out = {}
     by = {c["name"]: c for c in results["cases"]}
+    for c in results["cases"]:  # results.json of earlier versions wrote "1e-08"
+        for old in list(c["runs"]):
+            if old.startswith("jitcdde") and "e-0" in old:
+                c["runs"][old.replace("e-0", "e-")] = c["runs"].pop(old)
 
     def speed(case, ours, theirs):
         r = by[case]["runs"]

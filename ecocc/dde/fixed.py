@@ -90,6 +90,7 @@ class _Plan:
             rows = np.arange(B)[:, None]
         # flat offset of (member, component) in one ring slot of shape (B, n, 4)
         self.base = ((rows * n + comps[None, :]) * 4).astype(np.int64)  # (B, m)
+        self.base4 = self.base[..., None] + np.arange(4)  # the four stored values of each entry
         self.slot_stride = B * n * 4
         self.M = M
         self.stage = {}
@@ -110,7 +111,6 @@ class _Plan:
                 off = np.broadcast_to(off, (B, off.shape[1]))
             # (offset, weights, number of first steps that may reach before t0)
             self.stage[c] = (np.ascontiguousarray(off), np.ascontiguousarray(W), int(-off.min()))
-        self.idx4 = np.arange(4)
 
 
 def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None, progress=None) -> DDESolution:
@@ -181,7 +181,7 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
         for pl in plans:
             off, W, kneed = pl.stage[c]
             slot = (k + off) % M
-            g = np.take(ring_flat, (slot * pl.slot_stride + pl.base)[..., None] + pl.idx4)
+            g = np.take(ring_flat, (slot * pl.slot_stride)[..., None] + pl.base4)
             z = np.einsum("bmj,bmj->bm", g, W)
             if k < kneed:
                 need, hv = history(pl, c, k, off)
