@@ -10,7 +10,9 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
 * The past is a cubic Hermite spline through the accepted steps
   (:mod:`ecocc.dde.history`): interpolation error ``O(h^4)``, so with
   ``RK45`` a delayed problem converges with order 4 (5 without delays) and
-  with ``RK23`` order 3.
+  with ``RK23`` order 3.  The step is accepted only if that interpolation
+  error, estimated at mid-step against the pair's continuous extension, is
+  within tolerance too, for every component read through a delay.
 * Steps never exceed the smallest positive delay: every delayed argument
   lies in the accepted past (no extrapolation, no iteration).
 * Breakpoints (flow start/stop, cross-traffic switching, the initial time
@@ -120,6 +122,10 @@ class _Evaluator:
             # constant history (the default): its values are fixed, gather them once
             y0pos = None if problem.history is not None else np.asarray(problem.y0, dtype=float)[lk.comps[pos]]
             self.plans.append((lk.comps, d, zero, lk.comps[zero], pos, lk.comps[pos], d[pos], y0pos))
+        # components read through a positive delay: their history must be accurate
+        dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in problem.lookups
+              if np.ndim(lk.delays) == 1]
+        self.delayed_comps = np.unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
         b = problem.bounded
         self.bidx = b
         self.lo = problem.lower
@@ -223,6 +229,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     tab = _TABLEAUX[method]
     C, A, B, E = tab["C"], tab["A"], tab["B"], tab["E"]
     Pd = _dense_output_matrix(method)
+    half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1) if Pd is not None else None
     n_st = len(C)
     expo = -1.0 / (tab["err_order"] + 1)
     t0 = float(problem.t0)
@@ -236,6 +243,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     dmax = float(delays.max()) if delays.size else 0.0
     hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps else 1.5 * dmax + 1e-9))
     ev = _Evaluator(problem, hist)
+    dcomp = ev.delayed_comps
     bps = problem.breakpoints(t_end)
     bps = np.unique(np.concatenate([bps, [t_end]]))
     jumps = problem.jumps[(problem.jumps > t0) & (problem.jumps <= t_end)]
@@ -318,6 +326,14 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 break
             sc = atol_v + rtol * np.maximum(np.abs(y), np.abs(y_new))
             err = float(np.max(np.abs(err_vec) / sc)) if n else 0.0
+            if dcomp.size and Pd is not None:
+                # the Runge-Kutta estimate does not see the error of the Hermite history
+                # that later steps read through the delays: bound it by comparing, at
+                # mid-step, the Hermite segment with the pair's continuous extension
+                Qd = K[: n_st + 1, dcomp].T @ Pd
+                mid_dense = y[dcomp] + h * (Qd @ half_pow)
+                mid_herm = hermite(0.5, h, y[dcomp], y_new[dcomp], f[dcomp], K[n_st, dcomp])
+                err = max(err, float(np.max(np.abs(mid_dense - mid_herm) / sc[dcomp])))
             if err > 1.0 and not retake_for_crossing:
                 if h <= hmin * 4:
                     n_inacc += 1  # accept at the minimum step: flagged
