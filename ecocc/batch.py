@@ -141,13 +141,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
                 members.append(m.make_params(p))
         except InputError as exc:
             raise InputError(f"params_list[{i}]." + exc.field, exc.value, exc.allowed) from None
-    if output_dt_s is None:
-        output_dt_s = t_end / 2000
-    output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
-    t_eval = np.arange(0.0, t_end + 0.5 * output_dt_s, output_dt_s)
-    t_eval = t_eval[t_eval <= t_end]
-    if t_eval[-1] < t_end:
-        t_eval = np.append(t_eval, t_end)
+    from .simulate import output_grid
+    t_eval = output_grid(t_end, output_dt_s)
 
     systems = [NetworkSystem(m, _scaled_network(network, s), P, t_end) for P, s in zip(members, scales)]
     Y0 = np.stack([s.initial_state() for s in systems])

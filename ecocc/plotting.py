@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .units import pps_to_mbps
 
 
 def plot_trajectory(tr, fig=None):
@@ -11,7 +10,6 @@ def plot_trajectory(tr, fig=None):
 
     Returns the figure; axes are ``fig.axes``.
     """
-    import matplotlib
     import matplotlib.pyplot as plt
 
     if fig is None:

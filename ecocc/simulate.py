@@ -64,7 +64,6 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None
-    cb = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=round(t_end, 6), unit="s(sim)", desc=name or network.name, leave=False)
@@ -72,6 +71,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         def cb(t):
             bar.n = round(min(t, t_end), 6)
             bar.refresh()
+    else:
+        cb = None
     try:
         if solver == "adaptive":
             prob = sysm.problem()

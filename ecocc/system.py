@@ -186,7 +186,7 @@ class NetworkSystem:
     # -- right-hand side -----------------------------------------------------
     def rhs(self, t, y, Z, sat_lo, sat_hi):
         m, a, ops, P = self.model, self.a, NUMPY_OPS, self.P
-        L, nP = self.n_links, self.n_flows
+        nP = self.n_flows
         fs = self._vars(y, "flow:", m.flow_states)
         ls = self._vars(y, "link:", m.link_states)
         q = y[..., self.layout["queue"].sl]

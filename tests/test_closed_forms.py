@@ -2,7 +2,6 @@
 import math
 
 import numpy as np
-import pytest
 
 from ecocc import AECP, DDEProblem, Symbiosis, solve_dde
 from ecocc.models import NUMPY_OPS

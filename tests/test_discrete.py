@@ -12,7 +12,7 @@ import pytest
 
 import ecocc
 from ecocc.discrete import (
-    _FluidQueue, _rho, aecp_critical_alpha, aecp_discrete_charpoly, aecp_discrete_matrix, aecp_discrete_stability,
+    _FluidQueue, aecp_critical_alpha, aecp_discrete_charpoly, aecp_discrete_matrix, aecp_discrete_stability,
     aecp_source_stability, log_deviation_envelope, logistic_discrete_stability, petcp_discrete_stability,
     simulate_aecp_discrete, simulate_petcp_discrete, simulate_symbiosis_discrete, symbiosis_discrete_stability,
     symbiosis_window_update)

@@ -2,7 +2,6 @@
 import math
 
 import numpy as np
-import pytest
 
 from ecocc import CrossTraffic, Flow, Link, Network, dumbbell, parking_lot, random_network
 from ecocc.units import mbps_to_pps

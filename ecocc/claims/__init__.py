@@ -21,7 +21,7 @@ import numpy as np
 
 from ..network import dumbbell
 from ..simulate import simulate
-from ..units import mbps_to_pps, pps_to_mbps
+from ..units import mbps_to_pps
 
 VERDICTS = ("confirmed", "contradicted", "approximate", "ambiguous")
 

@@ -151,7 +151,7 @@ def gain_crossovers(num, den) -> np.ndarray:
 
 def _ds_dtau_sign(num, den, w, tau):
     s = 1j * w
-    N, D = np.polyval(num, s), np.polyval(den, s)
+    N = np.polyval(num, s)
     Np, Dp = np.polyval(np.polyder(num), s), np.polyval(np.polyder(den), s)
     e = np.exp(-s * tau)
     dsdt = s * N * e / (Dp + Np * e - tau * N * e)

@@ -82,7 +82,6 @@ def symmetric_optimum(L, s=None, *, a=2, solve_for=None, values=None) -> Symmetr
                                 f"L(s) = {sympy.factor(L)} has {k} integrator(s) and denominator degree "
                                 f"{sympy.Poly(den, s).degree()}; the symmetric optimum needs exactly the form "
                                 "K0/Ti (1 + tau_c s)/(s^2 (1 + T0 s))", {}, {}, {})
-    template = g * (1 + tc * s) / (s ** 2 * (1 + T0 * s))
     # polynomial identity num * den_template - num_template * den == 0 for all s
     ident = sympy.Poly(sympy.expand(num * s ** 2 * (1 + T0 * s) - g * (1 + tc * s) * den), s)
     matched = sympy.solve(ident.all_coeffs(), [g, tc, T0], dict=True)
