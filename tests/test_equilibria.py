@@ -114,3 +114,22 @@ def test_aecp_parking_lot_max_min_fair():
     np.testing.assert_allclose(mbps, [125, 375, 125, 375], rtol=1e-5)  # rtol 1e-7 solver, 100x global margin
     eq = get_model("aecp").equilibrium(net, get_model("aecp").make_params())
     np.testing.assert_allclose(pps_to_mbps(eq["rate_pps"], 1000), [125, 375, 125, 375], rtol=1e-12)
+
+
+def test_reno_red_settles_at_fluid_equilibrium_with_joins_and_leaves():
+    # Reno's fluid equilibrium (W^2 p(q) = 2, N W / R = C) exists in closed form only for
+    # equal RTTs; flows join at 0/20/40 s and a fourth leaves at 60 s.
+    C = mbps_to_pps(10, 1000)
+    net = dumbbell(C, [0.1] * 4, starts_s=[0, 20, 40, 0], stops_s=[math.inf, math.inf, math.inf, 60],
+                   initial_rate_pps=10.0, buffer_pkts=1000)
+    m = get_model("reno")
+    eq = m.equilibrium(dumbbell(C, [0.1] * 3, buffer_pkts=1000), m.make_params())
+    tr = simulate(net, "reno", t_end_s=200, summary_window_s=20)
+    s = tr.summary()
+    assert s["status"] == "success"
+    # 1e-6 relative / 1e-4 packets: the run has settled to ~1e-12 by 150 s (measured); these
+    # bounds are the solver's tolerance scale, far above that residue
+    for f in s["flows"][:3]:
+        assert f["mean_rate_pps"] == pytest.approx(eq["rate_pps"][0], rel=1e-6)
+    assert s["flows"][3]["mean_rate_pps"] == 0.0
+    assert s["links"][0]["mean_queue_pkts"] == pytest.approx(eq["queue_pkts"][0], abs=1e-4)

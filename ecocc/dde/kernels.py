@@ -1,0 +1,893 @@
+"""Compiled (numba) kernels for the AECP / CLTCP network model.
+
+The generic solvers (:mod:`ecocc.dde.fixed`, :mod:`ecocc.dde.adaptive`)
+call :meth:`ecocc.system.NetworkSystem.rhs`, a NumPy function with a fixed
+Python overhead per call.  The kernels here do the *whole* integration
+loop of the AECP model in compiled code:
+
+* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched over
+  ``B`` members (alpha, beta, T, q0 and per-member delays), with a ring
+  buffer of cubic Hermite segments for the delayed rate factors.  It is a
+  statement-by-statement transcription of :func:`ecocc.dde.fixed.solve_fixed`
+  (same offsets and Hermite weights, taken from ``fixed._Plan``; same
+  masks, clamps, nudges, special nodes), so it agrees with it to round-off.
+  Members are integrated in parallel (``numba.prange``).
+* :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
+  :func:`ecocc.dde.adaptive.solve_dde` (max-norm error control, mid-step
+  history-interpolation check, steps <= the smallest delay, breakpoints
+  from :meth:`DDEProblem.breakpoints`, queue crossings located on the
+  Hermite segment and projected, dense output from the pair's continuous
+  extension), one member.
+
+State layout: exactly :attr:`NetworkSystem.layout` (``flow:x`` as
+``u = ln x``, ``link:r`` as ``v = ln r``, ``queue``, ``lost``, ``arrived``,
+``departed``, ``queue_area``, ``sent``), and the result is a
+:class:`~ecocc.dde.adaptive.DDESolution`, so
+:meth:`Trajectory.from_solution` works unchanged.
+
+Only the delayed link rate factors ``v(t - d_b)`` are stored in the
+history (the AECP signal is ``r``; the queue the generic lookup also
+fetches is not used by the model), so memory is ``O(links x delay / h)``
+plus the flow/link state, linear in the network size.
+
+Scope: AECP/CLTCP without forward delays (``delay_split="feedback"``, the
+papers' placement, and no explicit ``forward_delays_s``); anything else
+raises :class:`~ecocc.errors.InputError` (use ``engine="numpy"``).
+Not supported inside the compiled loop: ``progress`` callbacks (called once
+at the end) and Ctrl-C (``interrupted`` status).
+
+numba is optional (the ``fast`` extra): importing this module without it
+works, :data:`HAVE_NUMBA` is False and the solvers raise ``InputError``.
+"""
+from __future__ import annotations
+
+import math
+import time as _time
+
+import numpy as np
+
+from ..errors import InputError
+from .adaptive import DDESolution, Status, _dense_output_matrix, _TABLEAUX
+
+try:  # numba is optional
+    import numba
+    from numba import njit, prange
+    HAVE_NUMBA = True
+except ImportError:  # pragma: no cover - exercised only without numba
+    numba = None
+    HAVE_NUMBA = False
+
+    def njit(*args, **kwargs):  # noqa: D103 - placeholder decorator
+        def deco(f):
+            return f
+        return deco if not (args and callable(args[0])) else args[0]
+
+    prange = range
+
+SUPPORTED_MODELS = ("aecp", "cltcp")
+ENGINES = ("numpy", "numba")
+
+
+# ---------------------------------------------------------------------------
+# checks and data extraction
+# ---------------------------------------------------------------------------
+
+def check_engine(engine, model=None, network=None):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network)."""
+    if engine not in ENGINES:
+        raise InputError("engine", engine, f"one of {ENGINES}")
+    if engine == "numpy":
+        return
+    if not HAVE_NUMBA:
+        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')")
+    if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
+        raise InputError("engine", engine,
+                         f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
+                         f"{SUPPORTED_MODELS} only")
+    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
+        raise InputError("engine", engine,
+                         "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
+                         "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+
+
+class _Arrays:
+    """Plain arrays of a (possibly batched) AECP NetworkSystem for the kernels."""
+
+    def __init__(self, sysm, B):
+        a = sysm.a
+        lay = sysm.layout
+        self.P, self.L = sysm.n_flows, sysm.n_links
+        self.n = sysm.n
+        assert lay["flow:x"].start == 0 and lay["link:r"].start == self.P and lay["queue"].start == self.P + self.L
+        assert lay["sent"].start == self.P + 6 * self.L
+        self.B = B
+        self.fps = np.ascontiguousarray(a.flow_pair_start, dtype=np.int64)
+        self.pl = np.ascontiguousarray(a.pair_link, dtype=np.int64)
+        R = sysm.R  # links x flows, CSR: the same summation order as NetworkSystem.rhs
+        self.lptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+        self.lflows = np.ascontiguousarray(R.indices, dtype=np.int64)
+        self.start = np.ascontiguousarray(a.start_s, dtype=float)
+        self.stop = np.ascontiguousarray(a.stop_s, dtype=float)
+        self.C = np.ascontiguousarray(sysm.C, dtype=float)
+        self.buf = np.ascontiguousarray(a.buffer_pkts, dtype=float)
+        self.ctimes = np.ascontiguousarray(sysm.cross_times, dtype=float)
+        self.ctable = np.ascontiguousarray(sysm.cross_table, dtype=float)
+        P_ = sysm.P
+
+        def per_member(v):
+            return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (B,)))
+        self.alpha = per_member(P_.alpha_per_s)
+        self.beta = per_member(P_.beta_per_s)
+        self.Tq = per_member(P_.T_s)
+        q0 = np.asarray(sysm.lst["q0"], dtype=float)
+        self.q0 = np.ascontiguousarray(np.broadcast_to(q0.reshape(-1, self.L) if q0.ndim == 2 else q0, (B, self.L)))
+        bwd = np.asarray(sysm.bwd, dtype=float)
+        self.bwd = np.ascontiguousarray(np.broadcast_to(bwd, (B, self.pl.size)))
+
+
+# ---------------------------------------------------------------------------
+# the model: one right-hand side evaluation for one member
+# ---------------------------------------------------------------------------
+
+@njit(cache=True, fastmath=False)
+def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+         alpha, beta, Tq, q0):
+    """NetworkSystem.rhs for AECP: ``zv[j]`` is ``v`` of pair ``j``'s link at its delay."""
+    # cross traffic row: searchsorted(cross_times, t, 'right') - 1, clipped at 0
+    lo_i, hi_i = 0, ctimes.size
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        if ctimes[mid] <= tt:
+            lo_i = mid + 1
+        else:
+            hi_i = mid
+    kc = lo_i - 1
+    if kc < 0:
+        kc = 0
+    iv, iq = P, P + L
+    ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
+    for p in range(P):
+        x = math.exp(y[p])
+        act = start[p] <= tt and tt < stop[p]
+        vmin = zv[fps[p]]
+        for j in range(fps[p] + 1, fps[p + 1]):
+            if zv[j] < vmin:
+                vmin = zv[j]
+        if act:
+            fb = math.exp(vmin)  # min of exp == exp of min (exp is monotone)
+            out[p] = alpha * x * (math.log(fb) - math.log(x)) / x
+            rate[p] = x
+        else:
+            out[p] = 0.0
+            rate[p] = 0.0
+        out[isent + p] = rate[p]
+    for l in range(L):
+        s = 0.0
+        for j in range(lptr[l], lptr[l + 1]):
+            s += rate[lflows[j]]
+        arrival = s + ctable[kc, l]
+        r = math.exp(y[iv + l])
+        q = y[iq + l]
+        out[iv + l] = beta * r * (1 - (arrival + (q - q0[l]) / Tq) / C[l]) / r
+        dq = arrival - C[l]
+        out[iq + l] = dq
+        out[ilost + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
+        out[iarr + l] = arrival
+        out[idep + l] = (arrival if arrival < C[l] else C[l]) if sat_lo[l] else C[l]
+        out[iqa + l] = q
+
+
+@njit(cache=True)
+def _clamp(f, sat_lo, sat_hi, iq, L):
+    for l in range(L):
+        v = f[iq + l]
+        if sat_lo[l] and v < 0.0:
+            f[iq + l] = 0.0
+        if sat_hi[l] and v > 0.0:
+            f[iq + l] = 0.0
+
+
+@njit(cache=True)
+def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi):
+    """Returns whether the masks changed."""
+    changed = False
+    for l in range(L):
+        a = y[iq + l] <= lo[l] and f_raw[iq + l] <= 0.0
+        b = y[iq + l] >= hi[l] and f_raw[iq + l] >= 0.0
+        if a != sat_lo[l] or b != sat_hi[l]:
+            changed = True
+        sat_lo[l] = a
+        sat_hi[l] = b
+    return changed
+
+
+# ---------------------------------------------------------------------------
+# fixed-step RK4, batched
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _fixed_lookup(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
+    npair = pl.size
+    for j in range(npair):
+        o = off[st, b, j]
+        if k < kneed[st] and k + o < 0:
+            zv[j] = Y0[b, iv + pl[j]]
+        else:
+            slot = (k + o) % M
+            l = pl[j]
+            zv[j] = (ring[slot, l, 0] * W[st, b, j, 0] + ring[slot, l, 1] * W[st, b, j, 1]
+                     + ring[slot, l, 2] * W[st, b, j, 2] + ring[slot, l, 3] * W[st, b, j, 3])
+
+
+@njit(cache=True, parallel=True)
+def _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, out_y,
+                  P, L, fps, pl, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
+                  t_failed, n_clamp_out, nfev_out, k_reached):
+    B, n = Y0.shape
+    ne = t_eval.size
+    iv, iq = P, P + L
+    zeros_lo = np.zeros(L)
+    for b in prange(B):
+        ring = np.zeros((M, L, 4))
+        zv = np.empty(pl.size)
+        rate = np.empty(P)
+        y = Y0[b].copy()
+        ys = np.empty(n)
+        k1 = np.empty(n)
+        k2 = np.empty(n)
+        k3 = np.empty(n)
+        k4 = np.empty(n)
+        y_new = np.empty(n)
+        fe = np.empty(n)
+        sat_lo = np.zeros(L, dtype=np.bool_)
+        sat_hi = np.zeros(L, dtype=np.bool_)
+        e0 = np.zeros(L, dtype=np.bool_)
+        a_, be_, T_, q0_ = alpha[b], beta[b], Tq[b], q0[b]
+        nfev = 0
+        n_clamp = 0
+        ie = 0
+        while ie < ne and t_eval[ie] <= t0:
+            out_y[ie, b, :] = y
+            ie += 1
+        _fixed_lookup(0, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+        _rhs(t0 + tiny, y, zv, e0, e0, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+             a_, be_, T_, q0_)
+        nfev += 1
+        _masks(y, k1, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+        if sat_lo.any() or sat_hi.any():
+            _rhs(t0 + tiny, y, zv, sat_lo, sat_hi, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_)
+            nfev += 1
+        _clamp(k1, sat_lo, sat_hi, iq, L)  # k1 holds f
+        alive = True
+        k = 0
+        while k < n_grid:
+            t = t0 + k * h
+            slot = k % M
+            for i in range(n):
+                ys[i] = y[i] + (0.5 * h) * k1[i]
+            _fixed_lookup(k, 1, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+            _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k2, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_)
+            _clamp(k2, sat_lo, sat_hi, iq, L)
+            for i in range(n):
+                ys[i] = y[i] + (0.5 * h) * k2[i]
+            _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k3, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_)
+            _clamp(k3, sat_lo, sat_hi, iq, L)
+            for i in range(n):
+                ys[i] = y[i] + h * k3[i]
+            _fixed_lookup(k, 2, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+            _rhs(t + h - tiny, ys, zv, sat_lo, sat_hi, k4, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_)
+            _clamp(k4, sat_lo, sat_hi, iq, L)
+            nfev += 3
+            h6 = h / 6.0
+            for i in range(n):
+                y_new[i] = y[i] + h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            for l in range(L):
+                qv = y_new[iq + l]
+                if qv < 0.0 or qv > buf[l]:
+                    n_clamp += 1
+                    y_new[iq + l] = min(max(qv, 0.0), buf[l])
+            t_new = t0 + (k + 1) * h
+            for l in range(L):
+                ring[slot, l, 0] = y[iv + l]
+                ring[slot, l, 1] = h * k1[iv + l]
+                ring[slot, l, 2] = y_new[iv + l]
+                ring[slot, l, 3] = h * k4[iv + l]
+            sp = special[k + 1]
+            _fixed_lookup(k + 1, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+            _rhs(t_new - (tiny if sp else -tiny), y_new, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows,
+                 start, stop, C, ctimes, ctable, a_, be_, T_, q0_)
+            nfev += 1
+            # fe holds the raw derivative at the new node; k4 becomes f_end (clamped copy)
+            fin = True
+            for i in range(n):
+                k4[i] = fe[i]
+                if not (math.isfinite(y_new[i]) and math.isfinite(fe[i])):
+                    fin = False
+            _clamp(k4, sat_lo, sat_hi, iq, L)
+            if not fin:
+                t_failed[b] = t_new
+                alive = False
+                for i in range(n):
+                    y_new[i] = y[i]
+                    k4[i] = 0.0
+                    fe[i] = 0.0
+            for l in range(L):
+                ring[slot, l, 3] = h * k4[iv + l]
+            while ie < ne and t_eval[ie] <= t_new + 1e-12 * max(1.0, abs(t_new)):
+                s = min(max((t_eval[ie] - t) / h, 0.0), 1.0)
+                s2 = s * s
+                s3 = s2 * s
+                w0 = 2 * s3 - 3 * s2 + 1
+                w1 = s3 - 2 * s2 + s
+                w2 = -2 * s3 + 3 * s2
+                w3 = s3 - s2
+                for i in range(n):
+                    out_y[ie, b, i] = w0 * y[i] + w1 * h * k1[i] + w2 * y_new[i] + w3 * h * k4[i]
+                for l in range(L):
+                    qv = out_y[ie, b, iq + l]
+                    out_y[ie, b, iq + l] = min(max(qv, 0.0), buf[l])
+                ie += 1
+            k += 1
+            t = t_new
+            for i in range(n):
+                y[i] = y_new[i]
+            if not alive:
+                break
+            if sp and k < n_grid:
+                _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+                _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                     ctable, a_, be_, T_, q0_)
+                nfev += 1
+            changed = _masks(y, fe, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+            if k < n_grid and changed:
+                _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+                _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                     ctable, a_, be_, T_, q0_)
+                nfev += 1
+            for i in range(n):
+                k1[i] = fe[i]
+            _clamp(k1, sat_lo, sat_hi, iq, L)
+        # outputs after a failure: NaN (as solve_fixed does for a batch)
+        while ie < ne:
+            for i in range(n):
+                out_y[ie, b, i] = np.nan
+            ie += 1
+        n_clamp_out[b] = n_clamp
+        nfev_out[b] = nfev
+        k_reached[b] = k
+
+
+def _fixed_setup(ar, t0, t_end, step_s):
+    """Grid, ring size and lookup plans exactly as :func:`solve_fixed` builds them."""
+    from .fixed import _C, _Plan
+    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    h = (t_end - t0) / n_grid
+    dmax = float(ar.bwd.max()) if ar.bwd.size else 0.0
+    M = int(math.ceil(dmax / h)) + 3
+    B = ar.B
+    bwd = ar.bwd if B > 1 else ar.bwd[0]
+    plan = _Plan(np.arange(ar.pl.size), bwd, B, ar.n, h, M)  # comps only size the plan; offsets/weights use d
+    offs, Ws, kneed = [], [], []
+    for c in _C:
+        off, Wc, kn = plan.stage[c]
+        offs.append(np.broadcast_to(off, (B, ar.pl.size)))
+        Ws.append(np.broadcast_to(Wc, (B, ar.pl.size, 4)))
+        kneed.append(kn)
+    return n_grid, h, dmax, M, np.ascontiguousarray(np.stack(offs)), np.ascontiguousarray(np.stack(Ws)), \
+        np.asarray(kneed, dtype=np.int64)
+
+
+def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.fixed.solve_fixed` for an AECP ``NetworkSystem``.
+
+    ``y0`` of shape ``(n,)`` (default: ``sysm.initial_state()``) or
+    ``(B, n)`` for a batch (``sysm`` then carries batched parameters, delays
+    and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
+    ``DDESolution`` shaped as ``solve_fixed``'s.
+    """
+    check_engine("numba", sysm.model, sysm.net)
+    wall0 = _time.perf_counter()
+    t0 = 0.0
+    t_end = float(t_end)
+    if not t_end > t0:
+        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
+    if not (step_s > 0 and math.isfinite(step_s)):
+        raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
+    y0 = sysm.initial_state() if y0 is None else np.asarray(y0, dtype=float)
+    batched = y0.ndim == 2
+    Y0 = np.ascontiguousarray(y0 if batched else y0[None, :])
+    B = Y0.shape[0]
+    ar = _Arrays(sysm, B)
+    n_grid, h, dmax, M, off, W, kneed = _fixed_setup(ar, t0, t_end, step_s)
+    prob = sysm.problem(y0=y0)
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
+    jumps = prob.jumps[(prob.jumps >= t0) & (prob.jumps <= t_end)]
+    if jumps.size:
+        raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    kinks = prob.kinks[(prob.kinks > t0) & (prob.kinks <= t_end)]
+    special = np.zeros(n_grid + 2, dtype=np.bool_)
+    ks = np.ceil((kinks - t0) / h - 1e-9).astype(np.int64)
+    special[ks[(ks >= 0) & (ks <= n_grid + 1)]] = True
+    if t_eval is None:
+        t_eval_arr = t0 + h * np.arange(n_grid + 1)
+        t_eval_arr[-1] = t_end
+    else:
+        t_eval_arr = np.asarray(t_eval, dtype=float)
+        if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
+            raise ValueError("t_eval must lie in [t0, t_end]")
+    out_y = np.empty((t_eval_arr.size, B, ar.n))
+    t_failed = np.full(B, np.nan)
+    n_clamp = np.zeros(B, dtype=np.int64)
+    nfev = np.zeros(B, dtype=np.int64)
+    k_reached = np.zeros(B, dtype=np.int64)
+    _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, np.ascontiguousarray(t_eval_arr), out_y,
+                  ar.P, ar.L, ar.fps, ar.pl, ar.lptr, ar.lflows, ar.start, ar.stop, ar.C, ar.buf, ar.ctimes,
+                  ar.ctable, ar.alpha, ar.beta, ar.Tq, ar.q0, t_failed, n_clamp, nfev, k_reached)
+    alive = ~np.isfinite(t_failed)
+    status, message = Status.SUCCESS, (
+        f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4, numba kernel: order 4 in smooth "
+        "regions, lower near queue clamps, kinks and jumps off the grid)")
+    t_reached = t_end
+    ty = t_eval_arr
+    yy = out_y
+    if not alive.all():
+        status = Status.FAILED
+        if batched:
+            message = (f"{int((~alive).sum())} of {B} member(s) had a non-finite state (first at t = "
+                       f"{np.nanmin(t_failed):.9g} s); they were frozen, the others completed")
+        else:
+            message = f"non-finite state at t = {t_failed[0]:.9g} s"
+            t_reached = float(t_failed[0])
+            keep = ty <= t_reached + 1e-12 * max(1.0, abs(t_reached))
+            ty, yy = ty[keep], yy[keep]
+    if progress is not None:
+        progress(t_reached)
+    if not batched:
+        yy = yy[:, 0, :]
+    settings = dict(step_s=h, step_requested_s=float(step_s), n_grid_steps=n_grid, delay_max_s=dmax,
+                    ring_segments=M, batch_size=B if batched else None, engine="numba")
+    if batched:
+        settings["member_status"] = [Status.SUCCESS.value if a else Status.FAILED.value for a in alive]
+        settings["member_t_failed_s"] = t_failed.tolist()
+    return DDESolution(ty, yy, status, message, t_reached, int(k_reached.max()), 0, int(nfev.max()),
+                       int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
+
+
+# ---------------------------------------------------------------------------
+# adaptive Dormand--Prince 5(4) method of steps
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _hermite(s, h, y0, y1, f0, f1):
+    s2 = s * s
+    s3 = s2 * s
+    h00 = 2 * s3 - 3 * s2 + 1
+    h10 = s3 - 2 * s2 + s
+    h01 = -2 * s3 + 3 * s2
+    h11 = s3 - s2
+    return h00 * y0 + h10 * h * f0 + h01 * y1 + h11 * h * f1
+
+
+@njit(cache=True)
+def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv):
+    """``v[pl[j]](s - bwd[j])`` from the Hermite history (as adaptive._Evaluator.lookups)."""
+    for j in range(pl.size):
+        tau = s - bwd[j]
+        tsel = tau + nudge
+        l = pl[j]
+        if tsel < t0:
+            zv[j] = y0[iv + l]
+            continue
+        if m < 2:
+            zv[j] = HY[0, l]
+            continue
+        # searchsorted(T[:m], tsel, 'right') - 1, clipped to [0, m - 2]
+        lo, hi = 0, m
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if HT[mid] <= tsel:
+                lo = mid + 1
+            else:
+                hi = mid
+        k = lo - 1
+        if k < 0:
+            k = 0
+        if k > m - 2:
+            k = m - 2
+        ta = HT[k]
+        hh = HT[k + 1] - ta
+        hs = hh if hh > 0 else 1.0
+        zv[j] = _hermite((tau - ta) / hs, hh, HY[k, l], HY[k + 1, l], HFA[k, l], HFB[k, l])
+
+
+@njit(cache=True)
+def _first_crossing(y0, y1, f0, f1, h, level):
+    d = y0 - level
+    c = h * f0
+    a = 2 * (y0 - y1) + h * (f0 + f1)
+    b = 3 * (y1 - y0) - h * (2 * f0 + f1)
+    if abs(a) + abs(b) + abs(c) == 0:
+        return 1.0
+    coef = np.array([a, b, c, d], dtype=np.complex128)
+    roots = np.roots(coef)
+    best = 1.0
+    found = False
+    for r in roots:
+        if abs(r.imag) < 1e-9:
+            x = r.real
+            if x > 0 and x <= 1 + 1e-12:
+                if not found or x < best:
+                    best = x
+                    found = True
+    return best if found else 1.0
+
+
+@njit(cache=True)
+def _tiny(tt, hh):
+    return max(1e-7 * hh, 8 * 2.220446049250313e-16 * max(1.0, abs(tt)))
+
+
+@njit(cache=True)
+def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y,
+                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp,
+                     P, L, fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
+                     counters, reals):
+    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
+    n = y0.size
+    n_st = Cc.size
+    t0 = 0.0
+    iv, iq = P, P + L
+    zeros_lo = np.zeros(L)
+    # history of v only
+    cap = 256
+    HT = np.empty(cap)
+    HY = np.empty((cap, L))
+    HFA = np.zeros((cap, L))
+    HFB = np.zeros((cap, L))
+    HT[0] = t0
+    for l in range(L):
+        HY[0, l] = y0[iv + l]
+    m = 1
+    zv = np.empty(pl.size)
+    rate = np.empty(P)
+    y = y0.copy()
+    K = np.empty((n_st + 1, n))
+    yi = np.empty(n)
+    y_new = np.empty(n)
+    f = np.empty(n)
+    f_raw = np.empty(n)
+    f_new_raw = np.empty(n)
+    err_vec = np.empty(n)
+    sat_lo = np.zeros(L, dtype=np.bool_)
+    sat_hi = np.zeros(L, dtype=np.bool_)
+    e0 = np.zeros(L, dtype=np.bool_)
+    nd = Pd.shape[1]
+    half_pow = np.empty(nd)
+    for j in range(nd):
+        half_pow[j] = 0.5 ** (j + 1)
+    nfev = 0
+    ne = t_eval.size
+    ie = 0
+    while ie < ne and t_eval[ie] <= t0:
+        out_y[ie, :] = y
+        ie += 1
+    # initial derivative
+    nudge = _tiny(t0, 1.0)
+    _hist_lookup(t0, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
+    _rhs(t0 + nudge, y, zv, e0, e0, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+         alpha, beta, Tq, q0)
+    nfev += 1
+    _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+    f[:] = f_raw
+    _clamp(f, sat_lo, sat_hi, iq, L)
+    for i in range(n):
+        if not math.isfinite(f[i]):
+            counters[0] = 0
+            counters[5] = ie
+            reals[2] = t0
+            return 2
+    if first_step > 0:
+        h = first_step
+    else:
+        d0 = 0.0
+        d1 = 0.0
+        for i in range(n):
+            sc = atol_v[i] + rtol * abs(y[i])
+            d0 = max(d0, abs(y[i]) / sc)
+            d1 = max(d1, abs(f[i]) / sc)
+        h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    h = min(h, max_step, dmin, t_end - t0)
+    t = t0
+    ip = 0
+    n_steps = 0
+    n_rej = 0
+    n_clamp = 0
+    n_inacc = 0
+    hmin_seen = np.inf
+    hmax_seen = 0.0
+    status = 0
+    retake = False
+    eps = 2.220446049250313e-16
+    while t < t_end:
+        while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
+            ip += 1
+        next_bp = bps[ip] if ip < bps.size else t_end
+        hmin = 16 * eps * max(1.0, abs(t))
+        h = min(h, max_step, dmin)
+        hit_bp = False
+        if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
+            h = next_bp - t
+            hit_bp = True
+        tn = _tiny(t, h)
+        K[0, :] = f
+        for i in range(1, n_st):
+            for q in range(n):
+                acc = 0.0
+                for s_ in range(i):
+                    acc += A[i, s_] * K[s_, q]
+                yi[q] = y[q] + h * acc
+            c = Cc[i]
+            nud = (0.5 - c) * tn
+            s_t = t + c * h
+            _hist_lookup(s_t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
+            _rhs(s_t + nud, yi, zv, sat_lo, sat_hi, K[i], rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, alpha, beta, Tq, q0)
+            _clamp(K[i], sat_lo, sat_hi, iq, L)
+            nfev += 1
+        for q in range(n):
+            acc = 0.0
+            for s_ in range(n_st):
+                acc += Bw[s_] * K[s_, q]
+            y_new[q] = y[q] + h * acc
+        nud = -0.5 * tn
+        _hist_lookup(t + h, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
+        _rhs(t + h + nud, y_new, zv, sat_lo, sat_hi, f_new_raw, rate, P, L, fps, lptr, lflows, start, stop, C,
+             ctimes, ctable, alpha, beta, Tq, q0)
+        nfev += 1
+        K[n_st, :] = f_new_raw
+        _clamp(K[n_st], sat_lo, sat_hi, iq, L)
+        finite = True
+        for q in range(n):
+            acc = 0.0
+            for s_ in range(n_st + 1):
+                acc += E[s_] * K[s_, q]
+            err_vec[q] = h * acc
+            if not (math.isfinite(y_new[q]) and math.isfinite(err_vec[q])):
+                finite = False
+        if not finite:
+            if h > hmin * 4:
+                h *= 0.25
+                n_rej += 1
+                continue
+            status = 2
+            break
+        err = 0.0
+        for q in range(n):
+            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            e = abs(err_vec[q]) / sc
+            if e > err:
+                err = e
+        for jj in range(dcomp.size):
+            q = dcomp[jj]
+            val = 0.0
+            for j in range(nd):
+                Qj = 0.0
+                for s_ in range(n_st + 1):
+                    Qj += K[s_, q] * Pd[s_, j]
+                val += Qj * half_pow[j]
+            mid_dense = y[q] + h * val
+            mid_herm = _hermite(0.5, h, y[q], y_new[q], f[q], K[n_st, q])
+            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            e = abs(mid_dense - mid_herm) / sc
+            if e > err:
+                err = e
+        if err > 1.0 and not retake:
+            if h <= hmin * 4:
+                n_inacc += 1
+            else:
+                n_rej += 1
+                h *= max(0.2, 0.9 * err ** expo)
+                continue
+        # bound crossings of free queues inside the step
+        any_viol = False
+        for l in range(L):
+            qv = y_new[iq + l]
+            if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
+                any_viol = True
+        if any_viol and not retake:
+            s_star = 1.0
+            for l in range(L):
+                qv = y_new[iq + l]
+                if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
+                    level = 0.0 if qv < 0.0 else buf[l]
+                    ci = iq + l
+                    s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
+            if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                h = s_star * h
+                retake = True
+                continue
+        if any_viol:
+            n_clamp += 1
+        for l in range(L):
+            y_new[iq + l] = min(max(y_new[iq + l], 0.0), buf[l])
+        retake = False
+        # accept: history append (prune / grow first)
+        if m + 1 > cap:
+            t_last = HT[m - 1]
+            # searchsorted(T[:m], t_last - keep_s, 'right') - 2
+            target = t_last - keep_s
+            lo_, hi_ = 0, m
+            while lo_ < hi_:
+                mid = (lo_ + hi_) // 2
+                if HT[mid] <= target:
+                    lo_ = mid + 1
+                else:
+                    hi_ = mid
+            cut = lo_ - 2
+            if cut > 0 and m - cut + 1 <= cap // 2 + 1:
+                kk = m - cut
+                HT[:kk] = HT[cut:m].copy()
+                HY[:kk] = HY[cut:m].copy()
+                HFA[:kk] = HFA[cut:m].copy()
+                HFB[:kk] = HFB[cut:m].copy()
+                m = kk
+            else:
+                if cut > 0:
+                    kk = m - cut
+                    HT[:kk] = HT[cut:m].copy()
+                    HY[:kk] = HY[cut:m].copy()
+                    HFA[:kk] = HFA[cut:m].copy()
+                    HFB[:kk] = HFB[cut:m].copy()
+                    m = kk
+                ncap = max(2 * cap, m + 1)
+                T2 = np.empty(ncap)
+                Y2 = np.empty((ncap, L))
+                A2 = np.zeros((ncap, L))
+                B2 = np.zeros((ncap, L))
+                T2[:m] = HT[:m]
+                Y2[:m] = HY[:m]
+                A2[:m] = HFA[:m]
+                B2[:m] = HFB[:m]
+                HT, HY, HFA, HFB, cap = T2, Y2, A2, B2, ncap
+        for l in range(L):
+            HFA[m - 1, l] = f[iv + l]
+            HFB[m - 1, l] = K[n_st, iv + l]
+            HY[m, l] = y_new[iv + l]
+        HT[m] = t + h
+        m += 1
+        # dense output from the pair's continuous extension
+        if ie < ne and t_eval[ie] <= t + h:
+            while ie < ne and t_eval[ie] <= t + h:
+                s = (t_eval[ie] - t) / h
+                for q in range(n):
+                    val = 0.0
+                    sp_ = 1.0
+                    for j in range(nd):
+                        Qj = 0.0
+                        for s_ in range(n_st + 1):
+                            Qj += K[s_, q] * Pd[s_, j]
+                        sp_ *= s
+                        val += Qj * sp_
+                    out_y[ie, q] = y[q] + h * val
+                for l in range(L):
+                    out_y[ie, iq + l] = min(max(out_y[ie, iq + l], 0.0), buf[l])
+                ie += 1
+        n_steps += 1
+        hmin_seen = min(hmin_seen, h)
+        hmax_seen = max(hmax_seen, h)
+        t_prev = t
+        t = next_bp if hit_bp else t + h
+        y[:] = y_new
+        if hit_bp:
+            nud = _tiny(t, h)
+            _hist_lookup(t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
+            _rhs(t + nud, y, zv, e0, e0, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+                 alpha, beta, Tq, q0)
+            nfev += 1
+        else:
+            f_raw[:] = f_new_raw
+        _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+        f[:] = f_raw
+        _clamp(f, sat_lo, sat_hi, iq, L)
+        if err > 0:
+            h = (t - t_prev) * min(5.0, max(0.2, 0.9 * err ** expo))
+        else:
+            h = (t - t_prev) * 5.0
+        if n_steps >= max_steps:
+            status = 3
+            break
+    if status == 0 and n_inacc:
+        status = 1
+    counters[0] = n_steps
+    counters[1] = n_rej
+    counters[2] = nfev
+    counters[3] = n_clamp
+    counters[4] = n_inacc
+    counters[5] = ie
+    reals[0] = hmin_seen
+    reals[1] = hmax_seen
+    reals[2] = t
+    return status
+
+
+def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                        max_steps=10_000_000, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+
+    ``t_eval`` is required (outputs only at those times; the kernel keeps no
+    per-step record).  Same error control, breakpoints, clamping and dense
+    output as the NumPy solver.
+    """
+    check_engine("numba", sysm.model, sysm.net)
+    if t_eval is None:
+        raise ValueError("t_eval is required by the numba adaptive kernel")
+    if not (rtol > 0):
+        raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
+    wall0 = _time.perf_counter()
+    t0 = 0.0
+    t_end = float(t_end)
+    if not t_end > t0:
+        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
+    prob = sysm.problem()
+    if prob.jumps.size:
+        raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    n = sysm.n
+    ar = _Arrays(sysm, 1)
+    tab = _TABLEAUX["RK45"]
+    Cc = np.asarray(tab["C"], dtype=float)
+    n_st = Cc.size
+    A = np.zeros((n_st, n_st))
+    for i, row in enumerate(tab["A"]):
+        A[i, :len(row)] = row
+    Pd = _dense_output_matrix("RK45")
+    if Pd is None:  # pragma: no cover
+        raise RuntimeError("SciPy's RK45 dense-output matrix is not available")
+    atol_v = np.ascontiguousarray(np.broadcast_to(np.asarray(atol, dtype=float), (n,)))
+    delays = prob.positive_delays()
+    dmin = float(delays.min()) if delays.size else math.inf
+    dmax = float(delays.max()) if delays.size else 0.0
+    bps = prob.breakpoints(t_end)
+    bps = np.unique(np.concatenate([bps, [t_end]]))
+    t_eval_arr = np.ascontiguousarray(np.asarray(t_eval, dtype=float))
+    if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
+        raise ValueError("t_eval must lie in [t0, t_end]")
+    # components read through a positive delay (the generic lookup reads v and the queue of each pair's link)
+    lk = sysm.lookups[sysm.lk_index["fb"]]
+    dcomp = np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64)
+    out_y = np.empty((t_eval_arr.size, n))
+    counters = np.zeros(6, dtype=np.int64)
+    reals = np.zeros(3)
+    code = _adaptive_kernel(np.ascontiguousarray(prob.y0, dtype=float), t_end, float(rtol), atol_v,
+                            float(max_step), float(first_step) if first_step else -1.0, int(max_steps), bps,
+                            t_eval_arr, out_y, Cc, A, np.asarray(tab["B"], dtype=float),
+                            np.asarray(tab["E"], dtype=float), np.ascontiguousarray(Pd, dtype=float),
+                            -1.0 / (tab["err_order"] + 1), dmin, 1.5 * dmax + 1e-9, dcomp,
+                            ar.P, ar.L, ar.fps, ar.pl, ar.bwd[0], ar.lptr, ar.lflows, ar.start, ar.stop, ar.C,
+                            ar.buf, ar.ctimes, ar.ctable, float(ar.alpha[0]), float(ar.beta[0]), float(ar.Tq[0]),
+                            ar.q0[0], counters, reals)
+    n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
+    t_reached = float(reals[2])
+    if code == 0:
+        status, message = Status.SUCCESS, "integration reached t_end"
+    elif code == 1:
+        status = Status.INACCURATE
+        message = (f"{n_inacc} step(s) accepted at the minimum step size with the error above tolerance; "
+                   "results may not meet rtol/atol")
+    elif code == 2:
+        status, message = Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
+    else:
+        status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
+    if progress is not None:
+        progress(t_reached)
+    return DDESolution(t_eval_arr[:n_out].copy(), out_y[:n_out], status, message, t_reached, n_steps, n_rej, nfev,
+                       n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
+                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
+                       dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
+                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax, engine="numba"))
+
+
+__all__ = ["HAVE_NUMBA", "ENGINES", "SUPPORTED_MODELS", "check_engine", "solve_fixed_aecp", "solve_adaptive_aecp"]
