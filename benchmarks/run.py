@@ -20,8 +20,19 @@ the network to the trajectory; jitcdde from building the symbolic model
 through C compilation to the last output (in a subprocess, with a time
 limit, failures recorded); ddeint its integration.
 
-Usage: ``python benchmarks/run.py [--quick]``; writes ``results.json`` and
-``results.md`` next to this file.
+numba engine (issue #4, ``ecocc.dde.kernels``): in-process rows are warm
+(kernels compiled or loaded from numba's cache by ``warm_up()`` first);
+"fresh process" rows run ``numba_case.py`` in a subprocess with an empty
+``NUMBA_CACHE_DIR`` (cold: includes compilation) and then with the cache it
+wrote (warm), timed from before ``import ecocc`` as jitcdde's subprocess
+is timed from before its symbolic set-up.  Then: the N = 1e3, 1e4, 1e5
+scaling runs (random networks, N/100 links, 30 s, fixed RK4, fresh
+processes, peak RSS) and the 100 x 100 (alpha, tau) map by simulation.
+
+Usage: ``python benchmarks/run.py [--quick] [--skip-jitcdde] [--skip-scaling]
+[--scaling-max N] [--skip-map]``, or ``--only-new`` to (re)run only the
+scaling and map sections into an existing ``results.json``; writes
+``results.json`` and ``results.md`` next to this file.
 """
 from __future__ import annotations
 
@@ -43,6 +54,11 @@ sys.path.insert(0, HERE)
 from ecocc import dumbbell, simulate  # noqa: E402
 
 import external  # noqa: E402
+
+try:
+    from ecocc.dde.kernels import HAVE_NUMBA
+except ImportError:  # pragma: no cover
+    HAVE_NUMBA = False
 
 C_PPS = 15000.0
 OUT_DT_S = 0.05
@@ -86,6 +102,42 @@ def run_ecocc(case, **kw):
     return tr, wall
 
 
+def warm_up():
+    """Compile (or load from numba's cache) the kernels once, so in-process numba rows are warm."""
+    t0 = time.perf_counter()
+    net = dumbbell(C_PPS, [0.05, 0.1], initial_rate_pps=10.0)
+    simulate(net, "aecp", t_end_s=0.5, r0_pps=10.0, engine="numba")
+    simulate(net, "aecp", t_end_s=0.5, r0_pps=10.0, engine="numba", solver="fixed", step_s=FIXED_STEP_S)
+    return time.perf_counter() - t0
+
+
+def _numba_sub(args, cache_dir):
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, os.path.join(HERE, "numba_case.py"), json.dumps(args)], capture_output=True,
+                       text=True, timeout=JITC_TIMEOUT_S, env=env)
+    wall = time.perf_counter() - t0
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode != 0 or not lines:
+        return dict(status="failed", message=(p.stderr or p.stdout)[-800:], wall_s=wall)
+    info = json.loads(lines[-1][7:])
+    info["wall_process_s"] = wall  # including interpreter start-up
+    return info
+
+
+def run_numba_sub(case, kw, cache_dir, ref):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "n.npz")
+        args = dict(kind="dumbbell", rtts=[float(r) for r in case["rtts"]],
+                    starts=[float(s) for s in case["starts"]], t_end=case["t_end"], output_dt=OUT_DT_S, kw=kw,
+                    save=out)
+        info = _numba_sub(args, cache_dir)
+        if info.get("status") == "success":
+            z = np.load(out)
+            info.update(_errors(z["t"], z["S"], z["q"], ref))
+        return info
+
+
 def run_jitc(case, t_out, rtol, atol):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "j.npz")
@@ -115,6 +167,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
     ap.add_argument("--skip-jitcdde", action="store_true")
+    ap.add_argument("--skip-scaling", action="store_true", help="skip the N = 1e3, 1e4, 1e5 numba scaling runs")
+    ap.add_argument("--scaling-max", type=int, default=100_000, help="largest N of the scaling runs")
+    ap.add_argument("--skip-map", action="store_true", help="skip the 100x100 (alpha, tau) map by simulation")
+    ap.add_argument("--only-new", action="store_true",
+                    help="run only the scaling and map sections and merge them into the existing results.json")
     ap.add_argument("--report-only", action="store_true", help="recompute targets and results.md from results.json")
     args = ap.parse_args()
     if args.report_only:
@@ -123,9 +180,26 @@ def main():
         results["targets"] = targets(results)
         _write(results)
         return
+    if args.only_new:
+        with open(os.path.join(HERE, "results.json")) as fh:
+            results = json.load(fh)
+        if HAVE_NUMBA:
+            warm_up()
+            if not args.skip_scaling:
+                results["scaling"] = scaling(args.quick, args.scaling_max)
+                _write(results)
+            if not args.skip_map:
+                results["map"] = stability_map_sim(args.quick)
+        results["targets"] = targets(results)
+        _write(results)
+        return
     results = dict(meta=dict(python=sys.version.split()[0], platform=platform.platform(), quick=args.quick,
                              cpu_count=os.cpu_count(), fixed_step_s=FIXED_STEP_S, output_dt_s=OUT_DT_S,
                              date=time.strftime("%Y-%m-%d %H:%M:%S")), cases=[])
+    if HAVE_NUMBA:
+        import numba
+        results["meta"]["numba"] = numba.__version__
+        results["meta"]["numba_warm_up_s"] = warm_up()
     for case in cases(args.quick):
         name = case["name"]
         print(f"== {name}", flush=True)
@@ -138,6 +212,11 @@ def main():
         runs = [("ecocc adaptive (default rtol 1e-7)", dict()),
                 ("ecocc adaptive rtol=atol=1e-8", dict(rtol=1e-8, atol=1e-8)),
                 (f"ecocc fixed RK4 h={FIXED_STEP_S * 1e3:g} ms", dict(solver="fixed", step_s=FIXED_STEP_S))]
+        if HAVE_NUMBA:  # warm: kernels compiled (or loaded from the cache) by warm_up() before the first case
+            runs += [("ecocc numba adaptive (default rtol 1e-7) warm", dict(engine="numba")),
+                     ("ecocc numba adaptive rtol=atol=1e-8 warm", dict(engine="numba", rtol=1e-8, atol=1e-8)),
+                     (f"ecocc numba fixed RK4 h={FIXED_STEP_S * 1e3:g} ms warm",
+                      dict(engine="numba", solver="fixed", step_s=FIXED_STEP_S))]
         for label, kw in runs:
             tr, wall = run_ecocc(case, **kw)
             t, S, q = _series(tr)
@@ -146,6 +225,17 @@ def main():
             res["runs"][label] = r
             print(f"   {label}: {wall:.3f} s, rate err {r['rel_rate_err']:.2e}, queue err {r['queue_err_pkts']:.2e}",
                   flush=True)
+        if HAVE_NUMBA and case["name"] in ("N4", "N1000"):
+            # end to end in a fresh process, from before `import ecocc`: cold (empty numba cache: includes
+            # compilation) then warm (the cache the cold run wrote)
+            kw = dict() if case["name"] == "N4" else dict(rtol=1e-8, atol=1e-8)
+            tag = "default rtol 1e-7" if case["name"] == "N4" else "rtol=atol=1e-8"
+            with tempfile.TemporaryDirectory() as cache:
+                for mode in ("cold", "warm"):
+                    label = f"ecocc numba adaptive ({tag}) {mode}, fresh process"
+                    info = run_numba_sub(case, kw, cache, ref)
+                    res["runs"][label] = info
+                    print(f"   {label}: {info}", flush=True)
         if not args.skip_jitcdde:
             for tol in (1e-8, 1e-6):
                 label = _jitc_label(tol)
@@ -179,6 +269,12 @@ def main():
         _write(results)
     results["throughput"] = throughput(args.quick)
     results["batch"] = batch_sweep(args.quick)
+    _write(results)
+    if HAVE_NUMBA and not args.skip_scaling:
+        results["scaling"] = scaling(args.quick, args.scaling_max)
+        _write(results)
+    if HAVE_NUMBA and not args.skip_map:
+        results["map"] = stability_map_sim(args.quick)
     results["targets"] = targets(results)
     _write(results)
 
@@ -221,6 +317,11 @@ NOTES = """
   rtol = atol = 1e-8 brings it to ~6e-5.  Separately, the adaptive error estimate does not see the interpolation
   error of its Hermite history: on y'(t) = -y(t-1) with constant history it takes 13 steps of length 1 at
   rtol 1e-12 and is off by 2.6e-3 (tests/test_fixed.py caps the reference's step for that reason).
+- numba engine (`engine="numba"`, `ecocc/dde/kernels.py`): the same algorithms as the NumPy solvers, compiled
+  (`cache=True`); the adaptive kernel takes the same steps as `solve_dde` (agreement ~1e-11, tests/test_kernels.py).
+  Its accuracy is therefore that of the NumPy adaptive solver at the same settings (the default rtol 1e-7 misses
+  the 1e-3 packet queue accuracy on N4; rtol=atol=1e-8 meets it).  "cold" = first call in a fresh process with an
+  empty cache (numba compiles the kernels, ~10-20 s); "warm" = cached kernels.
 - The fixed-step run uses h = 5 ms for every case (<= the smallest delay); its queue error is first order near
   the clamp (the crossing is not located).
 """
@@ -257,6 +358,88 @@ def batch_sweep(quick):
                 speedup_vs_adaptive=wall_adaptive / wall_batch, speedup_vs_single_fixed=wall_fixed / wall_batch,
                 max_queue_dev_vs_single_fixed_pkts=dev_fixed, max_queue_dev_vs_adaptive_pkts=dev_adapt,
                 statuses=sorted(set(ds.status.values.tolist())))
+
+
+def scaling(quick, n_max):
+    """Numba fixed-step RK4 (h = 5 ms) on random networks of N flows on N/100 links (routes of 1-5 links),
+    30 s, each in a fresh process with the kernels cached (warm): wall time end to end (import, network
+    construction, simulate incl. the Trajectory), its parts and peak RSS; least-squares fit wall = a + b N."""
+    t_end = 5.0 if quick else 30.0
+    rows = []
+    ns = [n for n in (1_000, 10_000, 100_000) if n <= n_max]
+    cache = os.environ.get("NUMBA_CACHE_DIR")  # the cache warm_up() used (default: next to the sources)
+    for N in ns:
+        args = dict(kind="random", n_flows=N, n_links=max(N // 100, 5), t_end=t_end, output_dt=1.0,
+                    kw=dict(solver="fixed", step_s=FIXED_STEP_S))
+        env_cache = cache if cache else ""
+        info = _numba_sub(args, env_cache) if env_cache else _numba_sub_default(args)
+        info.update(n_flows=N, n_links=args["n_links"])
+        rows.append(info)
+        print(f"   scaling N={N}: {info}", flush=True)
+    ok = [r for r in rows if r.get("status") == "success"]
+    fit = {}
+    if len(ok) >= 2:
+        for key in ("wall_s", "simulate_s", "solver_wall_s", "max_rss_mib"):
+            x = np.array([r["n_flows"] for r in ok], float)
+            y = np.array([r[key] for r in ok], float)
+            b, a = np.polyfit(x, y, 1)
+            pred = a + b * x
+            # log-log slope: 1 means linear growth
+            slope = float(np.polyfit(np.log(x), np.log(y), 1)[0])
+            fit[key] = dict(intercept=float(a), per_flow=float(b), max_rel_residual=float(np.max(np.abs(pred - y) / y)),
+                            loglog_slope=slope)
+    return dict(t_end_s=t_end, step_s=FIXED_STEP_S, rows=rows, fit=fit)
+
+
+def _numba_sub_default(args):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, os.path.join(HERE, "numba_case.py"), json.dumps(args)], capture_output=True,
+                       text=True, timeout=JITC_TIMEOUT_S, env=env)
+    wall = time.perf_counter() - t0
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode != 0 or not lines:
+        return dict(status="failed", message=(p.stderr or p.stdout)[-800:], wall_s=wall)
+    info = json.loads(lines[-1][7:])
+    info["wall_process_s"] = wall
+    return info
+
+
+def stability_map_sim(quick):
+    """100 x 100 (alpha, tau) map of the N4 dumbbell by simulation: alpha in [0.5, 6] /s, tau = the RTT
+    scale factor in [0.25, 4] (RTTs tau x 50/100/200/400 ms), 60 s each, all 10 000 members in one batched
+    numba RK4 run (h = 5 ms; members in parallel).  A member is judged stable when the queue's peak-to-peak
+    swing over the last 10 s is below 1 packet."""
+    from types import SimpleNamespace
+
+    from ecocc.dde.kernels import solve_fixed_aecp
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    n_a = n_t = 20 if quick else 100
+    t_end = 20.0 if quick else 60.0
+    t0 = time.perf_counter()
+    alphas = np.linspace(0.5, 6.0, n_a)
+    taus = np.linspace(0.25, 4.0, n_t)
+    A, Tm = np.meshgrid(alphas, taus)  # (tau, alpha)
+    B = A.size
+    net = dumbbell(C_PPS, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    m = get_model("aecp")
+    P = m.make_params(r0_pps=10.0)
+    sysm = NetworkSystem(m, net, P, t_end)
+    sysm.P = SimpleNamespace(**{**P.as_dict(), "alpha_per_s": A.reshape(-1, 1)})
+    sysm.bwd = Tm.reshape(-1, 1) * sysm.bwd[None, :]
+    y0 = np.tile(sysm.initial_state(), (B, 1))
+    t_eval = np.arange(0.0, t_end + 1e-9, 0.05)
+    sol = solve_fixed_aecp(sysm, t_end, FIXED_STEP_S, y0=y0, t_eval=t_eval)
+    wall = time.perf_counter() - t0
+    q = sol.y[:, :, sysm.layout["queue"].start]
+    last = sol.t >= t_end - 10.0
+    swing = np.nanmax(q[last], axis=0) - np.nanmin(q[last], axis=0)
+    stable = (swing < 1.0) & np.isfinite(swing)
+    return dict(shape=[n_t, n_a], members=B, t_end_s=t_end, step_s=FIXED_STEP_S, wall_s=wall,
+                solver_wall_s=sol.wall_s, status=sol.status.value, n_stable=int(stable.sum()),
+                alpha_range=[float(alphas[0]), float(alphas[-1])], tau_range=[float(taus[0]), float(taus[-1])],
+                stable_fraction_by_tau=[float(v) for v in stable.reshape(n_t, n_a).mean(axis=1)[::max(1, n_t // 10)]])
 
 
 def targets(results):
@@ -302,6 +485,49 @@ def targets(results):
             fixed_step_at_least_as_accurate=bool(
                 sp_fx is not None and r[fx]["rel_rate_err"] <= r["jitcdde rtol=atol=1e-8"]["rel_rate_err"]
                 and r[fx]["queue_err_pkts"] <= r["jitcdde rtol=atol=1e-8"]["queue_err_pkts"]))
+    # numba engine (issue #4 targets): end to end in a fresh process, cold (compiling) and warm (cached)
+    if "N4" in by:
+        r = by["N4"]["runs"]
+        jit = [lab for lab in ("jitcdde rtol=atol=1e-8", "jitcdde rtol=atol=1e-6") if r.get(lab, {}).get("status") == "success"]
+        for mode in ("cold", "warm"):
+            lab = f"ecocc numba adaptive (default rtol 1e-7) {mode}, fresh process"
+            if lab in r and r[lab].get("status") == "success" and jit:
+                best = min(jit, key=lambda j: r[j]["wall_s"])  # the fastest jitcdde run
+                ours = r[lab]
+                acc_ok = all(ours[k] <= r[j][k] for j in jit for k in ("rel_rate_err", "queue_err_pkts"))
+                acc_target = ours["rel_rate_err"] <= 1e-6 and ours["queue_err_pkts"] <= 1e-3
+                sp = r[best]["wall_s"] / ours["wall_s"]
+                out[f"numba N4 >= 2x faster than jitcdde end to end ({mode})"] = dict(
+                    speedup=sp, against=best, at_least_as_accurate_as_jitcdde=acc_ok,
+                    within_issue_accuracy=acc_target, met=bool(sp >= 2 and acc_ok and acc_target))
+    if "N1000" in by:
+        r = by["N1000"]["runs"]
+        j = r.get("jitcdde rtol=atol=1e-8", {})
+        for lab in ("ecocc numba adaptive rtol=atol=1e-8 warm", "ecocc numba adaptive (rtol=atol=1e-8) cold, fresh process",
+                    "ecocc numba adaptive (rtol=atol=1e-8) warm, fresh process",
+                    f"ecocc numba fixed RK4 h={FIXED_STEP_S * 1e3:g} ms warm"):
+            if lab in r and r[lab].get("status") == "success" and j.get("status") == "success":
+                sp = j["wall_s"] / r[lab]["wall_s"]
+                out[f"numba N1000 >= 20x faster than jitcdde rtol=atol=1e-8: {lab}"] = dict(
+                    speedup=sp, at_least_as_accurate=bool(r[lab]["rel_rate_err"] <= j["rel_rate_err"]
+                                                          and r[lab]["queue_err_pkts"] <= j["queue_err_pkts"]),
+                    met=bool(sp >= 20))
+    if "scaling" in results:
+        sc = results["scaling"]
+        big = [row for row in sc["rows"] if row.get("n_flows") == 100_000]
+        if big:
+            b = big[0]
+            out["numba N=1e5 flows / 1e3 links, 30 s: < 60 s wall, < 4 GiB, linear growth"] = dict(
+                wall_s=b.get("wall_s"), simulate_s=b.get("simulate_s"), max_rss_mib=b.get("max_rss_mib"),
+                loglog_slope_wall=sc["fit"].get("wall_s", {}).get("loglog_slope"),
+                loglog_slope_solver=sc["fit"].get("solver_wall_s", {}).get("loglog_slope"),
+                met=bool(b.get("status") == "success" and b["wall_s"] < 60 and b["max_rss_mib"] < 4096
+                         and sc["fit"].get("solver_wall_s", {}).get("loglog_slope", 9) < 1.15))
+    if "map" in results:
+        mp = results["map"]
+        out["numba 100x100 (alpha, tau) map by simulation (60 s each) < 60 s"] = dict(
+            wall_s=mp["wall_s"], members=mp["members"], status=mp["status"],
+            met=bool(mp["members"] >= 10_000 and mp["t_end_s"] >= 60 and mp["wall_s"] < 60))
     acc = {}
     for c in results["cases"]:
         r = c["runs"]["ecocc adaptive (default rtol 1e-7)"]
@@ -351,6 +577,26 @@ def _write(results):
                   f"runs ({bt['speedup_vs_single_fixed']:.1f}x).  Max queue difference vs the single fixed-step runs "
                   f"{bt['max_queue_dev_vs_single_fixed_pkts']:.1e} packet, vs the adaptive runs "
                   f"{bt['max_queue_dev_vs_adaptive_pkts']:.1e} packet; statuses {bt['statuses']}.", ""]
+    if "scaling" in results:
+        sc = results["scaling"]
+        lines += [f"## Scaling (numba fixed RK4 h = {sc['step_s'] * 1e3:g} ms, random networks, N/100 links, "
+                  f"{sc['t_end_s']:g} s, fresh process, warm cache)", "",
+                  "| flows | links | status | wall end to end (s) | import (s) | build network (s) | simulate (s) | "
+                  "solver (s) | peak RSS (MiB) |", "|---|---|---|---|---|---|---|---|---|"]
+        for row in sc["rows"]:
+            lines.append(f"| {row['n_flows']} | {row['n_links']} | {row.get('status')} | {row.get('wall_s', float('nan')):.2f} | "
+                         f"{row.get('import_s', float('nan')):.2f} | {row.get('build_network_s', float('nan')):.2f} | "
+                         f"{row.get('simulate_s', float('nan')):.2f} | {row.get('solver_wall_s', float('nan')):.2f} | "
+                         f"{row.get('max_rss_mib', float('nan')):.0f} |")
+        lines += ["", "Linear fits (value = a + b N) and log-log slopes (1 = linear): "
+                  + json.dumps(sc["fit"], default=str), ""]
+    if "map" in results:
+        mp = results["map"]
+        lines += ["## Stability map by simulation (numba batch)", "",
+                  f"{mp['shape'][0]} x {mp['shape'][1]} = {mp['members']} members (alpha in {mp['alpha_range']} /s, RTT "
+                  f"scale tau in {mp['tau_range']}), {mp['t_end_s']:g} s each, h = {mp['step_s'] * 1e3:g} ms: "
+                  f"{mp['wall_s']:.1f} s wall ({mp['solver_wall_s']:.1f} s in the kernel), status {mp['status']}, "
+                  f"{mp['n_stable']} members stable (queue swing < 1 packet over the last 10 s).", ""]
     if "targets" in results:
         lines += ["## Targets", ""]
         for k, v in results["targets"].items():

@@ -82,7 +82,7 @@ def _stack(arrs):
 
 
 def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scale=None, t_end_s: float,
-                   step_s: float, output_dt_s: float | None = None):
+                   step_s: float, output_dt_s: float | None = None, engine: str = "numpy"):
     """Simulate ``B`` members of a parameter sweep in one fixed-step integration.
 
     Parameters
@@ -103,6 +103,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         RK4 step in seconds (see :func:`ecocc.dde.fixed.solve_fixed`).
     output_dt_s : float, optional
         Sampling interval of the output (default ``t_end_s / 2000``).
+    engine : {"numpy", "numba"}
+        ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
+        (members in parallel; AECP/CLTCP only, numba required).
 
     Returns
     -------
@@ -122,6 +125,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     h = check_finite("step_s", step_s, positive=True)
+    from .dde.kernels import check_engine
+    check_engine(engine, m, network)
     plist = [None] if params_list is None else list(params_list)
     scales = [1.0] if rtt_scale is None else [check_finite("rtt_scale[*]", s, positive=True)
                                                for s in np.atleast_1d(rtt_scale)]
@@ -160,7 +165,11 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     for i, lk in enumerate(bs.lookups):
         lk.delays = _stack([s.lookups[i].delays for s in systems])
     prob = bs.problem(y0=Y0)
-    sol = solve_fixed(prob, t_end, h, t_eval=t_eval)
+    if engine == "numba":
+        from .dde.kernels import solve_fixed_aecp
+        sol = solve_fixed_aecp(bs, t_end, h, y0=Y0, t_eval=t_eval)
+    else:
+        sol = solve_fixed(prob, t_end, h, t_eval=t_eval)
 
     member_status = sol.settings.get("member_status") or [sol.status.value] * B
     t_failed = np.asarray(sol.settings.get("member_t_failed_s") or [math.nan] * B, dtype=float)

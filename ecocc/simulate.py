@@ -30,7 +30,7 @@ def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
 def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
-             name: str | None = None, **param_overrides) -> Trajectory:
+             name: str | None = None, engine: str = "numpy", **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -54,6 +54,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         of the run).
     progress : bool
         Show a progress bar (tqdm) on stderr.
+    engine : {"numpy", "numba"}
+        ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
+        kernels of the same methods (:mod:`ecocc.dde.kernels`; AECP/CLTCP
+        without forward delays; needs numba, the ``fast`` extra).  The first
+        call compiles (cached on disk for later processes).
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
     """
     m = get_model(model)
@@ -61,6 +66,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
+    from .dde.kernels import check_engine
+    check_engine(engine, m, network)
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None
@@ -74,7 +81,18 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     else:
         cb = None
     try:
-        if solver == "adaptive":
+        if engine == "numba":
+            from .dde import kernels
+            if solver == "adaptive":
+                sol = kernels.solve_adaptive_aecp(
+                    sysm, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol, t_eval=t_eval,
+                    max_step=max_step_s, progress=cb)
+            else:
+                if step_s is None:
+                    raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
+                sol = kernels.solve_fixed_aecp(sysm, t_end, check_finite("step_s", step_s, positive=True),
+                                               t_eval=t_eval, progress=cb)
+        elif solver == "adaptive":
             prob = sysm.problem()
             sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb)

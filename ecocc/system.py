@@ -292,8 +292,22 @@ class NetworkSystem:
             n=self.n, rhs=self.rhs, y0=self.initial_state() if y0 is None else y0, t0=0.0,
             lookups=self.lookups, bounded=np.arange(qb.start, qb.start + qb.size),
             lower=np.zeros(qb.size), upper=a.buffer_pkts, kinks=kinks, breakpoint_depth=breakpoint_depth,
-            nudge_time=True,
+            nudge_time=True, project=self.project,
         )
+
+    def project(self, y):
+        """Clip queues to ``[0, buffer]`` and book the clipped volume: above the
+        buffer it is lost (``lost`` += excess), below zero the departures were
+        over-counted (``departed`` -= deficit).  Keeps arrived = departed + lost + queue."""
+        y = np.array(y, dtype=float, copy=True)
+        qs, ls, ds = self.layout["queue"].sl, self.layout["lost"].sl, self.layout["departed"].sl
+        q = y[..., qs]
+        over = np.maximum(q - self.a.buffer_pkts, 0.0)
+        under = np.maximum(-q, 0.0)
+        y[..., ls] += over
+        y[..., ds] -= under
+        y[..., qs] = np.clip(q, 0.0, self.a.buffer_pkts)
+        return y
 
     def default_atol(self, queue_atol_pkts=1e-4):
         """Absolute tolerances per component: log-states 1e-8 (relative

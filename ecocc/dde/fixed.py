@@ -279,7 +279,7 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
                     out_of = (yb < lo) | (yb > hi)
                     if out_of.any():
                         n_clamp += int(out_of.sum())
-                        y_new[:, bidx] = np.clip(yb, lo, hi)
+                        y_new = problem.project_state(y_new)
                 t_new = t0 + (k + 1) * h
                 # raw derivative at the new node: for the end of this step (its masks)
                 # and, unless a kink/jump sits at this node, for the start of the next

@@ -147,16 +147,15 @@ def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, s
     iv, iq = P, P + L
     ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
     for p in range(P):
-        x = math.exp(y[p])
         act = start[p] <= tt and tt < stop[p]
-        vmin = zv[fps[p]]
-        for j in range(fps[p] + 1, fps[p + 1]):
-            if zv[j] < vmin:
-                vmin = zv[j]
         if act:
-            fb = math.exp(vmin)  # min of exp == exp of min (exp is monotone)
-            out[p] = alpha * x * (math.log(fb) - math.log(x)) / x
-            rate[p] = x
+            vmin = zv[fps[p]]
+            for j in range(fps[p] + 1, fps[p + 1]):
+                if zv[j] < vmin:
+                    vmin = zv[j]
+            # NumPy: alpha x (ln min_j e^{v_j} - ln x) / x; the same up to round-off (ln e^v = v (1 + eps))
+            out[p] = alpha * (vmin - y[p])
+            rate[p] = math.exp(y[p])
         else:
             out[p] = 0.0
             rate[p] = 0.0
@@ -166,9 +165,9 @@ def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, s
         for j in range(lptr[l], lptr[l + 1]):
             s += rate[lflows[j]]
         arrival = s + ctable[kc, l]
-        r = math.exp(y[iv + l])
         q = y[iq + l]
-        out[iv + l] = beta * r * (1 - (arrival + (q - q0[l]) / Tq) / C[l]) / r
+        # NumPy: beta r (1 - ...) / r with r = e^v; the same up to round-off
+        out[iv + l] = beta * (1 - (arrival + (q - q0[l]) / Tq) / C[l])
         dq = arrival - C[l]
         out[iq + l] = dq
         out[ilost + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
@@ -188,12 +187,15 @@ def _clamp(f, sat_lo, sat_hi, iq, L):
 
 
 @njit(cache=True)
-def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi):
-    """Returns whether the masks changed."""
+def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi, slack_rel=0.0):
+    """Saturation masks (``slack_rel``: a queue within ``slack_rel * max(1, |q|)``
+    of a bound counts as on it, as the adaptive solver does).  Returns whether they changed."""
     changed = False
     for l in range(L):
-        a = y[iq + l] <= lo[l] and f_raw[iq + l] <= 0.0
-        b = y[iq + l] >= hi[l] and f_raw[iq + l] >= 0.0
+        yb = y[iq + l]
+        slack = slack_rel * max(1.0, abs(yb))
+        a = yb <= lo[l] + slack and f_raw[iq + l] <= 0.0
+        b = yb >= hi[l] - slack and f_raw[iq + l] >= 0.0
         if a != sat_lo[l] or b != sat_hi[l]:
             changed = True
         sat_lo[l] = a
@@ -289,7 +291,7 @@ def _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, ou
                 qv = y_new[iq + l]
                 if qv < 0.0 or qv > buf[l]:
                     n_clamp += 1
-                    y_new[iq + l] = min(max(qv, 0.0), buf[l])
+            _project(y_new, iq, iq + L, iq + 3 * L, L, buf)  # a no-op on queues within bounds
             t_new = t0 + (k + 1) * h
             for l in range(L):
                 ring[slot, l, 0] = y[iv + l]
@@ -462,6 +464,19 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
 # ---------------------------------------------------------------------------
 
 @njit(cache=True)
+def _project(y, iq, ilost, idep, L, buf):
+    """NetworkSystem.project: clip queues to [0, buffer], book the excess as lost
+    and the deficit as over-counted departures."""
+    for l in range(L):
+        qv = y[iq + l]
+        over = max(qv - buf[l], 0.0)
+        under = max(-qv, 0.0)
+        y[ilost + l] += over
+        y[idep + l] -= under
+        y[iq + l] = min(max(qv, 0.0), buf[l])
+
+
+@njit(cache=True)
 def _hermite(s, h, y0, y1, f0, f1):
     s2 = s * s
     s3 = s2 * s
@@ -581,7 +596,11 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
     _rhs(t0 + nudge, y, zv, e0, e0, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
          alpha, beta, Tq, q0)
     nfev += 1
-    _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+    _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12)
+    if sat_lo.any() or sat_hi.any():
+        _rhs(t0 + nudge, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+             ctable, alpha, beta, Tq, q0)
+        nfev += 1
     f[:] = f_raw
     _clamp(f, sat_lo, sat_hi, iq, L)
     for i in range(n):
@@ -712,8 +731,7 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
                 continue
         if any_viol:
             n_clamp += 1
-        for l in range(L):
-            y_new[iq + l] = min(max(y_new[iq + l], 0.0), buf[l])
+            _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
         retake = False
         # accept: history append (prune / grow first)
         if m + 1 > cap:
@@ -782,15 +800,20 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
         t_prev = t
         t = next_bp if hit_bp else t + h
         y[:] = y_new
+        nud = _tiny(t, h)
         if hit_bp:
-            nud = _tiny(t, h)
             _hist_lookup(t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
-            _rhs(t + nud, y, zv, e0, e0, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-                 alpha, beta, Tq, q0)
+            _rhs(t + nud, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, alpha, beta, Tq, q0)
             nfev += 1
         else:
             f_raw[:] = f_new_raw
-        _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+        if _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12):
+            # counters that depend on the masks (lost, departed) see the masks of the new step
+            _hist_lookup(t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv)
+            _rhs(t + nud, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, alpha, beta, Tq, q0)
+            nfev += 1
         f[:] = f_raw
         _clamp(f, sat_lo, sat_hi, iq, L)
         if err > 0:

@@ -72,6 +72,18 @@ class DDEProblem:
     #: at a switching time the step before reads the old value and the step
     #: after the new one.  Leave False for smooth time dependence.
     nudge_time: bool = False
+    #: optional ``project(y_raw) -> y``: how a state that left the bounds is put back
+    #: (default: clip the bounded components).  Lets a model book the clipped
+    #: volume (packets over a full buffer are lost, not destroyed).
+    project: Callable | None = None
+
+    def project_state(self, y):
+        """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval."""
+        if self.project is not None:
+            return self.project(y)
+        y = y.copy()
+        y[..., self.bounded] = np.clip(y[..., self.bounded], self.lower, self.upper)
+        return y
 
     def __post_init__(self):
         self.y0 = np.asarray(self.y0, dtype=float)

@@ -1,0 +1,136 @@
+"""The numba kernels (ecocc.dde.kernels) against the NumPy solvers on the same problems.
+
+The fixed-step kernel is a transcription of ``solve_fixed`` (same grid, same
+Hermite weights, same masks), so the two agree to round-off.  The adaptive
+kernel is a transcription of ``solve_dde`` (RK45); it takes the same steps
+unless round-off flips an accept/reject decision, so it is compared within
+the tolerance it was run at.
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from ecocc import dumbbell, parking_lot, random_network, simulate  # noqa: E402
+from ecocc.batch import simulate_batch  # noqa: E402
+from ecocc.dde import kernels  # noqa: E402
+from ecocc.dde.adaptive import solve_dde  # noqa: E402
+from ecocc.dde.fixed import solve_fixed  # noqa: E402
+from ecocc.errors import InputError  # noqa: E402
+from ecocc.models import get_model  # noqa: E402
+from ecocc.network import CrossTraffic  # noqa: E402
+from ecocc.simulate import output_grid  # noqa: E402
+from ecocc.system import NetworkSystem  # noqa: E402
+
+
+def _staggered():
+    # starts and stops off the 5 ms grid (kinks inside steps), a UDP burst, a finite buffer (loss counter)
+    ct = (CrossTraffic("bottleneck", kind="schedule", schedule=((4.0, 3000.0), (6.5, 0.0))),)
+    return dumbbell(15000, [0.05, 0.1, 0.2, 0.4], starts_s=[0.0, 1.0, 2.3, 3.0],
+                    stops_s=[math.inf, 7.0, math.inf, 8.21], buffer_pkts=150.0, cross_traffic=ct,
+                    initial_rate_pps=10.0)
+
+
+NETWORKS = {
+    "staggered-dumbbell": _staggered,
+    "parking-lot": lambda: parking_lot([8000.0, 12000.0, 10000.0], 0.02),
+    "random": lambda: random_network(12, 5, max_hops=3, capacity_pps=(2e3, 5e3), seed=3),
+}
+
+
+def _system(net, t_end, **kw):
+    m = get_model("aecp")
+    return NetworkSystem(m, net, m.make_params(r0_pps=10.0, **kw), t_end)
+
+
+def _scaled_err(a, b):
+    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b))))
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_fixed_kernel_matches_numpy(name):
+    t_end = 10.0
+    sysm = _system(NETWORKS[name](), t_end)
+    te = output_grid(t_end, 0.05)
+    ref = solve_fixed(sysm.problem(), t_end, 0.005, t_eval=te)
+    got = kernels.solve_fixed_aecp(sysm, t_end, 0.005, t_eval=te)
+    assert got.status == ref.status
+    assert got.y.shape == ref.y.shape
+    assert got.nfev == ref.nfev and got.n_clamp_events == ref.n_clamp_events
+    # same arithmetic up to the order of a few sums (sparse products, einsum) and libm exp/log:
+    # differences are a few ulp per step, grown over 2000 steps of a stable system -> 1e-10 (seen: ~1e-12)
+    assert _scaled_err(got.y, ref.y) < 1e-10
+
+
+def test_fixed_kernel_step_not_dividing_delays_and_extrapolation():
+    # h = 7 ms > the smallest delay (5 ms): the c = 1 stage extrapolates, as in solve_fixed
+    net = dumbbell(5000, [0.005, 0.033, 0.1], initial_rate_pps=10.0)
+    sysm = _system(net, 5.0)
+    te = output_grid(5.0, 0.1)
+    ref = solve_fixed(sysm.problem(), 5.0, 0.007, t_eval=te)
+    got = kernels.solve_fixed_aecp(sysm, 5.0, 0.007, t_eval=te)
+    assert _scaled_err(got.y, ref.y) < 1e-10  # round-off only (see above)
+
+
+def test_batch_engine_matches_numpy():
+    net = dumbbell(15000, [0.05, 0.1, 0.2, 0.4], starts_s=[0, 1, 2, 3], initial_rate_pps=10.0)
+    plist = [dict(alpha_per_s=a, r0_pps=10.0, q0_pkts=q) for a, q in ((1.0, 100.0), (2.0, 50.0), (3.5, 100.0))]
+    kw = dict(rtt_scale=[1.0, 0.5, 2.0], t_end_s=8.0, step_s=0.005, output_dt_s=0.1)
+    a = simulate_batch(net, "aecp", plist, **kw)
+    b = simulate_batch(net, "aecp", plist, engine="numba", **kw)
+    for v in ("rate", "queue", "lost", "arrived", "departed", "sent", "link_r"):
+        # round-off only (same arithmetic, see test_fixed_kernel_matches_numpy)
+        assert _scaled_err(b[v].values, a[v].values) < 1e-10, v
+    assert list(b.status.values) == list(a.status.values)
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_adaptive_kernel_matches_numpy(name):
+    t_end = 10.0
+    sysm = _system(NETWORKS[name](), t_end)
+    te = output_grid(t_end, 0.05)
+    rtol = 1e-8
+    atol = sysm.default_atol()
+    ref = solve_dde(sysm.problem(), t_end, rtol=rtol, atol=atol, t_eval=te)
+    got = kernels.solve_adaptive_aecp(sysm, t_end, rtol=rtol, atol=atol, t_eval=te)
+    assert got.status == ref.status
+    assert got.y.shape == ref.y.shape
+    # the same steps unless round-off flips one accept/reject decision: allow 10 % in the count
+    assert abs(got.n_steps - ref.n_steps) <= 0.1 * ref.n_steps
+    lay = sysm.layout
+    u = np.s_[:, : lay["queue"].start]  # log-rates and log rate factors
+    q = np.s_[:, lay["queue"].sl]
+    # within the tolerance the runs were made at: 100 x rtol on log-states (a global error is
+    # a sum of local ones), queue within 100 x its atol (1e-4 packet)
+    assert np.max(np.abs(got.y[u] - ref.y[u])) < 100 * rtol
+    assert np.max(np.abs(got.y[q] - ref.y[q])) < 1e-2
+
+
+def test_simulate_engine_numba_trajectory():
+    net = _staggered()
+    kw = dict(t_end_s=10.0, r0_pps=10.0, output_dt_s=0.05)
+    a = simulate(net, "aecp", **kw)
+    b = simulate(net, "aecp", engine="numba", **kw)
+    assert b.status == a.status
+    # default rtol 1e-7: log-rates within 100 x rtol (relative rates), queues within 1e-2 packet
+    assert np.max(np.abs(b.rate_pps - a.rate_pps) / np.maximum(a.rate_pps, 1.0)) < 1e-5
+    assert np.max(np.abs(b.queue_pkts - a.queue_pkts)) < 1e-2
+    f = simulate(net, "cltcp", solver="fixed", step_s=0.005, **kw)
+    g = simulate(net, "cltcp", solver="fixed", step_s=0.005, engine="numba", **kw)
+    assert _scaled_err(g.queue_pkts, f.queue_pkts) < 1e-10  # round-off only
+    assert _scaled_err(g.lost_pkts, f.lost_pkts) < 1e-10
+
+
+def test_engine_errors():
+    net = dumbbell(1000, [0.1, 0.2])
+    with pytest.raises(InputError, match="engine"):
+        simulate(net, "aecp", t_end_s=1.0, engine="fortran")
+    with pytest.raises(InputError, match="numba engine has kernels"):
+        simulate(net, "petcp", t_end_s=1.0, engine="numba")
+    with pytest.raises(InputError, match="forward delays"):
+        pl = parking_lot([1000, 1000], 0.02, delay_split="propagation")
+        simulate(pl, "aecp", t_end_s=1.0, engine="numba")
+    with pytest.raises(InputError, match="numba engine has kernels"):
+        simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
