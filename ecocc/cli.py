@@ -138,6 +138,40 @@ def claims_cmd(only, as_json, list_only):
             click.echo(f"{'':22s} note: {r.notes}")
 
 
+@main.command("sweep")
+@click.argument("scenario")
+@click.option("--axis", "axes", multiple=True, required=True, metavar="NAME=VALUES",
+              help="A swept parameter: NAME=v1,v2,... or NAME=start:stop:count (one to three axes; "
+                   "model parameters, rtt_scale or capacity_scale).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
+@click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
+@click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
+@click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
+              show_default=True, help="Metrics to plot.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, metrics, quiet):
+    """Sweep SCENARIO over a parameter grid; resumable (finished points are kept in OUT/points)."""
+    from .sweeps import parse_axis, plot_sweep, run_sweep
+    parsed = dict(parse_axis(a) for a in axes)
+    res = run_sweep(scenario, parsed, out_dir, t_end_s=t_end_s, workers=workers, scheduler=scheduler,
+                    progress=not quiet)
+    import matplotlib
+    matplotlib.use("Agg")
+    written = [str(res.out_dir / "sweep.nc")]
+    for m in metrics:
+        fig = plot_sweep(res.dataset, m)
+        path = res.out_dir / f"sweep_{m}.png"
+        fig.savefig(path, dpi=110)
+        written.append(str(path))
+    state = ("interrupted: run the same command again to resume" if res.interrupted
+             else "complete" if res.complete else "incomplete")
+    click.echo(f"{res.n_points} points: {res.n_done_before} done before, {res.n_run} run now, "
+               f"{res.n_failed} not successful; {state}. Wrote " + ", ".join(written))
+    if res.interrupted:
+        sys.exit(130)
+
+
 try:  # stability commands (ecocc.cli_stability)
     from .cli_stability import margins, stability_map  # noqa: E402
     main.add_command(margins)
