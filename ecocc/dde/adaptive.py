@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .history import HermiteHistory, hermite
-from .problem import DDEProblem
+from .problem import DDEProblem, Throttled
 
 
 class Status(str, enum.Enum):
@@ -299,7 +299,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     hmin_seen, hmax_seen = math.inf, 0.0
     status, message = Status.SUCCESS, "integration reached t_end"
     K = np.empty((n_st + 1, n))
-    last_progress = wall0
+    tick = Throttled(progress)
     retake_for_crossing = False
     try:
         while t < t_end:
@@ -416,19 +416,14 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             if n_steps >= max_steps:
                 status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t:.9g} s"
                 break
-            if progress is not None:
-                now = _time.perf_counter()
-                if now - last_progress > 0.2:
-                    progress(t)
-                    last_progress = now
+            tick(t)
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted at t = {t:.9g} s; the part computed so far is returned"
     if status == Status.SUCCESS and n_inacc:
         status = Status.INACCURATE
         message = (f"{n_inacc} step(s) accepted at the minimum step size with the error above tolerance; "
                    "results may not meet rtol/atol")
-    if progress is not None:
-        progress(t)
+    tick.final(t)
     ty = np.array(out_t)
     yy = np.array(out_y).reshape(len(out_t), n)
     if record_steps and t_eval_arr.size:

@@ -54,7 +54,7 @@ import time as _time
 import numpy as np
 
 from .adaptive import DDESolution, Status
-from .problem import DDEProblem
+from .problem import DDEProblem, Throttled
 
 #: stage abscissae of the classical RK4 method and the nudge direction of
 #: the time at which each stage reads piecewise-constant inputs
@@ -254,7 +254,7 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
         f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4: order 4 in smooth regions, "
         "lower near queue clamps, kinks and jumps off the grid)")
     n_clamp = 0
-    last_progress = wall0
+    tick = Throttled(progress)
     k = 0
     t = t0
     with np.errstate(all="ignore"):
@@ -334,19 +334,14 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
                 f = clamp(f_raw, sat_lo, sat_hi)
                 if not alive.all():
                     f = np.where(alive[:, None], f, 0.0)
-                if progress is not None:
-                    now = _time.perf_counter()
-                    if now - last_progress > 0.2:
-                        progress(t)
-                        last_progress = now
+                tick(t)
         except KeyboardInterrupt:
             status, message = Status.INTERRUPTED, f"interrupted at t = {t:.9g} s; the part computed so far is returned"
     if status == Status.SUCCESS and not alive.all():
         status = Status.FAILED
         message = (f"{int((~alive).sum())} of {B} member(s) had a non-finite state (first at t = "
                    f"{np.nanmin(t_failed):.9g} s); they were frozen, the others completed")
-    if progress is not None:
-        progress(t)
+    tick.final(t)
     ty = np.array(out_t)
     yy = np.array(out_y).reshape((len(out_t), B, n))
     if batched:

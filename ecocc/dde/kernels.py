@@ -869,7 +869,9 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
     Pd = _dense_output_matrix("RK45")
     if Pd is None:  # pragma: no cover
         raise RuntimeError("SciPy's RK45 dense-output matrix is not available")
-    atol_v = np.ascontiguousarray(np.broadcast_to(np.asarray(atol, dtype=float), (n,)))
+    # always a fresh writable array: a read-only view (array atol) and a writable one (scalar atol)
+    # are two numba signatures, i.e. a second compilation
+    atol_v = np.array(np.broadcast_to(np.asarray(atol, dtype=float), (n,)), dtype=float)
     delays = prob.positive_delays()
     dmin = float(delays.min()) if delays.size else math.inf
     dmax = float(delays.max()) if delays.size else 0.0

@@ -33,6 +33,27 @@ from typing import Callable, Sequence
 import numpy as np
 
 
+class Throttled:
+    """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars)."""
+
+    def __init__(self, fn, every_s: float = 0.2):
+        import time
+        self.fn, self.every_s, self._clock = fn, every_s, time.perf_counter
+        self._last = self._clock()
+
+    def __call__(self, t):
+        if self.fn is None:
+            return
+        now = self._clock()
+        if now - self._last > self.every_s:
+            self.fn(t)
+            self._last = now
+
+    def final(self, t):
+        if self.fn is not None:
+            self.fn(t)
+
+
 @dataclass
 class Lookup:
     """Delayed values a right-hand side needs: ``y[comps](t - delays)``."""
