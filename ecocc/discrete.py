@@ -254,6 +254,43 @@ def _avg_from(t_avg_from_s, t_end):
 # 1. CLTCP / AECP
 # ---------------------------------------------------------------------------
 
+class _Events:
+    """Time-ordered events (ties in insertion order) up to ``t_end``; seeded with
+    the network's flow starts/stops and, optionally, its cross-traffic switches."""
+
+    def __init__(self, net, t_end, with_cross=True, periodic=None):
+        self.t_end, self._heap, self._seq = t_end, [], 0
+        if with_cross:
+            for t, c in _cross_events(net, t_end):
+                self.push(t, "cross", -1, c)
+        if periodic is not None:  # (kind, period_s): ticks at period, 2 period, ...
+            kind, period = periodic
+            m = 1
+            while m * period <= t_end + _TIME_TOL_S:
+                self.push(m * period, kind, -1, float(m))
+                m += 1
+        a = net.arrays
+        for j in range(net.n_flows):
+            self.push(a.start_s[j], "start", j)
+            if math.isfinite(a.stop_s[j]):
+                self.push(a.stop_s[j], "stop", j)
+
+    def push(self, t, kind, j=-1, payload=0.0):
+        if t <= self.t_end + _TIME_TOL_S:
+            heapq.heappush(self._heap, (t, self._seq, kind, j, payload))
+            self._seq += 1
+
+    def pop(self):
+        t, _, kind, j, payload = heapq.heappop(self._heap)
+        return t, kind, j, payload
+
+    def next_time(self):
+        return self._heap[0][0]
+
+    def __bool__(self):
+        return bool(self._heap)
+
+
 def simulate_aecp_discrete(net: Network, t_end_s: float, *, alpha_per_s: float = 2.0, beta_per_s: float = 1.0,
                            T_s: float = 2.0, q0_pkts: float = 100.0, router_period_s: float = 0.1,
                            source_period_s=None, r0_pps=None, initial_queue_pkts: float = 0.0,
@@ -320,28 +357,9 @@ def simulate_aecp_discrete(net: Network, t_end_s: float, *, alpha_per_s: float =
     src_rate = np.zeros(n)                 # what each source is sending now
     arr_rate = np.zeros(n)                 # what arrives at the router now (after the forward delay)
     r_times, r_vals = [0.0], [math.log(r0)]  # router log-rate-factor history (right-continuous)
-    cross = _cross_events(net, t_end)
     cross_rate = 0.0
-    # events: (time, order, kind, flow, payload)
-    ev = []
-    seq = 0
-
-    def push(t, kind, j=-1, payload=0.0):
-        nonlocal seq
-        if t <= t_end + _TIME_TOL_S:
-            heapq.heappush(ev, (t, seq, kind, j, payload))
-            seq += 1
-
-    for t, c in cross:
-        push(t, "cross", -1, c)
-    m = 1
-    while m * T2 <= t_end + _TIME_TOL_S:
-        push(m * T2, "router", -1, float(m))
-        m += 1
-    for j in range(n):
-        push(a.start_s[j], "start", j)
-        if math.isfinite(a.stop_s[j]):
-            push(a.stop_s[j], "stop", j)
+    ev = _Events(net, t_end, periodic=("router", T2))
+    push = ev.push
 
     def r_at(t):
         k = np.searchsorted(r_times, t + _TIME_TOL_S, side="right") - 1
@@ -359,7 +377,7 @@ def simulate_aecp_discrete(net: Network, t_end_s: float, *, alpha_per_s: float =
 
     record(0.0)
     while ev:
-        t, _, kind, j, payload = heapq.heappop(ev)
+        t, kind, j, payload = ev.pop()
         queue.advance(t, arr_rate.sum() + cross_rate)
         if kind == "cross":
             cross_rate = payload
@@ -389,7 +407,7 @@ def simulate_aecp_discrete(net: Network, t_end_s: float, *, alpha_per_s: float =
             lr = r_vals[-1] + beta * T2 * (1.0 - (mean_in + (queue.q - q0) / T) / C)   # eq. (49), /T
             r_times.append(t)
             r_vals.append(lr)
-        if not ev or ev[0][0] > t + _TIME_TOL_S:
+        if not ev or ev.next_time() > t + _TIME_TOL_S:
             record(t)
         if not np.all(np.isfinite(lnx)) or not math.isfinite(queue.q):
             break
@@ -464,20 +482,8 @@ def simulate_petcp_discrete(net: Network, t_end_s: float, *, a_pps2: float = 125
     arr_rate = np.zeros(n)
     active = np.zeros(n, dtype=bool)
     cross_rate = 0.0
-    ev, seq = [], 0
-
-    def push(t, kind, j=-1, payload=0.0):
-        nonlocal seq
-        if t <= t_end + _TIME_TOL_S:
-            heapq.heappush(ev, (t, seq, kind, j, payload))
-            seq += 1
-
-    for t, c in _cross_events(net, t_end):
-        push(t, "cross", -1, c)
-    for j in range(n):
-        push(a.start_s[j], "start", j)
-        if math.isfinite(a.stop_s[j]):
-            push(a.stop_s[j], "stop", j)
+    ev = _Events(net, t_end)
+    push = ev.push
     rec_t, rec_x, rec_q = [], [], []
     n_upd = 0
 
@@ -489,7 +495,7 @@ def simulate_petcp_discrete(net: Network, t_end_s: float, *, a_pps2: float = 125
     record(0.0)
     pending = {}  # flow -> tau of the packet in flight (sent at the last update)
     while ev:
-        t, _, kind, j, payload = heapq.heappop(ev)
+        t, kind, j, payload = ev.pop()
         queue.advance(t, arr_rate.sum() + cross_rate)
         if kind == "cross":
             cross_rate = payload
@@ -518,7 +524,7 @@ def simulate_petcp_discrete(net: Network, t_end_s: float, *, a_pps2: float = 125
             pending[j] = tau_min[j] + queue.q / B
             push(t + fwd[j], "arrive", j, x[j])
             push(t + pending[j], "update", j)
-        if not ev or ev[0][0] > t + _TIME_TOL_S:
+        if not ev or ev.next_time() > t + _TIME_TOL_S:
             record(t)
         if not np.all(np.isfinite(x)):
             break
@@ -608,22 +614,12 @@ def simulate_symbiosis_discrete(net: Network, t_end_s: float, *, eps_per_s: floa
         hist_t[j].append(t)
         hist_w[j].append(val)
 
-    ev, seq = [], 0
-
-    def push(t, kind, j):
-        nonlocal seq
-        if t <= t_end + _TIME_TOL_S:
-            heapq.heappush(ev, (t, seq, kind, j))
-            seq += 1
-
-    for j in range(n):
-        push(a.start_s[j], "start", j)
-        if math.isfinite(a.stop_s[j]):
-            push(a.stop_s[j], "stop", j)
+    ev = _Events(net, t_end, with_cross=False)
+    push = ev.push
     rec_t, rec_w = [0.0], [np.full(n, np.nan)]
     n_upd = 0
     while ev:
-        t, _, kind, j = heapq.heappop(ev)
+        t, kind, j, _ = ev.pop()
         if kind == "start":
             active[j] = True
             set_w(j, t, w[j])
@@ -639,7 +635,7 @@ def simulate_symbiosis_discrete(net: Network, t_end_s: float, *, eps_per_s: floa
             set_w(j, t, w[j])
             n_upd += 1
             push(t + tau[j], "update", j)
-        if not ev or ev[0][0] > t + _TIME_TOL_S:
+        if not ev or ev.next_time() > t + _TIME_TOL_S:
             rec_t.append(t)
             rec_w.append(np.where(active, w, np.nan))
     W = np.array(rec_w)
