@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -253,15 +254,16 @@ class Network:
         for obj in flows:
             check(isinstance(obj, Flow), "network.flows", obj, "Flow objects")
         names = [lk.name for lk in links]
-        dup = {n for n in names if names.count(n) > 1}
-        check(not dup, "network.links", sorted(dup), "unique link names")
-        fnames = [f.name for f in flows]
-        fdup = {n for n in fnames if fnames.count(n) > 1}
-        check(not fdup, "network.flows", sorted(fdup), "unique flow names")
+        dup = sorted(n for n, c in Counter(names).items() if c > 1)
+        check(not dup, "network.links", dup, "unique link names")
+        fdup = sorted(n for n, c in Counter(f.name for f in flows).items() if c > 1)
+        check(not fdup, "network.flows", fdup, "unique flow names")
         known = set(names)
         for f in flows:
             for lname in f.route:
-                check(lname in known, f"flow[{f.name}].route", lname, f"a known link name ({', '.join(sorted(known)[:10])}{'...' if len(known) > 10 else ''})")
+                if lname not in known:
+                    shown = ", ".join(sorted(known)[:10]) + ("..." if len(known) > 10 else "")
+                    raise InputError(f"flow[{f.name}].route", lname, f"a known link name ({shown})")
         for c in ct:
             check(isinstance(c, CrossTraffic), "network.cross_traffic", c, "CrossTraffic objects")
             check(c.link in known, "cross_traffic.link", c.link, "a known link name")

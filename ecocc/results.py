@@ -72,8 +72,9 @@ class Trajectory:
         lv = {v: (np.exp(Y[:, lay["link:" + v].sl]) if lay["link:" + v].log else Y[:, lay["link:" + v].sl])
               for v in m.link_states}
         q = Y[:, lay["queue"].sl]
-        qdelay = (q / sysm.C) @ sysm.a.routing.toarray()
-        act = np.array([sysm.active(tt) for tt in t]) if t.size else np.zeros((0, net.n_flows), bool)
+        qdelay = (sysm.a.routing.T @ (q / sysm.C).T).T  # sparse: no dense routing matrix
+        a = sysm.a
+        act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
         rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
         try:
             eq = m.equilibrium(net, sysm.P)
