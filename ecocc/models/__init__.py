@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .aecp import AECP, AECPParams
-from .base import NUMPY_OPS, SYMPY_OPS, ModelParams, NetworkModel
+from .base import NUMPY_OPS, ModelParams, NetworkModel
 from .petcp import PETCP, PETCPParams
 from .reno import Reno, RenoParams
 from .symbiosis import Symbiosis, SymbiosisParams
@@ -33,3 +33,10 @@ def get_model(model) -> NetworkModel:
 
 __all__ = ["AECP", "AECPParams", "CLTCP", "PETCP", "PETCPParams", "Symbiosis", "SymbiosisParams", "Reno",
            "RenoParams", "NetworkModel", "ModelParams", "REGISTRY", "get_model", "NUMPY_OPS", "SYMPY_OPS"]
+
+
+def __getattr__(name):
+    if name == "SYMPY_OPS":  # lazy: see ecocc.models.base
+        from . import base
+        return base.SYMPY_OPS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
