@@ -72,6 +72,10 @@ ENGINES = ("numpy", "numba")
 # checks and data extraction
 # ---------------------------------------------------------------------------
 
+#: flows above which one run spreads its right-hand side over the cores
+_PAR_MIN_FLOWS = 5000
+
+
 def check_engine(engine, model=None, network=None):
     """Validate ``engine`` (and, for ``"numba"``, the model and network)."""
     if engine not in ENGINES:
@@ -129,10 +133,49 @@ class _Arrays:
 # the model: one right-hand side evaluation for one member
 # ---------------------------------------------------------------------------
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, inline="always")
+def _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, isent):
+    act = start[p] <= tt and tt < stop[p]
+    if act:
+        vmin = zv[fps[p]]
+        for j in range(fps[p] + 1, fps[p + 1]):
+            if zv[j] < vmin:
+                vmin = zv[j]
+        # NumPy: alpha x (ln min_j e^{v_j} - ln x) / x; the same up to round-off (ln e^v = v (1 + eps))
+        out[p] = alpha * (vmin - y[p])
+        rate[p] = math.exp(y[p])
+    else:
+        out[p] = 0.0
+        rate[p] = 0.0
+    out[isent + p] = rate[p]
+
+
+@njit(cache=True, inline="always")
+def _link_term(l, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, beta, Tq, q0, P, L):
+    iv, iq = P, P + L
+    ilost, iarr, idep, iqa = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L
+    s = 0.0
+    for j in range(lptr[l], lptr[l + 1]):
+        s += rate[lflows[j]]
+    arrival = s + cross
+    q = y[iq + l]
+    # NumPy: beta r (1 - ...) / r with r = e^v; the same up to round-off
+    out[iv + l] = beta * (1 - (arrival + (q - q0[l]) / Tq) / C[l])
+    dq = arrival - C[l]
+    out[iq + l] = dq
+    out[ilost + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
+    out[iarr + l] = arrival
+    out[idep + l] = (arrival if arrival < C[l] else C[l]) if sat_lo[l] else C[l]
+    out[iqa + l] = q
+
+
+@njit(cache=True, parallel=True)
 def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-         alpha, beta, Tq, q0):
-    """NetworkSystem.rhs for AECP: ``zv[j]`` is ``v`` of pair ``j``'s link at its delay."""
+         alpha, beta, Tq, q0, par=False):
+    """NetworkSystem.rhs for AECP: ``zv[j]`` is ``v`` of pair ``j``'s link at its delay.
+
+    ``par``: spread the flow and link loops over the cores (one run of a large
+    network); False inside an already parallel batch."""
     # cross traffic row: searchsorted(cross_times, t, 'right') - 1, clipped at 0
     lo_i, hi_i = 0, ctimes.size
     while lo_i < hi_i:
@@ -144,36 +187,17 @@ def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, s
     kc = lo_i - 1
     if kc < 0:
         kc = 0
-    iv, iq = P, P + L
-    ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
-    for p in range(P):
-        act = start[p] <= tt and tt < stop[p]
-        if act:
-            vmin = zv[fps[p]]
-            for j in range(fps[p] + 1, fps[p + 1]):
-                if zv[j] < vmin:
-                    vmin = zv[j]
-            # NumPy: alpha x (ln min_j e^{v_j} - ln x) / x; the same up to round-off (ln e^v = v (1 + eps))
-            out[p] = alpha * (vmin - y[p])
-            rate[p] = math.exp(y[p])
-        else:
-            out[p] = 0.0
-            rate[p] = 0.0
-        out[isent + p] = rate[p]
-    for l in range(L):
-        s = 0.0
-        for j in range(lptr[l], lptr[l + 1]):
-            s += rate[lflows[j]]
-        arrival = s + ctable[kc, l]
-        q = y[iq + l]
-        # NumPy: beta r (1 - ...) / r with r = e^v; the same up to round-off
-        out[iv + l] = beta * (1 - (arrival + (q - q0[l]) / Tq) / C[l])
-        dq = arrival - C[l]
-        out[iq + l] = dq
-        out[ilost + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
-        out[iarr + l] = arrival
-        out[idep + l] = (arrival if arrival < C[l] else C[l]) if sat_lo[l] else C[l]
-        out[iqa + l] = q
+    isent = P + 6 * L
+    if par:
+        for p in prange(P):
+            _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, isent)
+        for l in prange(L):
+            _link_term(l, y, out, rate, lptr, lflows, ctable[kc, l], sat_lo, sat_hi, C, beta, Tq, q0, P, L)
+    else:
+        for p in range(P):
+            _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, isent)
+        for l in range(L):
+            _link_term(l, y, out, rate, lptr, lflows, ctable[kc, l], sat_lo, sat_hi, C, beta, Tq, q0, P, L)
 
 
 @njit(cache=True)
@@ -207,160 +231,183 @@ def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi, slack_rel=0.0):
 # fixed-step RK4, batched
 # ---------------------------------------------------------------------------
 
-@njit(cache=True)
-def _fixed_lookup(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
-    npair = pl.size
-    for j in range(npair):
-        o = off[st, b, j]
-        if k < kneed[st] and k + o < 0:
-            zv[j] = Y0[b, iv + pl[j]]
-        else:
-            slot = (k + o) % M
-            l = pl[j]
-            zv[j] = (ring[slot, l, 0] * W[st, b, j, 0] + ring[slot, l, 1] * W[st, b, j, 1]
-                     + ring[slot, l, 2] * W[st, b, j, 2] + ring[slot, l, 3] * W[st, b, j, 3])
+@njit(cache=True, inline="always")
+def _lookup_term(j, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
+    o = off[st, b, j]
+    if k < kneed[st] and k + o < 0:
+        zv[j] = Y0[b, iv + pl[j]]
+    else:
+        slot = (k + o) % M
+        l = pl[j]
+        zv[j] = (ring[slot, l, 0] * W[st, b, j, 0] + ring[slot, l, 1] * W[st, b, j, 1]
+                 + ring[slot, l, 2] * W[st, b, j, 2] + ring[slot, l, 3] * W[st, b, j, 3])
+
+
+@njit(cache=True, parallel=True)
+def _fixed_lookup(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par=False):
+    if par:
+        for j in prange(pl.size):
+            _lookup_term(j, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+    else:
+        for j in range(pl.size):
+            _lookup_term(j, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
 
 
 @njit(cache=True, parallel=True)
 def _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, out_y,
                   P, L, fps, pl, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
                   t_failed, n_clamp_out, nfev_out, k_reached):
-    B, n = Y0.shape
+    B = Y0.shape[0]
+    if B == 1:  # one run: parallel inside the right-hand side (large networks)
+        _fixed_member(0, Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, out_y, P, L, fps, pl, lptr,
+                      lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0, t_failed, n_clamp_out,
+                      nfev_out, k_reached, P >= _PAR_MIN_FLOWS)
+    else:  # a batch: one member per thread
+        for b in prange(B):
+            _fixed_member(b, Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, out_y, P, L, fps, pl,
+                          lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0, t_failed,
+                          n_clamp_out, nfev_out, k_reached, False)
+
+
+@njit(cache=True)
+def _fixed_member(b, Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval, out_y,
+                  P, L, fps, pl, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
+                  t_failed, n_clamp_out, nfev_out, k_reached, par):
+    n = Y0.shape[1]
     ne = t_eval.size
     iv, iq = P, P + L
     zeros_lo = np.zeros(L)
-    for b in prange(B):
-        ring = np.zeros((M, L, 4))
-        zv = np.empty(pl.size)
-        rate = np.empty(P)
-        y = Y0[b].copy()
-        ys = np.empty(n)
-        k1 = np.empty(n)
-        k2 = np.empty(n)
-        k3 = np.empty(n)
-        k4 = np.empty(n)
-        y_new = np.empty(n)
-        fe = np.empty(n)
-        sat_lo = np.zeros(L, dtype=np.bool_)
-        sat_hi = np.zeros(L, dtype=np.bool_)
-        e0 = np.zeros(L, dtype=np.bool_)
-        a_, be_, T_, q0_ = alpha[b], beta[b], Tq[b], q0[b]
-        nfev = 0
-        n_clamp = 0
-        ie = 0
-        while ie < ne and t_eval[ie] <= t0:
-            out_y[ie, b, :] = y
-            ie += 1
-        _fixed_lookup(0, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-        _rhs(t0 + tiny, y, zv, e0, e0, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-             a_, be_, T_, q0_)
+    ring = np.zeros((M, L, 4))
+    zv = np.empty(pl.size)
+    rate = np.empty(P)
+    y = Y0[b].copy()
+    ys = np.empty(n)
+    k1 = np.empty(n)
+    k2 = np.empty(n)
+    k3 = np.empty(n)
+    k4 = np.empty(n)
+    y_new = np.empty(n)
+    fe = np.empty(n)
+    sat_lo = np.zeros(L, dtype=np.bool_)
+    sat_hi = np.zeros(L, dtype=np.bool_)
+    e0 = np.zeros(L, dtype=np.bool_)
+    a_, be_, T_, q0_ = alpha[b], beta[b], Tq[b], q0[b]
+    nfev = 0
+    n_clamp = 0
+    ie = 0
+    while ie < ne and t_eval[ie] <= t0:
+        out_y[ie, b, :] = y
+        ie += 1
+    _fixed_lookup(0, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+    _rhs(t0 + tiny, y, zv, e0, e0, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+         a_, be_, T_, q0_, par)
+    nfev += 1
+    _masks(y, k1, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+    if sat_lo.any() or sat_hi.any():
+        _rhs(t0 + tiny, y, zv, sat_lo, sat_hi, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+             ctable, a_, be_, T_, q0_, par)
         nfev += 1
-        _masks(y, k1, iq, L, zeros_lo, buf, sat_lo, sat_hi)
-        if sat_lo.any() or sat_hi.any():
-            _rhs(t0 + tiny, y, zv, sat_lo, sat_hi, k1, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, a_, be_, T_, q0_)
-            nfev += 1
-        _clamp(k1, sat_lo, sat_hi, iq, L)  # k1 holds f
-        alive = True
-        k = 0
-        while k < n_grid:
-            t = t0 + k * h
-            slot = k % M
+    _clamp(k1, sat_lo, sat_hi, iq, L)  # k1 holds f
+    alive = True
+    k = 0
+    while k < n_grid:
+        t = t0 + k * h
+        slot = k % M
+        for i in range(n):
+            ys[i] = y[i] + (0.5 * h) * k1[i]
+        _fixed_lookup(k, 1, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+        _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k2, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+             ctable, a_, be_, T_, q0_, par)
+        _clamp(k2, sat_lo, sat_hi, iq, L)
+        for i in range(n):
+            ys[i] = y[i] + (0.5 * h) * k2[i]
+        _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k3, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+             ctable, a_, be_, T_, q0_, par)
+        _clamp(k3, sat_lo, sat_hi, iq, L)
+        for i in range(n):
+            ys[i] = y[i] + h * k3[i]
+        _fixed_lookup(k, 2, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+        _rhs(t + h - tiny, ys, zv, sat_lo, sat_hi, k4, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+             ctable, a_, be_, T_, q0_, par)
+        _clamp(k4, sat_lo, sat_hi, iq, L)
+        nfev += 3
+        h6 = h / 6.0
+        for i in range(n):
+            y_new[i] = y[i] + h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+        for l in range(L):
+            qv = y_new[iq + l]
+            if qv < 0.0 or qv > buf[l]:
+                n_clamp += 1
+        _project(y_new, iq, iq + L, iq + 3 * L, L, buf)  # a no-op on queues within bounds
+        t_new = t0 + (k + 1) * h
+        for l in range(L):
+            ring[slot, l, 0] = y[iv + l]
+            ring[slot, l, 1] = h * k1[iv + l]
+            ring[slot, l, 2] = y_new[iv + l]
+            ring[slot, l, 3] = h * k4[iv + l]
+        sp = special[k + 1]
+        _fixed_lookup(k + 1, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+        _rhs(t_new - (tiny if sp else -tiny), y_new, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows,
+             start, stop, C, ctimes, ctable, a_, be_, T_, q0_, par)
+        nfev += 1
+        # fe holds the raw derivative at the new node; k4 becomes f_end (clamped copy)
+        fin = True
+        for i in range(n):
+            k4[i] = fe[i]
+            if not (math.isfinite(y_new[i]) and math.isfinite(fe[i])):
+                fin = False
+        _clamp(k4, sat_lo, sat_hi, iq, L)
+        if not fin:
+            t_failed[b] = t_new
+            alive = False
             for i in range(n):
-                ys[i] = y[i] + (0.5 * h) * k1[i]
-            _fixed_lookup(k, 1, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-            _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k2, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, a_, be_, T_, q0_)
-            _clamp(k2, sat_lo, sat_hi, iq, L)
+                y_new[i] = y[i]
+                k4[i] = 0.0
+                fe[i] = 0.0
+        for l in range(L):
+            ring[slot, l, 3] = h * k4[iv + l]
+        while ie < ne and t_eval[ie] <= t_new + 1e-12 * max(1.0, abs(t_new)):
+            s = min(max((t_eval[ie] - t) / h, 0.0), 1.0)
+            s2 = s * s
+            s3 = s2 * s
+            w0 = 2 * s3 - 3 * s2 + 1
+            w1 = s3 - 2 * s2 + s
+            w2 = -2 * s3 + 3 * s2
+            w3 = s3 - s2
             for i in range(n):
-                ys[i] = y[i] + (0.5 * h) * k2[i]
-            _rhs(t + 0.5 * h, ys, zv, sat_lo, sat_hi, k3, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, a_, be_, T_, q0_)
-            _clamp(k3, sat_lo, sat_hi, iq, L)
-            for i in range(n):
-                ys[i] = y[i] + h * k3[i]
-            _fixed_lookup(k, 2, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-            _rhs(t + h - tiny, ys, zv, sat_lo, sat_hi, k4, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, a_, be_, T_, q0_)
-            _clamp(k4, sat_lo, sat_hi, iq, L)
-            nfev += 3
-            h6 = h / 6.0
-            for i in range(n):
-                y_new[i] = y[i] + h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+                out_y[ie, b, i] = w0 * y[i] + w1 * h * k1[i] + w2 * y_new[i] + w3 * h * k4[i]
             for l in range(L):
-                qv = y_new[iq + l]
-                if qv < 0.0 or qv > buf[l]:
-                    n_clamp += 1
-            _project(y_new, iq, iq + L, iq + 3 * L, L, buf)  # a no-op on queues within bounds
-            t_new = t0 + (k + 1) * h
-            for l in range(L):
-                ring[slot, l, 0] = y[iv + l]
-                ring[slot, l, 1] = h * k1[iv + l]
-                ring[slot, l, 2] = y_new[iv + l]
-                ring[slot, l, 3] = h * k4[iv + l]
-            sp = special[k + 1]
-            _fixed_lookup(k + 1, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-            _rhs(t_new - (tiny if sp else -tiny), y_new, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows,
-                 start, stop, C, ctimes, ctable, a_, be_, T_, q0_)
-            nfev += 1
-            # fe holds the raw derivative at the new node; k4 becomes f_end (clamped copy)
-            fin = True
-            for i in range(n):
-                k4[i] = fe[i]
-                if not (math.isfinite(y_new[i]) and math.isfinite(fe[i])):
-                    fin = False
-            _clamp(k4, sat_lo, sat_hi, iq, L)
-            if not fin:
-                t_failed[b] = t_new
-                alive = False
-                for i in range(n):
-                    y_new[i] = y[i]
-                    k4[i] = 0.0
-                    fe[i] = 0.0
-            for l in range(L):
-                ring[slot, l, 3] = h * k4[iv + l]
-            while ie < ne and t_eval[ie] <= t_new + 1e-12 * max(1.0, abs(t_new)):
-                s = min(max((t_eval[ie] - t) / h, 0.0), 1.0)
-                s2 = s * s
-                s3 = s2 * s
-                w0 = 2 * s3 - 3 * s2 + 1
-                w1 = s3 - 2 * s2 + s
-                w2 = -2 * s3 + 3 * s2
-                w3 = s3 - s2
-                for i in range(n):
-                    out_y[ie, b, i] = w0 * y[i] + w1 * h * k1[i] + w2 * y_new[i] + w3 * h * k4[i]
-                for l in range(L):
-                    qv = out_y[ie, b, iq + l]
-                    out_y[ie, b, iq + l] = min(max(qv, 0.0), buf[l])
-                ie += 1
-            k += 1
-            t = t_new
-            for i in range(n):
-                y[i] = y_new[i]
-            if not alive:
-                break
-            if sp and k < n_grid:
-                _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-                _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                     ctable, a_, be_, T_, q0_)
-                nfev += 1
-            changed = _masks(y, fe, iq, L, zeros_lo, buf, sat_lo, sat_hi)
-            if k < n_grid and changed:
-                _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
-                _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                     ctable, a_, be_, T_, q0_)
-                nfev += 1
-            for i in range(n):
-                k1[i] = fe[i]
-            _clamp(k1, sat_lo, sat_hi, iq, L)
-        # outputs after a failure: NaN (as solve_fixed does for a batch)
-        while ie < ne:
-            for i in range(n):
-                out_y[ie, b, i] = np.nan
+                qv = out_y[ie, b, iq + l]
+                out_y[ie, b, iq + l] = min(max(qv, 0.0), buf[l])
             ie += 1
-        n_clamp_out[b] = n_clamp
-        nfev_out[b] = nfev
-        k_reached[b] = k
+        k += 1
+        t = t_new
+        for i in range(n):
+            y[i] = y_new[i]
+        if not alive:
+            break
+        if sp and k < n_grid:
+            _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+            _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_, par)
+            nfev += 1
+        changed = _masks(y, fe, iq, L, zeros_lo, buf, sat_lo, sat_hi)
+        if k < n_grid and changed:
+            _fixed_lookup(k, 0, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par)
+            _rhs(t + tiny, y, zv, sat_lo, sat_hi, fe, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
+                 ctable, a_, be_, T_, q0_, par)
+            nfev += 1
+        for i in range(n):
+            k1[i] = fe[i]
+        _clamp(k1, sat_lo, sat_hi, iq, L)
+    # outputs after a failure: NaN (as solve_fixed does for a batch)
+    while ie < ne:
+        for i in range(n):
+            out_y[ie, b, i] = np.nan
+        ie += 1
+    n_clamp_out[b] = n_clamp
+    nfev_out[b] = nfev
+    k_reached[b] = k
 
 
 def _fixed_setup(ar, t0, t_end, step_s):
