@@ -38,7 +38,7 @@ def run_jitcdde(rtts, starts, t_end, t_out, rtol, atol, out_path):
 
     N = len(rtts)
     u = [y(i) for i in range(N)]
-    v, q = y(N), y(N + 1)
+    q = y(N + 1)  # y(N) is v = ln r, read only through its delayed values
 
     def H(i):
         return 1 if starts[i] <= 0 else conditional(t, starts[i], 0, 1, 1e-4)
@@ -74,7 +74,7 @@ def run_ddeint(rtts, starts, t_end, dt_s):
 
     def model(Y, tt):
         z = Y(tt)
-        u, v, q = z[:N], z[N], z[N + 1]
+        u, q = z[:N], z[N + 1]
         act = (tt >= starts).astype(float)
         S = float(np.sum(act * np.exp(u)))
         vd = np.array([Y(tt - d)[N] for d in rtts])
@@ -112,7 +112,7 @@ def jitcdde_map_loop(alphas, scales, rtts=(0.05, 0.1, 0.2, 0.4), t_end=60.0, rto
     N = len(rtts)
     a_sym, s_sym = symengine.Symbol("alpha"), symengine.Symbol("scale")
     u = [y(i) for i in range(N)]
-    v, q = y(N), y(N + 1)
+    q = y(N + 1)  # y(N) is v = ln r, read only through its delayed values
     S = sum(symengine.exp(u[i]) for i in range(N))
     dq = S - C
     f = [a_sym * (y(N, t - s_sym * rtts[i]) - u[i]) for i in range(N)]
