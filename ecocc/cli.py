@@ -69,9 +69,11 @@ def list_scenarios():
 @click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
+@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
+              help="numba: compiled kernels (AECP/CLTCP; optional dependency, first call compiles).")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, no_figure, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -82,7 +84,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     t_end = sc.duration_s if t_end_s is None else t_end_s
     tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                   summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
-                  solver=solver, step_s=step_s, rtol=rtol, progress=not quiet, **params)
+                  solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, **params)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / sc.name
@@ -147,15 +149,17 @@ def claims_cmd(only, as_json, list_only):
 @click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
+@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
+              help="Solver engine of every point (numba: AECP/CLTCP only).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, metrics, quiet):
+def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, quiet):
     """Sweep SCENARIO over a parameter grid; resumable (finished points are kept in OUT/points)."""
     from .sweeps import parse_axis, plot_sweep, run_sweep
     parsed = dict(parse_axis(a) for a in axes)
     res = run_sweep(scenario, parsed, out_dir, t_end_s=t_end_s, workers=workers, scheduler=scheduler,
-                    progress=not quiet)
+                    engine=engine, progress=not quiet)
     import matplotlib
     matplotlib.use("Agg")
     written = [str(res.out_dir / "sweep.nc")]

@@ -71,7 +71,7 @@ def _scaled(network, rtt_scale=1.0, capacity_scale=1.0):
     return dataclasses.replace(network, flows=flows, links=links)
 
 
-def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None) -> dict:
+def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
     """Simulate one grid point and return its metrics (a JSON-able dict)."""
     from . import scenarios
     from .simulate import simulate
@@ -82,7 +82,8 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None) -> d
     net = _scaled(sc.network, **special)
     t_end = t_end_s or sc.duration_s
     window = min(sc.summary_window_s or 0.1 * t_end, t_end)
-    tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window, **params)
+    tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
+                  engine=engine, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
     t = tr.t_s
@@ -120,7 +121,7 @@ class SweepResult:
 
 
 def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
-              progress: bool = True) -> SweepResult:
+              engine: str = "numpy", progress: bool = True) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
@@ -166,18 +167,18 @@ def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: 
             except ImportError:
                 raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
             client = Client(scheduler)
-            futs = [client.submit(run_point, scenario_ref, p, t_end_s, pure=False) for p in todo]
+            futs = [client.submit(run_point, scenario_ref, p, t_end_s, engine, pure=False) for p in todo]
             for fut in as_completed(futs):
                 res = fut.result()
                 save(res); n_run += 1; n_failed += res["status"] != "success"
         elif workers == 1:
             for p in todo:
-                res = run_point(scenario_ref, p, t_end_s)
+                res = run_point(scenario_ref, p, t_end_s, engine)
                 save(res); n_run += 1; n_failed += res["status"] != "success"
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
             with ProcessPoolExecutor(max_workers=int(workers)) as ex:
-                futs = [ex.submit(run_point, scenario_ref, p, t_end_s) for p in todo]
+                futs = [ex.submit(run_point, scenario_ref, p, t_end_s, engine) for p in todo]
                 try:
                     for fut in as_completed(futs):
                         res = fut.result()
