@@ -69,3 +69,30 @@ def test_symbiosis_queue_confirmed():
 def test_full_ledger_runs():
     res = claims.evaluate(include_slow=True)
     assert {r.id for r in res} == set(claims.REGISTRY)
+
+
+def test_aecp_efficiency_time_violates_the_lower_bound():
+    r = one("aecp.thm2")
+    # t1 = ln(C/(N x0) * theta/(1-theta)) / beta with C = 62500 pkt/s, N = 4, x0 = 10, theta = 0.99, beta = 1
+    t1 = math.log(62500 / 40 * 99)
+    assert r.analytic["t1_s"] == pytest.approx(t1)
+    # both readings of the initial rate factor reach 99 % efficiency before t1
+    assert all(v["t_theta_s"] < t1 for v in r.numeric.values())
+    assert r.verdict == "contradicted"
+
+
+def test_symbiosis_growth_time_confirmed():
+    r = one("symbiosis.eq12")
+    # alone on the link A = K: eq. (12) reduces to the logistic time ln(rho/(1-rho) (w*-w0)/w0)/eps
+    K = 100e6 / (8 * 1500)
+    w0, ws = 10.0 * 0.06, K * 0.06
+    assert r.analytic["T_s"] == pytest.approx(math.log(99 * (ws - w0) / w0) / 1.95)
+    assert r.verdict == "confirmed"
+
+
+def test_symbiosis_eps_limit_with_five_connections():
+    r = one("symbiosis.sec3C.eps")
+    crit = r.analytic["critical_eps_per_s_by_n"]
+    assert crit["1"] is None and crit["2"] is None  # no limit for 1 or 2 connections (gamma (n-1) <= 1)
+    assert 25.0 < crit["5"] < 35.0  # the two runs bracket it
+    assert r.verdict == "contradicted"

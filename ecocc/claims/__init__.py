@@ -261,6 +261,101 @@ def _symb_q():
                    "1e-2 packets", "The rate = w/tau reading (eq. 18) instead makes the queue grow without bound.")
 
 
+@claim("aecp.thm2", "001/004", "Theorem 2: N synchronous flows from x0 reach theta-efficiency at t_theta with "
+       "max(t1, t2) < t_theta < t1 + t2, t1 = ln(C/(N x0) theta/(1-theta))/beta, t2 = ln(ln(N x0/C)/ln theta)/alpha")
+def _aecp_thm2():
+    N, x0, theta, alpha, beta = 4, 10.0, 0.99, 2.0, 1.0
+    C = AECP_C
+    t1 = math.log(C / (N * x0) * theta / (1 - theta)) / beta
+    t2 = math.log(math.log(N * x0 / C) / math.log(theta)) / alpha
+    out = {}
+    for label, r0 in (("r0 = x0", x0), ("r0 = C/N", C / N)):  # the theorem does not say where r starts
+        tr = simulate(dumbbell(C, [0.05] * N, initial_rate_pps=x0), "aecp", t_end_s=40, output_dt_s=0.001, r0_pps=r0)
+        out[label] = {"t_theta_s": _first_time(tr.t_s, tr.rate_pps.sum(axis=1) >= theta * C)}
+    inside = {k: max(t1, t2) < v["t_theta_s"] < t1 + t2 for k, v in out.items()}
+    verdict = "confirmed" if all(inside.values()) else "contradicted" if not any(inside.values()) else "ambiguous"
+    return _result("aecp.thm2", verdict, {"t1_s": t1, "t2_s": t2, "bounds_s": [max(t1, t2), t1 + t2]}, out,
+                   f"{N} flows on 500 Mbps, RTT 50 ms, x0 = {x0} pkt/s, theta = {theta}; the initial rate factor r0 "
+                   "read two ways", "the measured time must lie strictly inside the bounds",
+                   "The proof's case (1) sets x = r, but in eq. (6) the link sees the lagging x < r, so r grows "
+                   "faster than the logistic of eq. (21): the lower bound t1 does not hold.")
+
+
+@claim("aecp.sec6.2", "004", "Robustness: with 80 Mbps web traffic the 10 AECP flows converge to 42 Mbps; during the "
+       "160 Mbps UDP burst to 26 Mbps")
+def _aecp_robust():
+    from .. import scenarios
+    tr = scenarios.load("aecp-robustness").run()
+    w1 = (tr.t_s >= 60) & (tr.t_s < 100)
+    w2 = (tr.t_s >= 150) & (tr.t_s < 200)
+    m1 = float(np.mean(tr.rate_mbps[w1]))
+    m2 = float(np.mean(tr.rate_mbps[w2]))
+    ok = abs(m1 - 42) < 0.5 and abs(m2 - 26) < 0.5
+    return _result("aecp.sec6.2", "confirmed" if ok else "contradicted", {"rate_mbps": [42.0, 26.0],
+                   "fluid_arithmetic_mbps": [(500 - 80) / 10, (500 - 80 - 160) / 10]},
+                   {"mean_rate_mbps_60_100s": m1, "mean_rate_mbps_150_200s": m2},
+                   "ecocc simulate aecp-robustness (one seeded web-traffic sample path)",
+                   "0.5 Mbps: the random web traffic makes the per-flow mean fluctuate by ~0.1 Mbps",
+                   "Reverse-path flows of the ns-2 run are not in the fluid model.")
+
+
+@claim("petcp.sec5.3", "000", "Robustness: four PE-TCP flows converge to 20 Mbps with 20 Mbps web traffic and to "
+       "10 Mbps during a 40 Mbps UDP burst")
+def _petcp_robust():
+    from .. import scenarios
+    tr = scenarios.load("petcp-robustness").run()
+    w1 = (tr.t_s >= 50) & (tr.t_s < 100)
+    w2 = (tr.t_s >= 150) & (tr.t_s < 200)
+    m1, m2 = float(np.mean(tr.rate_mbps[w1])), float(np.mean(tr.rate_mbps[w2]))
+    q1 = tr.queue_pkts[w1, 0]
+    ok = abs(m1 - 20) < 0.5 and abs(m2 - 10) < 0.5
+    return _result("petcp.sec5.3", "confirmed" if ok else "contradicted", {"rate_mbps": [20.0, 10.0]},
+                   {"mean_rate_mbps_50_100s": m1, "mean_rate_mbps_150_200s": m2,
+                    "queue_range_pkts_50_100s": [float(q1.min()), float(q1.max())]},
+                   "ecocc simulate petcp-robustness (web traffic as its mean)",
+                   "0.5 Mbps on the time-averaged rate",
+                   "The means match; the flows oscillate around them (one-RTT feedback delay, see petcp.thm1).")
+
+
+@claim("symbiosis.eq12", "002", "Eq. (12): a connection grows from w0 to rho w* in "
+       "T = ln(rho/(1-rho) (w* - w0)/w0) / (eps (1 - gamma (1 - A/K)))")
+def _symb_eq12():
+    K, tau, rho, eps = mbps_to_pps(100, 1500), 0.06, 0.99, 1.95
+    x0 = 10.0
+    w0, wstar = x0 * tau, K * tau  # alone on the link: A = K
+    T = math.log(rho / (1 - rho) * (wstar - w0) / w0) / eps
+    tr = simulate(dumbbell(K, [tau], initial_rate_pps=x0, packet_bytes=1500), "symbiosis", t_end_s=30,
+                  output_dt_s=0.001)
+    t_num = _first_time(tr.t_s, tr.flow_vars["w"][:, 0] >= rho * wstar)
+    ok = abs(t_num - T) < 0.01
+    return _result("symbiosis.eq12", "confirmed" if ok else "contradicted", {"T_s": T}, {"t_s": t_num},
+                   "one connection alone on 100 Mbps (1500-byte packets), RTT 60 ms, from 10 pkt/s",
+                   "10 ms (output sampled every 1 ms; the delayed own-load term perturbs A by O(w'/w tau))")
+
+
+@claim("symbiosis.sec3C.eps", "002", "Section III-C 2): the window update of eq. (10) has no limitation on eps "
+       "(unlike the discrete logistic, which needs eps < 2)")
+def _symb_eps():
+    from ..discrete import simulate_symbiosis_discrete, symbiosis_critical_eps
+    gamma, rtt = 0.9, 0.05
+    crit = {n: symbiosis_critical_eps(gamma, n, rtt_s=rtt) for n in (1, 2, 5)}
+    C = mbps_to_pps(100, 1500)
+    runs = {}
+    for e in (25.0, 35.0):
+        res = simulate_symbiosis_discrete(dumbbell(C, [rtt] * 5, initial_rate_pps=C / 5 * 0.8, packet_bytes=1500),
+                                          60.0, eps_per_s=e, gamma=gamma)
+        x = res.rate_pps[res.t_s >= 50]
+        runs[f"eps_{e:g}"] = {"rate_swing_rel_50_60s": float(np.nanmax(x) / np.nanmin(x) - 1)}
+    converged = {k: v["rate_swing_rel_50_60s"] < 0.01 for k, v in runs.items()}
+    verdict = "contradicted" if (converged["eps_25"] and not converged["eps_35"]) else "ambiguous"
+    return _result("symbiosis.sec3C.eps", verdict,
+                   {"critical_eps_per_s_by_n": {str(k): (v if math.isfinite(v) else None) for k, v in crit.items()}},
+                   runs, "5 connections on 100 Mbps, RTT 50 ms, per-RTT eq. (10) updates (ecocc.discrete), "
+                   "eps = 25 and 35 /s", "converged = rates within 1 % over 50-60 s",
+                   "No limit with 1 or 2 connections (gamma = 0.9), but with 5 the update is unstable above "
+                   f"eps = {crit[5]:.1f} /s at 50 ms.")
+
+
 def evaluate(ids=None, include_slow=False, progress=None) -> list[ClaimResult]:
     """Run the checks; ``ids`` selects claims (default: all not marked slow)."""
     out = []
