@@ -166,11 +166,11 @@ def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: 
                 from dask.distributed import Client, as_completed
             except ImportError:
                 raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
-            client = Client(scheduler)
-            futs = [client.submit(run_point, scenario_ref, p, t_end_s, engine, pure=False) for p in todo]
-            for fut in as_completed(futs):
-                res = fut.result()
-                save(res); n_run += 1; n_failed += res["status"] != "success"
+            with Client(scheduler) as client:
+                futs = [client.submit(run_point, scenario_ref, p, t_end_s, engine, pure=False) for p in todo]
+                for fut in as_completed(futs):
+                    res = fut.result()
+                    save(res); n_run += 1; n_failed += res["status"] != "success"
         elif workers == 1:
             for p in todo:
                 res = run_point(scenario_ref, p, t_end_s, engine)

@@ -38,3 +38,15 @@ def test_sweep_resume_and_values(tmp_path):
 def test_unknown_axis_is_rejected(tmp_path):
     with pytest.raises(InputError, match="foo"):
         run_sweep("aecp-parking-lot", {"foo": [1.0]}, tmp_path, progress=False)
+
+
+def test_sweep_on_a_dask_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1", protocol="tcp") as cl:  # loopback only
+        res = run_sweep("aecp-parking-lot", {"alpha_per_s": [1.0, 2.0]}, tmp_path, t_end_s=20,
+                        scheduler=cl.scheduler_address, progress=False)
+    assert res.complete and res.n_run == 2
+    # the same points run locally give the same numbers (the cluster only distributes the work)
+    local = run_sweep("aecp-parking-lot", {"alpha_per_s": [1.0, 2.0]}, tmp_path / "local", t_end_s=20, progress=False)
+    assert np.allclose(res.dataset["utilization"].values, local.dataset["utilization"].values)
