@@ -158,7 +158,7 @@ class NetworkSystem:
                 ks.append(flows_on_l)
                 dl.append(self.bwd[j] + np.array([fwd_of[(l, k)] for k in flows_on_l]))
             rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
-            self.arr_rows, self.arr_flows, self.arr_delays = rows, ks, dl
+            self.arr_flows, self.arr_delays = ks, dl
             self.arr_sum = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, pl.size))
             self.arr_sum_T = self.arr_sum.T.tocsr()
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))

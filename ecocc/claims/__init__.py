@@ -14,7 +14,7 @@ reproduces it.  Tolerances are part of the record (with the reason).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -50,7 +50,6 @@ class Claim:
     statement: str
     check: Callable[[], ClaimResult]
     slow: bool = False
-    tags: tuple = field(default_factory=tuple)
 
 
 REGISTRY: dict[str, Claim] = {}

@@ -84,7 +84,6 @@ class _Plan:
         Bd = self.d.shape[0]
         self.zero = self.d == 0
         self.any_zero = bool(self.zero.any())
-        self.all_zero = bool(self.zero.all())
         rows = np.arange(Bd)[:, None] if Bd > 1 else np.zeros((1, 1), dtype=np.int64)
         if Bd == 1 and B > 1:
             rows = np.arange(B)[:, None]

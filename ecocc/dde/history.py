@@ -65,10 +65,6 @@ class HermiteHistory:
             new[: self.m] = old[: self.m]
             setattr(self, name, new)
 
-    @property
-    def t_first(self) -> float:
-        return self.T[0]
-
     def append(self, t1: float, y1: np.ndarray, f_start: np.ndarray, f_end: np.ndarray):
         """Add the segment from the last node to ``(t1, y1)``."""
         self._ensure()

@@ -106,11 +106,9 @@ class NetworkModel:
     link_states: tuple = ()
     link_log: tuple = ()
     path_aggregate = "min"
-    has_queue = True
     needs_own_delayed = False
     signal_uses_arrival = False
     separate_load = False
-    rate_uses_queue = False
     description = ""
 
     # -- laws: overridden by the models --------------------------------------

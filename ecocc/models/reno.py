@@ -57,7 +57,6 @@ class Reno(NetworkModel):
     flow_log = (True,)
     path_aggregate = "sum"
     needs_own_delayed = True
-    rate_uses_queue = True
     signal_uses_arrival = True
     description = "TCP Reno fluid model (Misra-Gong-Towsley), baseline"
 

@@ -59,7 +59,6 @@ class Symbiosis(NetworkModel):
     needs_own_delayed = True
     signal_uses_arrival = True
     separate_load = True
-    rate_uses_queue = True
     description = "TCP Symbiosis, eq. (8)-(9) of 002"
 
     def flow_rate(self, ops, s, qdelay, P, st):

@@ -13,7 +13,8 @@ from .roots import CharacteristicRoots, characteristic_roots
 
 
 @functools.lru_cache(maxsize=32)
-def _loop(model, n_flows, param_items):
+def _loop(model, n_flows):
+    """The symbolic loop (parameters left symbolic), cached per model and N."""
     from ..symbolic import synchronous_loop
     return synchronous_loop(model, params=None, n_flows=n_flows)
 
@@ -83,7 +84,7 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     P = m.make_params(None, **params)   # validates names and values
     rtt = check_finite("rtt_s", rtt_s, positive=True)
     C = check_finite("capacity_pps", capacity_pps, positive=True)
-    lp = _loop(m.name, int(n_flows), ())
+    lp = _loop(m.name, int(n_flows))
     numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
     rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
     mr = margins(rl)
