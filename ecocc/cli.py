@@ -72,8 +72,12 @@ def list_scenarios():
 @click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
               help="numba: compiled kernels (AECP/CLTCP; optional dependency, first call compiles).")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
+@click.option("--no-checkpoint", is_flag=True,
+              help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
+                   "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, no_checkpoint,
+                 quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -82,11 +86,19 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     params = dict(sc.params)
     params.update(dict(parse_assignment(s) for s in sets))
     t_end = sc.duration_s if t_end_s is None else t_end_s
-    tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
-                  summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
-                  solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, **params)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    ckpt = None
+    if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
+        import hashlib
+        key = json.dumps([scenario or scenarios.DEFAULT, repr(sc), sorted(params.items()), t_end, rtol], default=str)
+        ckpt = out / f".{sc.name}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.ckpt.npz"
+        if ckpt.exists() and not quiet:
+            click.echo(f"resuming from {ckpt}", err=True)
+    tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
+                  summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
+                  solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, checkpoint=ckpt,
+                  **params)
     stem = out / sc.name
     tr.to_netcdf(f"{stem}.nc")
     tr.to_csv(f"{stem}_flows.csv", f"{stem}_links.csv")

@@ -30,7 +30,8 @@ def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
 def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
-             name: str | None = None, engine: str = "numpy", **param_overrides) -> Trajectory:
+             name: str | None = None, engine: str = "numpy", checkpoint=None, checkpoint_every_s: float = 30.0,
+             **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -59,6 +60,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         kernels of the same methods (:mod:`ecocc.dde.kernels`; AECP/CLTCP
         without forward delays; needs numba, the ``fast`` extra).  The first
         call compiles (cached on disk for later processes).
+    checkpoint : path, optional
+        Adaptive NumPy solver only: save the solver state there every
+        ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
+        the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
     """
     m = get_model(model)
@@ -95,7 +100,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         elif solver == "adaptive":
             prob = sysm.problem()
             sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,
-                            t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb)
+                            t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
+                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s)
         else:
             from .dde.fixed import solve_fixed
             if step_s is None:

@@ -203,9 +203,73 @@ def _first_crossing(y0, y1, f0, f1, h, level):
     return float(real.min()) if real.size else 1.0
 
 
+class _StopFlag:
+    """First Ctrl-C sets a flag (the solver stops cleanly after the current
+    step and saves its state); a second one raises KeyboardInterrupt.  Only
+    installed in the main thread."""
+
+    def __init__(self):
+        import signal
+        import threading
+        self.raised = False
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._signal = signal
+            self._old = signal.signal(signal.SIGINT, self._handler)
+
+    def _handler(self, signum, frame):
+        if self.raised:
+            raise KeyboardInterrupt
+        self.raised = True
+
+    def restore(self):
+        if self._old is not None:
+            self._signal.signal(self._signal.SIGINT, self._old)
+            self._old = None
+
+
+class _Checkpoint:
+    """Solver state saved to an ``.npz`` file every ``every_s`` seconds of wall
+    time and on Ctrl-C, so that a long run resumes where it stopped."""
+
+    KEYS = ("t", "y", "f_raw", "sat_lo", "sat_hi", "h", "ip", "ij", "ie", "T", "Y", "FA", "FB", "out_t", "out_y",
+            "counters", "hminmax", "nfev")
+
+    def __init__(self, path, every_s, signature):
+        from pathlib import Path
+        self.path = Path(path)
+        self.every_s = float(every_s)
+        self.signature = np.asarray(signature, dtype=float)
+        self._last = _time.perf_counter()
+
+    def load(self):
+        if not self.path.exists():
+            return None
+        with np.load(self.path) as d:
+            sig = d["signature"]
+            if sig.shape != self.signature.shape or not np.allclose(sig, self.signature, rtol=1e-12, atol=0):
+                from ..errors import InputError
+                raise InputError("checkpoint", str(self.path),
+                                 "a checkpoint of this same problem and settings (delete the file to start over)")
+            return {k: d[k] for k in self.KEYS}
+
+    def due(self):
+        return _time.perf_counter() - self._last > self.every_s
+
+    def save(self, **state):
+        tmp = self.path.with_name(self.path.name + ".tmp.npz")
+        np.savez(tmp, signature=self.signature, **state)
+        tmp.replace(self.path)  # atomic: a crash never leaves half a checkpoint
+        self._last = _time.perf_counter()
+
+    def remove(self):
+        self.path.unlink(missing_ok=True)
+
+
 def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-6, method: str = "RK45",
               max_step: float = math.inf, first_step: float | None = None, t_eval=None,
-              record_steps: bool = False, max_steps: int = 10_000_000, progress=None) -> DDESolution:
+              record_steps: bool = False, max_steps: int = 10_000_000, progress=None,
+              checkpoint=None, checkpoint_every_s: float = 30.0) -> DDESolution:
     """Integrate ``problem`` from ``problem.t0`` to ``t_end``.
 
     Parameters
@@ -220,6 +284,11 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         (``record_steps=True`` adds the steps to ``t_eval``).
     progress : callable, optional
         Called as ``progress(t)`` about every 0.2 s of wall time.
+    checkpoint : path, optional
+        Save the solver state there every ``checkpoint_every_s`` seconds and on
+        Ctrl-C (the first Ctrl-C stops at the end of the current step; a second
+        one aborts at once).  If the file exists (same problem and settings),
+        the run resumes from it; it is removed when the run completes.
 
     Returns
     -------
@@ -301,6 +370,37 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     K = np.empty((n_st + 1, n))
     tick = Throttled(progress)
     retake_for_crossing = False
+    ckpt = None
+    if checkpoint is not None:
+        sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
+                               if math.isfinite(max_step) else -1.0, t_eval_arr.size, bps.size],
+                              atol_v, problem.y0.ravel(), t_eval_arr[[0, -1]] if t_eval_arr.size else []])
+        ckpt = _Checkpoint(checkpoint, checkpoint_every_s, sig)
+        st = ckpt.load()
+        if st is not None:  # resume
+            t, y, f_raw = float(st["t"]), st["y"].copy(), st["f_raw"].copy()
+            sat_lo, sat_hi = st["sat_lo"].astype(bool), st["sat_hi"].astype(bool)
+            f = ev.clamp(f_raw, sat_lo, sat_hi)
+            h = float(st["h"])
+            ip, ij, ie = int(st["ip"]), int(st["ij"]), int(st["ie"])
+            m = st["T"].size
+            hist.T = np.empty(max(2 * m, 256)); hist.T[:m] = st["T"]
+            for name in ("Y", "FA", "FB"):
+                arr = np.zeros((hist.T.size, n)); arr[:m] = st[name]; setattr(hist, name, arr)
+            hist.m = m
+            out_t = list(st["out_t"]); out_y = list(st["out_y"])
+            n_steps, n_rej, n_clamp, n_inacc = (int(v) for v in st["counters"])
+            hmin_seen, hmax_seen = (float(v) for v in st["hminmax"])
+            ev.nfev = int(st["nfev"])
+
+    def snapshot():
+        m = hist.m
+        return dict(t=t, y=y, f_raw=f_raw, sat_lo=sat_lo, sat_hi=sat_hi, h=h, ip=ip, ij=ij, ie=ie,
+                    T=hist.T[:m], Y=hist.Y[:m], FA=hist.FA[:m], FB=hist.FB[:m], out_t=np.array(out_t),
+                    out_y=np.array(out_y).reshape(len(out_t), n), counters=[n_steps, n_rej, n_clamp, n_inacc],
+                    hminmax=[hmin_seen, hmax_seen], nfev=ev.nfev)
+
+    stop = _StopFlag() if ckpt is not None else None
     try:
         while t < t_end:
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
@@ -417,8 +517,20 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t:.9g} s"
                 break
             tick(t)
+            if ckpt is not None and (stop.raised or ckpt.due()):
+                ckpt.save(**snapshot())
+                if stop.raised:
+                    status, message = Status.INTERRUPTED, (
+                        f"interrupted at t = {t:.9g} s; the part computed so far is returned and the state is "
+                        f"saved in {ckpt.path}: run again to resume")
+                    break
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted at t = {t:.9g} s; the part computed so far is returned"
+    finally:
+        if stop is not None:
+            stop.restore()
+    if ckpt is not None and status in (Status.SUCCESS, Status.INACCURATE) and t >= t_end:
+        ckpt.remove()
     if status == Status.SUCCESS and n_inacc:
         status = Status.INACCURATE
         message = (f"{n_inacc} step(s) accepted at the minimum step size with the error above tolerance; "

@@ -1,0 +1,63 @@
+"""Long runs: Ctrl-C saves the solver state, the same call resumes, nothing is lost."""
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from ecocc import dumbbell
+from ecocc.dde.adaptive import Status, solve_dde
+from ecocc.errors import InputError
+from ecocc.models import get_model
+from ecocc.system import NetworkSystem
+
+
+def _system():
+    net = dumbbell(15000, [0.05, 0.1, 0.2, 0.4], starts_s=[0, 10, 20, 30], initial_rate_pps=10.0)
+    m = get_model("aecp")
+    return NetworkSystem(m, net, m.make_params(r0_pps=10.0), 60.0)
+
+
+def test_interrupt_then_resume_is_bit_identical(tmp_path):
+    sysm = _system()
+    te = np.linspace(0, 60, 601)
+    ref = solve_dde(sysm.problem(), 60.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=te)
+    prob = sysm.problem()
+    rhs, fired = prob.rhs, []
+
+    def rhs_with_ctrl_c(t, *a):  # a user pressing Ctrl-C once the run passes 25 s
+        if t > 25.0 and not fired:
+            fired.append(t)
+            os.kill(os.getpid(), signal.SIGINT)
+        return rhs(t, *a)
+
+    prob.rhs = rhs_with_ctrl_c
+    path = tmp_path / "run.ckpt.npz"
+    part = solve_dde(prob, 60.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=te, checkpoint=path)
+    assert part.status == Status.INTERRUPTED and path.exists()
+    assert 25.0 < part.t_reached < 60.0
+    # what was computed before the interrupt is returned
+    assert np.array_equal(part.y, ref.y[: len(part.t)])
+    full = solve_dde(sysm.problem(), 60.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=te, checkpoint=path)
+    assert full.ok and not path.exists()  # the checkpoint goes once the run is complete
+    # same steps, same numbers: resuming continues the very same integration
+    assert full.n_steps == ref.n_steps
+    assert np.array_equal(full.y, ref.y)
+
+
+def test_checkpoint_of_another_problem_is_refused(tmp_path):
+    sysm = _system()
+    path = tmp_path / "run.ckpt.npz"
+    prob = sysm.problem()
+    rhs = prob.rhs
+
+    def stop_at_5(t, *a):
+        if t > 5.0 and not getattr(stop_at_5, "done", False):
+            stop_at_5.done = True
+            os.kill(os.getpid(), signal.SIGINT)
+        return rhs(t, *a)
+
+    prob.rhs = stop_at_5
+    solve_dde(prob, 60.0, rtol=1e-7, atol=sysm.default_atol(), checkpoint=path)
+    with pytest.raises(InputError, match="checkpoint"):
+        solve_dde(sysm.problem(), 60.0, rtol=1e-6, atol=sysm.default_atol(), checkpoint=path)
