@@ -62,18 +62,6 @@ class BatchParams:
         return {f: getattr(self, f) for f in self._fields}
 
 
-def _scaled_network(net: Network, scale: float) -> Network:
-    """``net`` with every RTT, forward delay and link delay multiplied by ``scale``."""
-    if scale == 1.0:
-        return net
-    links = tuple(dataclasses.replace(lk, delay_s=lk.delay_s * scale) for lk in net.links)
-    flows = tuple(dataclasses.replace(
-        f, rtt_s=f.rtt_s * scale,
-        forward_delays_s=None if f.forward_delays_s is None else tuple(d * scale for d in f.forward_delays_s))
-        for f in net.flows)
-    return net.replace(links=links, flows=flows)
-
-
 def _stack(arrs):
     arrs = [np.asarray(a, dtype=float) for a in arrs]
     if all(a.shape == arrs[0].shape and np.array_equal(a, arrs[0]) for a in arrs):
@@ -110,11 +98,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     Returns
     -------
     xarray.Dataset
-        Dims ``member``, ``time``, ``flow``, ``link``.  Variables ``rate``
-        (packets/s), ``queue``, ``lost``, ``arrived``, ``departed`` (packets,
-        the last three cumulative), ``sent`` (packets, cumulative), ``status``
-        and ``t_failed_s`` per member; the model's states as ``flow_<v>`` /
-        ``link_<v>``.  Coordinates: every parameter that varies (per member),
+        Dims ``member``, ``time``, ``flow``, ``link``: the variables of
+        :meth:`Trajectory.to_xarray` for every member, plus ``status`` and
+        ``t_failed_s`` per member.  Coordinates: every parameter that varies (per member),
         ``rtt_scale``.  ``attrs`` hold the solver settings and wall time.
     """
     import xarray as xr
@@ -149,7 +135,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     from .simulate import output_grid
     t_eval = output_grid(t_end, output_dt_s)
 
-    systems = [NetworkSystem(m, _scaled_network(network, s), P, t_end) for P, s in zip(members, scales)]
+    systems = [NetworkSystem(m, network.scaled(rtt_scale=s), P, t_end) for P, s in zip(members, scales)]
     Y0 = np.stack([s.initial_state() for s in systems])
     bs = NetworkSystem(m, network, members[0], t_end)  # structure (routing, layout) shared by all members
     bs.P = BatchParams(members)
@@ -179,32 +165,19 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         msg = sol.message if st_b != Status.FAILED else f"non-finite state at t = {t_failed[b]:.9g} s"
         sol_b = dataclasses.replace(sol, y=sol.y[:, b, :], status=st_b, message=msg)
         trs.append(Trajectory.from_solution(sol_b, sysm, name=network.name, summary_window_s=0.1 * t_end))
-    tr0 = trs[0]
-    dims_f, dims_l = ("member", "time", "flow"), ("member", "time", "link")
-    data = {
-        "rate": (dims_f, np.stack([t.rate_pps for t in trs]), {"units": "packets/s"}),
-        "sent": (dims_f, np.stack([t.sent_pkts for t in trs]), {"units": "packets", "long_name": "cumulative sent"}),
-        "queue": (dims_l, np.stack([t.queue_pkts for t in trs]), {"units": "packets"}),
-        "lost": (dims_l, np.stack([t.lost_pkts for t in trs]), {"units": "packets", "long_name": "cumulative lost"}),
-        "arrived": (dims_l, np.stack([t.arrived_pkts for t in trs]), {"units": "packets"}),
-        "departed": (dims_l, np.stack([t.departed_pkts for t in trs]), {"units": "packets"}),
-        "capacity": (("link",), tr0.capacity_pps, {"units": "packets/s"}),
-        "status": (("member",), np.array(member_status, dtype=object)),
-        "t_failed_s": (("member",), t_failed, {"units": "s"}),
-    }
-    for v in tr0.flow_vars:
-        data[f"flow_{v}"] = (dims_f, np.stack([t.flow_vars[v] for t in trs]))
-    for v in tr0.link_vars:
-        data[f"link_{v}"] = (dims_l, np.stack([t.link_vars[v] for t in trs]))
-    coords = {"member": np.arange(B), "time": ("time", tr0.t_s, {"units": "s"}),
-              "flow": tr0.flow_names, "link": tr0.link_names,
-              "rtt_scale": ("member", np.asarray(scales, dtype=float))}
+    # one dataset per member (Trajectory.to_xarray), stacked along "member"
+    ds = xr.concat([t.to_xarray() for t in trs], dim="member", data_vars="all", coords="minimal",
+                   compat="override", join="override", combine_attrs="drop")
+    ds["capacity"] = ds["capacity"].isel(member=0)  # members share the links (only delays are scaled)
+    ds["status"] = ("member", np.array(member_status, dtype=object))
+    ds["t_failed_s"] = ("member", t_failed, {"units": "s"})
+    coords = {"member": np.arange(B), "rtt_scale": ("member", np.asarray(scales, dtype=float))}
     for f in bs.P.varying:
         coords[f] = ("member", np.array([getattr(p, f) for p in members], dtype=float))
     attrs = {"model": m.name, "scenario": network.name, "solver": sol.method, "status": sol.status.value,
              "message": sol.message, "step_s": sol.settings["step_s"], "nfev": sol.nfev, "wall_s": sol.wall_s,
              "packet_bytes": network.packet_bytes}
-    return xr.Dataset(data, coords=coords, attrs=attrs)
+    return ds.assign_coords(coords).assign_attrs(attrs)
 
 
 __all__ = ["simulate_batch", "BatchParams"]

@@ -297,6 +297,21 @@ class Network:
     def replace(self, **changes) -> "Network":
         return dataclasses.replace(self, **changes)
 
+    def scaled(self, rtt_scale: float = 1.0, capacity_scale: float = 1.0) -> "Network":
+        """This network with every delay (RTTs, forward delays, link delays)
+        multiplied by ``rtt_scale`` and every capacity by ``capacity_scale``."""
+        check_finite("rtt_scale", rtt_scale, positive=True)
+        check_finite("capacity_scale", capacity_scale, positive=True)
+        if rtt_scale == 1.0 and capacity_scale == 1.0:
+            return self
+        links = tuple(dataclasses.replace(lk, delay_s=lk.delay_s * rtt_scale,
+                                          capacity_pps=lk.capacity_pps * capacity_scale) for lk in self.links)
+        flows = tuple(dataclasses.replace(
+            f, rtt_s=f.rtt_s * rtt_scale,
+            forward_delays_s=None if f.forward_delays_s is None else tuple(d * rtt_scale for d in f.forward_delays_s))
+            for f in self.flows)
+        return self.replace(links=links, flows=flows)
+
     def summary(self) -> str:
         return f"{self.name}: {self.n_flows} flows, {self.n_links} links"
 

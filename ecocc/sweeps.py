@@ -62,15 +62,6 @@ def _key(point: dict) -> str:
     return hashlib.sha1(s.encode()).hexdigest()[:16]
 
 
-def _scaled(network, rtt_scale=1.0, capacity_scale=1.0):
-    flows = tuple(dataclasses.replace(
-        f, rtt_s=f.rtt_s * rtt_scale,
-        forward_delays_s=None if f.forward_delays_s is None else tuple(d * rtt_scale for d in f.forward_delays_s))
-        for f in network.flows)
-    links = tuple(dataclasses.replace(lk, capacity_pps=lk.capacity_pps * capacity_scale) for lk in network.links)
-    return dataclasses.replace(network, flows=flows, links=links)
-
-
 def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
     """Simulate one grid point and return its metrics (a JSON-able dict)."""
     from . import scenarios
@@ -79,7 +70,7 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
     params = dict(sc.params)
     special = {k: point[k] for k in SPECIAL_AXES if k in point}
     params.update({k: v for k, v in point.items() if k not in SPECIAL_AXES})
-    net = _scaled(sc.network, **special)
+    net = sc.network.scaled(**special)
     t_end = t_end_s or sc.duration_s
     window = min(sc.summary_window_s or 0.1 * t_end, t_end)
     tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,

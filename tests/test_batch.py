@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from ecocc import InputError, dumbbell, simulate
-from ecocc.batch import _scaled_network, simulate_batch
+from ecocc.batch import simulate_batch
 
 
 def test_batch_equals_single_runs():
@@ -15,7 +15,7 @@ def test_batch_equals_single_runs():
     assert ds.sizes["member"] == 3 and list(ds.alpha_per_s.values) == [2.0, 1.0, 3.0]
     assert list(ds.status.values) == ["success"] * 3
     for b, (p, s) in enumerate(zip(plist, scales)):
-        tr = simulate(_scaled_network(net, s), "aecp", t_end_s=10, solver="fixed", step_s=0.01, **p)
+        tr = simulate(net.scaled(rtt_scale=s), "aecp", t_end_s=10, solver="fixed", step_s=0.01, **p)
         # the batch does the same floating-point operations per member (only broadcast
         # over a leading axis), so agreement is to round-off: 1e-12 relative
         assert np.abs(tr.rate_pps - ds.rate.values[b]).max() <= 1e-12 * np.abs(tr.rate_pps).max()

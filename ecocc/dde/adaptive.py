@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .history import HermiteHistory, hermite
+from .history import HermiteHistory, first_crossing, hermite, nudge
 from .problem import DDEProblem, Throttled
 
 
@@ -190,19 +190,6 @@ class _Evaluator:
         return (yb <= self.lo + slack) & (fb <= 0), (yb >= self.hi - slack) & (fb >= 0)
 
 
-def _first_crossing(y0, y1, f0, f1, h, level):
-    """Smallest s in (0, 1] where the cubic Hermite segment crosses ``level``."""
-    # cubic in s: a s^3 + b s^2 + c s + d
-    d = y0 - level
-    c = h * f0
-    a = 2 * (y0 - y1) + h * (f0 + f1)
-    b = 3 * (y1 - y0) - h * (2 * f0 + f1)
-    roots = np.roots([a, b, c, d]) if abs(a) + abs(b) + abs(c) > 0 else np.array([])
-    real = roots[np.abs(roots.imag) < 1e-9].real
-    real = real[(real > 0) & (real <= 1 + 1e-12)]
-    return float(real.min()) if real.size else 1.0
-
-
 class _StopFlag:
     """First Ctrl-C sets a flag (the solver stops cleanly after the current
     step and saves its state); a second one raises KeyboardInterrupt.  Only
@@ -343,7 +330,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     if record_steps and (not out_t or out_t[-1] != t0):
         out_t.append(t0); out_y.append(y.copy())
 
-    tiny = lambda tt, hh: max(1e-7 * hh, 8 * np.finfo(float).eps * max(1.0, abs(tt)))  # noqa: E731
+    tiny = nudge
     e0 = np.zeros(problem.bounded.size, dtype=bool)
     f_raw = ev.raw(t, y, tiny(t, 1.0), e0, e0)
     sat_lo, sat_hi = ev.masks(y, f_raw)
@@ -458,7 +445,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     for j in np.flatnonzero(viol_lo | viol_hi):
                         ci = ev.bidx[j]
                         level = ev.lo[j] if viol_lo[j] else ev.hi[j]
-                        s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], fk[ci], h, level))
+                        s_star = min(s_star, first_crossing(y[ci], y_new[ci], f[ci], fk[ci], h, level))
                     if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                         h = s_star * h
                         retake_for_crossing = True

@@ -27,6 +27,30 @@ def hermite(s, h, y0, y1, f0, f1):
     return h00 * y0 + h10 * h * f0 + h01 * y1 + h11 * h * f1
 
 
+def first_crossing(y0, y1, f0, f1, h, level):
+    """Smallest s in (0, 1] where the cubic Hermite segment crosses ``level`` (1.0 if none).
+
+    Written with plain loops so that :mod:`ecocc.dde.kernels` compiles this
+    same function with numba.
+    """
+    d = y0 - level
+    c = h * f0
+    a = 2 * (y0 - y1) + h * (f0 + f1)
+    b = 3 * (y1 - y0) - h * (2 * f0 + f1)
+    if abs(a) + abs(b) + abs(c) == 0:
+        return 1.0
+    best, found = 1.0, False
+    for r in np.roots(np.array([a, b, c, d], dtype=np.complex128)):
+        if abs(r.imag) < 1e-9 and 0 < r.real <= 1 + 1e-12 and (not found or r.real < best):
+            best, found = r.real, True
+    return best
+
+
+def nudge(t, h):
+    """A hair (``1e-7 h``, at least a few ulps of ``t``) used to pick the side of a breakpoint."""
+    return max(1e-7 * h, 8 * 2.220446049250313e-16 * max(1.0, abs(t)))
+
+
 class HermiteHistory:
     """Growing store of nodes with pruning of the far past."""
 

@@ -48,13 +48,12 @@ import numpy as np
 
 from ..errors import InputError
 from .adaptive import DDESolution, Status, _dense_output_matrix, _TABLEAUX
+from .history import first_crossing, hermite, nudge
 
 try:  # numba is optional
-    import numba
     from numba import njit, prange
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - exercised only without numba
-    numba = None
     HAVE_NUMBA = False
 
     def njit(*args, **kwargs):  # noqa: D103 - placeholder decorator
@@ -523,15 +522,10 @@ def _project(y, iq, ilost, idep, L, buf):
         y[iq + l] = min(max(qv, 0.0), buf[l])
 
 
-@njit(cache=True)
-def _hermite(s, h, y0, y1, f0, f1):
-    s2 = s * s
-    s3 = s2 * s
-    h00 = 2 * s3 - 3 * s2 + 1
-    h10 = s3 - 2 * s2 + s
-    h01 = -2 * s3 + 3 * s2
-    h11 = s3 - s2
-    return h00 * y0 + h10 * h * f0 + h01 * y1 + h11 * h * f1
+# the NumPy solver's own helpers, compiled (one definition for both engines)
+_hermite = njit(cache=True)(hermite)
+_first_crossing = njit(cache=True)(first_crossing)
+_tiny = njit(cache=True)(nudge)
 
 
 @njit(cache=True)
@@ -564,33 +558,6 @@ def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv):
         hh = HT[k + 1] - ta
         hs = hh if hh > 0 else 1.0
         zv[j] = _hermite((tau - ta) / hs, hh, HY[k, l], HY[k + 1, l], HFA[k, l], HFB[k, l])
-
-
-@njit(cache=True)
-def _first_crossing(y0, y1, f0, f1, h, level):
-    d = y0 - level
-    c = h * f0
-    a = 2 * (y0 - y1) + h * (f0 + f1)
-    b = 3 * (y1 - y0) - h * (2 * f0 + f1)
-    if abs(a) + abs(b) + abs(c) == 0:
-        return 1.0
-    coef = np.array([a, b, c, d], dtype=np.complex128)
-    roots = np.roots(coef)
-    best = 1.0
-    found = False
-    for r in roots:
-        if abs(r.imag) < 1e-9:
-            x = r.real
-            if x > 0 and x <= 1 + 1e-12:
-                if not found or x < best:
-                    best = x
-                    found = True
-    return best if found else 1.0
-
-
-@njit(cache=True)
-def _tiny(tt, hh):
-    return max(1e-7 * hh, 8 * 2.220446049250313e-16 * max(1.0, abs(tt)))
 
 
 @njit(cache=True)
