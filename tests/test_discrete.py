@@ -73,6 +73,8 @@ def test_aecp_charpoly_matches_matrix():
 def test_aecp_coupled_boundary_in_rtt_bracketed_by_runs():
     """alpha = 2, beta = 1, T = 2, T2 = 0.1 s: the sampled loop is stable at tau = 0.8 s, not at 0.9 s."""
     st = aecp_discrete_stability(2.0, 1.0, 2.0, 0.1, 0.1, n_flows=5)
+    # first RTT on the grid of multiples of T2 = 0.1 s whose spectral radius exceeds 1 (the runs below
+    # bracket it independently); approx only absorbs the float product 9 * 0.1
     assert st.boundary["tau_crit_multiple_s"] == pytest.approx(0.9)
     inside = aecp_discrete_stability(2.0, 1.0, 2.0, 0.8, 0.1, n_flows=5)
     outside = aecp_discrete_stability(2.0, 1.0, 2.0, 0.9, 0.1, n_flows=5)
@@ -123,7 +125,7 @@ def test_aecp_alpha_boundary_bracketed_by_runs():
 
 def test_petcp_linear_boundary_bracketed_by_runs():
     st = petcp_discrete_stability(rtt_s=0.05)
-    assert st.boundary["q_star_pkts"] == pytest.approx(6.25)
+    assert st.boundary["q_star_pkts"] == pytest.approx(125 * 0.01 * 5 / 1.0)  # Theorem 1: a T N / b
     assert st.details["rho_symmetric"] > 1.1              # measured 1.1055: unstable at the paper's 50 ms
     crit = st.boundary["rtt_crit_s"]
     assert 0.0098 < crit < 0.0100                        # measured 9.89 ms (continuous model: ~10 ms)
@@ -193,6 +195,7 @@ def test_symbiosis_n5_limit_on_eps_contradicts_paper():
     """III-C 2) of 002 says eq. (10) has 'no limitation on eps'.  For n = 5, gamma = 0.9 it has one:
     eps tau < (1 + 4 gamma) ln(4 gamma/(4 gamma - 1)) = 1.497 (A one RTT old), i.e. eps < 29.94 /s at 50 ms."""
     st = symbiosis_discrete_stability(1.0, 0.9, 5, RTT, lag_rtts=1)
+    # closed form vs the numerically located boundary: agreement to round-off (1e-12)
     assert st.boundary["eps_tau_crit"] == pytest.approx(4.6 * math.log(3.6 / 2.6), rel=1e-12)
     for eps in EPS_SCAN:
         s = symbiosis_discrete_stability(eps, 0.9, 5, RTT, lag_rtts=1)

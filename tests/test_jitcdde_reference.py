@@ -47,7 +47,7 @@ def test_aecp_dumbbell_matches_jitcdde():
                   output_dt_s=0.5, rtol=1e-10)
     assert tr.ok, tr.message
     idx = np.searchsorted(tr.t_s, ts - 1e-9)
-    np.testing.assert_allclose(tr.t_s[idx], ts, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(tr.t_s[idx], ts, rtol=0, atol=1e-9)  # same sample times (float grid)
     N = len(RTTS)
     x_rel = np.abs(tr.rate_pps[idx] / np.exp(J[:, :N]) - 1).max()
     r_rel = np.abs(tr.link_vars["r"][idx, 0] / np.exp(J[:, N]) - 1).max()

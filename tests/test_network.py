@@ -103,6 +103,7 @@ def test_dumbbell_builder():
 def test_parking_lot_builder():
     caps = [mbps_to_pps(m, 1000) for m in (500, 250, 500)]
     net = parking_lot(caps, 0.02)
+    # Mbps * 1e6 / (8 * 1000 bytes): exact in floating point up to one rounding
     np.testing.assert_allclose(net.arrays.capacity_pps, [62500.0, 31250.0, 62500.0], rtol=1e-15)
     assert [f.name for f in net.flows] == ["f1", "f2", "f3", "f4"]
     np.testing.assert_array_equal(net.arrays.routing.toarray(), [[1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 1]])

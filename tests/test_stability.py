@@ -70,6 +70,7 @@ def test_aecp_any_rtt_claim_contradicted():
     gives a critical delay of 0.6435 s at the papers' defaults, and the
     nonlinear simulation agrees: just inside decays, just outside does not."""
     crit = analyze("aecp", n_flows=2, rtt_s=0.1).margins.critical_delay_s
+    # analytic atan(3/4) vs the numerically solved crossover: 1e-9 s is the root finder's tolerance scale
     assert crit == pytest.approx(TAU_CRIT_SO, abs=1e-9)
     inside = simulate_decay("aecp", n_flows=2, rtt_s=0.9 * crit, t_end_s=80.0)
     outside = simulate_decay("aecp", n_flows=2, rtt_s=1.1 * crit, t_end_s=80.0)
@@ -115,7 +116,7 @@ def test_cli_margins_json_and_errors():
     d = json.loads(r.output)
     for k in ("phase_margin_deg", "gain_margin", "crossover_rad_s", "delay_margin_s", "critical_delay_s", "loop"):
         assert k in d
-    assert d["critical_delay_s"] == pytest.approx(TAU_CRIT_SO, abs=1e-9)
+    assert d["critical_delay_s"] == pytest.approx(TAU_CRIT_SO, abs=1e-9)  # as above: root-finder tolerance
     for bad in (["nope"], ["aecp", "--set", "zeta=1"], ["aecp", "--set", "alpha_per_s=-2"]):
         r = CliRunner().invoke(cmd, bad)
         assert r.exit_code == 2 and "not allowed" in r.output and "Traceback" not in r.output
