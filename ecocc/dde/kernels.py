@@ -367,14 +367,8 @@ def _fixed_member(b, Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval,
             ring[slot, l, 3] = h * k4[iv + l]
         while ie < ne and t_eval[ie] <= t_new + 1e-12 * max(1.0, abs(t_new)):
             s = min(max((t_eval[ie] - t) / h, 0.0), 1.0)
-            s2 = s * s
-            s3 = s2 * s
-            w0 = 2 * s3 - 3 * s2 + 1
-            w1 = s3 - 2 * s2 + s
-            w2 = -2 * s3 + 3 * s2
-            w3 = s3 - s2
             for i in range(n):
-                out_y[ie, b, i] = w0 * y[i] + w1 * h * k1[i] + w2 * y_new[i] + w3 * h * k4[i]
+                out_y[ie, b, i] = _hermite(s, h, y[i], y_new[i], k1[i], k4[i])
             for l in range(L):
                 qv = out_y[ie, b, iq + l]
                 out_y[ie, b, iq + l] = min(max(qv, 0.0), buf[l])
