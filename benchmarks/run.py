@@ -56,7 +56,7 @@ from ecocc import dumbbell, simulate  # noqa: E402
 import external  # noqa: E402
 
 try:
-    from ecocc.dde.kernels import HAVE_NUMBA
+    from ecocc.dde.engine import HAVE_NUMBA
 except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
 
@@ -452,7 +452,7 @@ def stability_map_sim(quick):
 def _map_run(quick, step_s):
     from types import SimpleNamespace
 
-    from ecocc.dde.kernels import solve_fixed_aecp
+    from ecocc.dde.engine import solve_fixed_aecp
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem
     n_a = n_t = 20 if quick else 100

@@ -111,7 +111,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     h = check_finite("step_s", step_s, positive=True)
-    from .dde.kernels import check_engine
+    from .dde.engine import check_engine
     check_engine(engine, m, network)
     plist = [None] if params_list is None else list(params_list)
     scales = [1.0] if rtt_scale is None else [check_finite("rtt_scale[*]", s, positive=True)
@@ -152,7 +152,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         lk.delays = _stack([s.lookups[i].delays for s in systems])
     prob = bs.problem(y0=Y0)
     if engine == "numba":
-        from .dde.kernels import solve_fixed_aecp
+        from .dde.engine import solve_fixed_aecp
         sol = solve_fixed_aecp(bs, t_end, h, y0=Y0, t_eval=t_eval)
     else:
         sol = solve_fixed(prob, t_end, h, t_eval=t_eval)

@@ -57,7 +57,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         Show a progress bar (tqdm) on stderr.
     engine : {"numpy", "numba"}
         ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
-        kernels of the same methods (:mod:`ecocc.dde.kernels`; AECP/CLTCP
+        kernels of the same methods (:mod:`ecocc.dde.engine`; AECP/CLTCP
         without forward delays; needs numba, the ``fast`` extra).  The first
         call compiles (cached on disk for later processes).
     checkpoint : path, optional
@@ -71,7 +71,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
-    from .dde.kernels import check_engine
+    from .dde.engine import check_engine
     check_engine(engine, m, network)
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
@@ -87,16 +87,16 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         cb = None
     try:
         if engine == "numba":
-            from .dde import kernels
+            from .dde import engine
             if solver == "adaptive":
-                sol = kernels.solve_adaptive_aecp(
+                sol = engine.solve_adaptive_aecp(
                     sysm, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol, t_eval=t_eval,
                     max_step=max_step_s, progress=cb)
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
-                sol = kernels.solve_fixed_aecp(sysm, t_end, check_finite("step_s", step_s, positive=True),
-                                               t_eval=t_eval, progress=cb)
+                sol = engine.solve_fixed_aecp(sysm, t_end, check_finite("step_s", step_s, positive=True),
+                                              t_eval=t_eval, progress=cb)
         elif solver == "adaptive":
             prob = sysm.problem()
             sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,

@@ -122,3 +122,19 @@ def test_zero_delay_network_matches_solve_ivp():
         units = np.max(np.abs(sol.y - R) / (atol + rtol * np.abs(R)))
         # measured 0.61, 0.41, 0.34 tolerance units; SciPy's tests accept 5 units for solve_ivp
         assert units < 5
+
+
+@pytest.mark.parametrize("method", ["RK45", "RK23"])
+def test_tableaux_are_scipys(method):
+    """The Butcher tableaux and dense-output matrices ecocc keeps as data are SciPy's own."""
+    from scipy.integrate._ivp import rk
+
+    from ecocc.dde.adaptive import _TABLEAUX
+    ours, theirs = _TABLEAUX[method], getattr(rk, method)
+    for key in ("C", "B", "E", "P"):
+        np.testing.assert_array_equal(np.asarray(ours[key], dtype=float), getattr(theirs, key), err_msg=key)
+    A = np.zeros_like(theirs.A)
+    for i, row in enumerate(ours["A"]):
+        A[i, :len(row)] = row
+    np.testing.assert_array_equal(A, theirs.A)
+    assert ours["err_order"] == theirs.error_estimator_order

@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 from ecocc import dumbbell, parking_lot, random_network, simulate  # noqa: E402
 from ecocc.batch import simulate_batch  # noqa: E402
-from ecocc.dde import kernels  # noqa: E402
+from ecocc.dde import aot, engine  # noqa: E402
 from ecocc.dde.adaptive import solve_dde  # noqa: E402
 from ecocc.dde.fixed import solve_fixed  # noqa: E402
 from ecocc.errors import InputError  # noqa: E402
@@ -55,7 +55,7 @@ def test_fixed_kernel_matches_numpy(name):
     sysm = _system(NETWORKS[name](), t_end)
     te = output_grid(t_end, 0.05)
     ref = solve_fixed(sysm.problem(), t_end, 0.005, t_eval=te)
-    got = kernels.solve_fixed_aecp(sysm, t_end, 0.005, t_eval=te)
+    got = engine.solve_fixed_aecp(sysm, t_end, 0.005, t_eval=te)
     assert got.status == ref.status
     assert got.y.shape == ref.y.shape
     assert got.nfev == ref.nfev and got.n_clamp_events == ref.n_clamp_events
@@ -70,7 +70,7 @@ def test_fixed_kernel_step_not_dividing_delays_and_extrapolation():
     sysm = _system(net, 5.0)
     te = output_grid(5.0, 0.1)
     ref = solve_fixed(sysm.problem(), 5.0, 0.007, t_eval=te)
-    got = kernels.solve_fixed_aecp(sysm, 5.0, 0.007, t_eval=te)
+    got = engine.solve_fixed_aecp(sysm, 5.0, 0.007, t_eval=te)
     assert _scaled_err(got.y, ref.y) < 1e-10  # round-off only (see above)
 
 
@@ -94,7 +94,7 @@ def test_adaptive_kernel_matches_numpy(name):
     rtol = 1e-8
     atol = sysm.default_atol()
     ref = solve_dde(sysm.problem(), t_end, rtol=rtol, atol=atol, t_eval=te)
-    got = kernels.solve_adaptive_aecp(sysm, t_end, rtol=rtol, atol=atol, t_eval=te)
+    got = engine.solve_adaptive_aecp(sysm, t_end, rtol=rtol, atol=atol, t_eval=te)
     assert got.status == ref.status
     assert got.y.shape == ref.y.shape
     # the same steps unless round-off flips one accept/reject decision: allow 10 % in the count
@@ -134,3 +134,27 @@ def test_engine_errors():
         simulate(pl, "aecp", t_end_s=1.0, engine="numba")
     with pytest.raises(InputError, match="numba engine has kernels"):
         simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
+
+
+def test_aot_kernel_matches_jit(monkeypatch, tmp_path):
+    """The ahead-of-time compiled adaptive kernel (ecocc.dde.aot) is the JIT kernel's own code: same steps,
+    same numbers."""
+    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
+    t_end = 10.0
+    sysm = _system(_staggered(), t_end)
+    te = output_grid(t_end, 0.05)
+    kw = dict(rtol=1e-7, atol=sysm.default_atol(), t_eval=te)
+    runs = {}
+    for flag in ("1", "0"):
+        monkeypatch.setenv("ECOCC_AOT", flag)
+        aot.reset()
+        runs[flag] = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+    aot.reset()
+    a, j = runs["1"], runs["0"]
+    assert j.settings["compiled"] == "jit"
+    if a.settings["compiled"] != "aot":
+        pytest.skip(f"no ahead-of-time kernel here: {a.settings['aot_unavailable']}")
+    assert a.settings["built_now"] and list(tmp_path.glob("ecocc_aecp_*"))
+    assert a.status == j.status and a.n_steps == j.n_steps and a.n_rejected == j.n_rejected
+    # the same LLVM code for the same CPU; allow round-off in case instruction selection differs
+    assert _scaled_err(a.y, j.y) < 1e-12

@@ -82,6 +82,15 @@ _TABLEAUX = {
            [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656]],
         B=np.array([35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]),
         E=np.array([-71 / 57600, 0, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525, 1 / 40]),
+        # continuous extension with Shampine's (1986) optimal c_6, as scipy.integrate.RK45.P
+        P=np.array([
+            [1, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
+            [0, 0, 0, 0],
+            [0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
+            [0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
+            [0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
+            [0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
+            [0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423]]),
         err_order=4,
     ),
     "RK23": dict(
@@ -89,22 +98,11 @@ _TABLEAUX = {
         A=[[], [1 / 2], [0, 3 / 4]],
         B=np.array([2 / 9, 1 / 3, 4 / 9]),
         E=np.array([5 / 72, -1 / 12, -1 / 9, 1 / 8]),
+        P=np.array([[1, -4 / 3, 5 / 9], [0, 1, -2 / 3], [0, 4 / 3, -8 / 9], [0, -1, 1]]),  # as scipy RK23.P
         err_order=2,
     ),
 }
 METHODS = tuple(_TABLEAUX)
-
-
-def _dense_output_matrix(method):
-    """Coefficients of the pair's continuous extension (4th order for RK45,
-    3rd for RK23), the same polynomials :func:`scipy.integrate.solve_ivp`
-    uses.  Output at ``t_eval`` uses them; the history keeps the cubic Hermite
-    spline (which needs only the step ends)."""
-    try:
-        from scipy.integrate._ivp.rk import RK23, RK45
-    except ImportError:  # pragma: no cover - SciPy moved its private module
-        return None
-    return {"RK45": RK45.P, "RK23": RK23.P}[method]
 
 
 class _Evaluator:
@@ -287,8 +285,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     tab = _TABLEAUX[method]
     C, A, B, E = tab["C"], tab["A"], tab["B"], tab["E"]
-    Pd = _dense_output_matrix(method)
-    half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1) if Pd is not None else None
+    Pd = tab["P"]  # the pair's continuous extension (as scipy.integrate.solve_ivp's dense output)
+    half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1)
     n_st = len(C)
     expo = -1.0 / (tab["err_order"] + 1)
     t0 = float(problem.t0)
@@ -418,7 +416,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 break
             sc = atol_v + rtol * np.maximum(np.abs(y), np.abs(y_new))
             err = float(np.max(np.abs(err_vec) / sc)) if n else 0.0
-            if dcomp.size and Pd is not None:
+            if dcomp.size:
                 # the Runge-Kutta estimate does not see the error of the Hermite history
                 # that later steps read through the delays: bound it by comparing, at
                 # mid-step, the Hermite segment with the pair's continuous extension
@@ -458,14 +456,11 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             f_end = K[n_st]
             hist.append(t + h, y_new, f, f_end)
             if ie < t_eval_arr.size and t_eval_arr[ie] <= t + h:
-                Q = K[: n_st + 1].T @ Pd if Pd is not None else None
+                Q = K[: n_st + 1].T @ Pd
                 while ie < t_eval_arr.size and t_eval_arr[ie] <= t + h:
                     s = (t_eval_arr[ie] - t) / h
                     out_t.append(t_eval_arr[ie])
-                    if Q is not None:  # the pair's continuous extension (as solve_ivp)
-                        yo = y + h * (Q @ (s ** np.arange(1, Q.shape[1] + 1)))
-                    else:
-                        yo = hermite(s, h, y, y_new, f, f_end)
+                    yo = y + h * (Q @ (s ** np.arange(1, Q.shape[1] + 1)))  # the pair's continuous extension
                     if ev.bidx.size:
                         yo[ev.bidx] = np.clip(yo[ev.bidx], ev.lo, ev.hi)
                     out_y.append(yo)

@@ -1,0 +1,272 @@
+"""The numba engine's Python side: checks, array preparation and results.
+
+The compiled loops are in :mod:`ecocc.dde.kernels` (numba JIT, cached on
+disk) and, for the adaptive kernel, :mod:`ecocc.dde.aot` (the same kernel
+compiled ahead of time into an extension module that loads without
+importing numba, which makes a small run in a fresh process cost
+milliseconds instead of numba's ~0.3 s start-up).  This module imports
+neither until a solver is called.
+
+* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched.
+* :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
+  :func:`ecocc.dde.adaptive.solve_dde`, one member.
+
+Both return a :class:`~ecocc.dde.adaptive.DDESolution`, so
+:meth:`Trajectory.from_solution` works unchanged.
+
+Scope: AECP/CLTCP without forward delays (``delay_split="feedback"``, the
+papers' placement, and no explicit ``forward_delays_s``); anything else
+raises :class:`~ecocc.errors.InputError` (use ``engine="numpy"``).
+Not supported inside the compiled loop: ``progress`` callbacks (called once
+at the end) and Ctrl-C (``interrupted`` status).
+
+numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
+False and the solvers raise ``InputError``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import math
+import time as _time
+
+import numpy as np
+
+from ..errors import InputError
+from .adaptive import _TABLEAUX, DDESolution, Status
+
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+SUPPORTED_MODELS = ("aecp", "cltcp")
+ENGINES = ("numpy", "numba")
+
+
+# ---------------------------------------------------------------------------
+# checks and data extraction
+# ---------------------------------------------------------------------------
+
+def check_engine(engine, model=None, network=None):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network)."""
+    if engine not in ENGINES:
+        raise InputError("engine", engine, f"one of {ENGINES}")
+    if engine == "numpy":
+        return
+    if not HAVE_NUMBA:
+        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')")
+    if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
+        raise InputError("engine", engine,
+                         f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
+                         f"{SUPPORTED_MODELS} only")
+    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
+        raise InputError("engine", engine,
+                         "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
+                         "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+
+
+class _Arrays:
+    """Plain arrays of a (possibly batched) AECP NetworkSystem for the kernels."""
+
+    def __init__(self, sysm, B):
+        a = sysm.a
+        lay = sysm.layout
+        self.P, self.L = sysm.n_flows, sysm.n_links
+        self.n = sysm.n
+        assert lay["flow:x"].start == 0 and lay["link:r"].start == self.P and lay["queue"].start == self.P + self.L
+        assert lay["sent"].start == self.P + 6 * self.L
+        self.B = B
+        self.fps = np.ascontiguousarray(a.flow_pair_start, dtype=np.int64)
+        self.pl = np.ascontiguousarray(a.pair_link, dtype=np.int64)
+        R = sysm.R  # links x flows, CSR: the same summation order as NetworkSystem.rhs
+        self.lptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
+        self.lflows = np.ascontiguousarray(R.indices, dtype=np.int64)
+        self.start = np.ascontiguousarray(a.start_s, dtype=float)
+        self.stop = np.ascontiguousarray(a.stop_s, dtype=float)
+        self.C = np.ascontiguousarray(sysm.C, dtype=float)
+        self.buf = np.ascontiguousarray(a.buffer_pkts, dtype=float)
+        self.ctimes = np.ascontiguousarray(sysm.cross_times, dtype=float)
+        self.ctable = np.ascontiguousarray(sysm.cross_table, dtype=float)
+        P_ = sysm.P
+
+        def per_member(v):
+            return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (B,)))
+        self.alpha = per_member(P_.alpha_per_s)
+        self.beta = per_member(P_.beta_per_s)
+        self.Tq = per_member(P_.T_s)
+        q0 = np.asarray(sysm.lst["q0"], dtype=float)
+        self.q0 = np.ascontiguousarray(np.broadcast_to(q0.reshape(-1, self.L) if q0.ndim == 2 else q0, (B, self.L)))
+        bwd = np.asarray(sysm.bwd, dtype=float)
+        self.bwd = np.ascontiguousarray(np.broadcast_to(bwd, (B, self.pl.size)))
+
+
+def _fixed_setup(ar, t0, t_end, step_s):
+    """Grid, ring size and lookup plans exactly as :func:`solve_fixed` builds them."""
+    from .fixed import _C, _Plan
+    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    h = (t_end - t0) / n_grid
+    dmax = float(ar.bwd.max()) if ar.bwd.size else 0.0
+    M = int(math.ceil(dmax / h)) + 3
+    B = ar.B
+    bwd = ar.bwd if B > 1 else ar.bwd[0]
+    plan = _Plan(np.arange(ar.pl.size), bwd, B, ar.n, h, M)  # comps only size the plan; offsets/weights use d
+    offs, Ws, kneed = [], [], []
+    for c in _C:
+        off, Wc, kn = plan.stage[c]
+        offs.append(np.broadcast_to(off, (B, ar.pl.size)))
+        Ws.append(np.broadcast_to(Wc, (B, ar.pl.size, 4)))
+        kneed.append(kn)
+    return n_grid, h, dmax, M, np.ascontiguousarray(np.stack(offs)), np.ascontiguousarray(np.stack(Ws)), \
+        np.asarray(kneed, dtype=np.int64)
+
+
+def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.fixed.solve_fixed` for an AECP ``NetworkSystem``.
+
+    ``y0`` of shape ``(n,)`` (default: ``sysm.initial_state()``) or
+    ``(B, n)`` for a batch (``sysm`` then carries batched parameters, delays
+    and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
+    ``DDESolution`` shaped as ``solve_fixed``'s.
+    """
+    check_engine("numba", sysm.model, sysm.net)
+    wall0 = _time.perf_counter()
+    t0 = 0.0
+    t_end = float(t_end)
+    if not t_end > t0:
+        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
+    if not (step_s > 0 and math.isfinite(step_s)):
+        raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
+    y0 = sysm.initial_state() if y0 is None else np.asarray(y0, dtype=float)
+    batched = y0.ndim == 2
+    Y0 = np.ascontiguousarray(y0 if batched else y0[None, :])
+    B = Y0.shape[0]
+    ar = _Arrays(sysm, B)
+    n_grid, h, dmax, M, off, W, kneed = _fixed_setup(ar, t0, t_end, step_s)
+    prob = sysm.problem(y0=y0)
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
+    jumps = prob.jumps[(prob.jumps >= t0) & (prob.jumps <= t_end)]
+    if jumps.size:
+        raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    kinks = prob.kinks[(prob.kinks > t0) & (prob.kinks <= t_end)]
+    special = np.zeros(n_grid + 2, dtype=np.bool_)
+    ks = np.ceil((kinks - t0) / h - 1e-9).astype(np.int64)
+    special[ks[(ks >= 0) & (ks <= n_grid + 1)]] = True
+    if t_eval is None:
+        t_eval_arr = t0 + h * np.arange(n_grid + 1)
+        t_eval_arr[-1] = t_end
+    else:
+        t_eval_arr = np.asarray(t_eval, dtype=float)
+        if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
+            raise ValueError("t_eval must lie in [t0, t_end]")
+    out_y = np.empty((t_eval_arr.size, B, ar.n))
+    t_failed = np.full(B, np.nan)
+    n_clamp = np.zeros(B, dtype=np.int64)
+    nfev = np.zeros(B, dtype=np.int64)
+    k_reached = np.zeros(B, dtype=np.int64)
+    from .kernels import _fixed_kernel
+    _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, np.ascontiguousarray(t_eval_arr), out_y,
+                  ar.P, ar.L, ar.fps, ar.pl, ar.lptr, ar.lflows, ar.start, ar.stop, ar.C, ar.buf, ar.ctimes,
+                  ar.ctable, ar.alpha, ar.beta, ar.Tq, ar.q0, t_failed, n_clamp, nfev, k_reached)
+    alive = ~np.isfinite(t_failed)
+    status, message = Status.SUCCESS, (
+        f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4, numba kernel: order 4 in smooth "
+        "regions, lower near queue clamps, kinks and jumps off the grid)")
+    t_reached = t_end
+    ty = t_eval_arr
+    yy = out_y
+    if not alive.all():
+        status = Status.FAILED
+        if batched:
+            message = (f"{int((~alive).sum())} of {B} member(s) had a non-finite state (first at t = "
+                       f"{np.nanmin(t_failed):.9g} s); they were frozen, the others completed")
+        else:
+            message = f"non-finite state at t = {t_failed[0]:.9g} s"
+            t_reached = float(t_failed[0])
+            keep = ty <= t_reached + 1e-12 * max(1.0, abs(t_reached))
+            ty, yy = ty[keep], yy[keep]
+    if progress is not None:
+        progress(t_reached)
+    if not batched:
+        yy = yy[:, 0, :]
+    settings = dict(step_s=h, step_requested_s=float(step_s), n_grid_steps=n_grid, delay_max_s=dmax,
+                    ring_segments=M, batch_size=B if batched else None, engine="numba")
+    if batched:
+        settings["member_status"] = [Status.SUCCESS.value if a else Status.FAILED.value for a in alive]
+        settings["member_t_failed_s"] = t_failed.tolist()
+    return DDESolution(ty, yy, status, message, t_reached, int(k_reached.max()), 0, int(nfev.max()),
+                       int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
+
+
+def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                        max_steps=10_000_000, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+
+    ``t_eval`` is required (outputs only at those times; the kernel keeps no
+    per-step record).  Same error control, breakpoints, clamping and dense
+    output as the NumPy solver.
+    """
+    check_engine("numba", sysm.model, sysm.net)
+    if t_eval is None:
+        raise ValueError("t_eval is required by the numba adaptive kernel")
+    if not (rtol > 0):
+        raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
+    wall0 = _time.perf_counter()
+    t0 = 0.0
+    t_end = float(t_end)
+    if not t_end > t0:
+        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
+    prob = sysm.problem()
+    if prob.jumps.size:
+        raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    n = sysm.n
+    ar = _Arrays(sysm, 1)
+    tab = _TABLEAUX["RK45"]
+    Cc = np.asarray(tab["C"], dtype=float)
+    n_st = Cc.size
+    A = np.zeros((n_st, n_st))
+    for i, row in enumerate(tab["A"]):
+        A[i, :len(row)] = row
+    atol_v = np.broadcast_to(np.asarray(atol, dtype=float), (n,))
+    delays = prob.positive_delays()
+    dmin = float(delays.min()) if delays.size else math.inf
+    dmax = float(delays.max()) if delays.size else 0.0
+    bps = prob.breakpoints(t_end)
+    bps = np.unique(np.concatenate([bps, [t_end]]))
+    t_eval_arr = np.ascontiguousarray(np.asarray(t_eval, dtype=float))
+    if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
+        raise ValueError("t_eval must lie in [t0, t_end]")
+    # components read through a positive delay (the generic lookup reads v and the queue of each pair's link)
+    lk = sysm.lookups[sysm.lk_index["fb"]]
+    dcomp = np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64)
+    out_y = np.empty((t_eval_arr.size, n))
+    counters = np.zeros(6, dtype=np.int64)
+    reals = np.zeros(3)
+    args = (prob.y0, t_end, float(rtol), atol_v, float(max_step), float(first_step) if first_step else -1.0,
+            int(max_steps), bps, t_eval_arr, out_y, Cc, A, tab["B"], tab["E"], tab["P"],
+            -1.0 / (tab["err_order"] + 1), dmin, 1.5 * dmax + 1e-9, dcomp,
+            ar.P, ar.L, ar.fps, ar.pl, ar.bwd[0], ar.lptr, ar.lflows, ar.start, ar.stop, ar.C,
+            ar.buf, ar.ctimes, ar.ctable, float(ar.alpha[0]), float(ar.beta[0]), float(ar.Tq[0]),
+            ar.q0[0], counters, reals)
+    # every array a fresh, writable, C-contiguous float64 / int64 one: one signature for the JIT cache and
+    # the ahead-of-time module (a read-only view and a writable array are two numba types)
+    args = tuple(np.array(a, dtype=np.int64 if a.dtype.kind in "iub" else float, order="C")
+                 if isinstance(a, np.ndarray) and a is not out_y and a is not counters and a is not reals else a
+                 for a in args)
+    from .aot import adaptive_kernel, kernel_info
+    code = adaptive_kernel(args)(*args)
+    n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
+    t_reached = float(reals[2])
+    if code == 0:
+        status, message = Status.SUCCESS, "integration reached t_end"
+    elif code == 1:
+        status = Status.INACCURATE
+        message = (f"{n_inacc} step(s) accepted at the minimum step size with the error above tolerance; "
+                   "results may not meet rtol/atol")
+    elif code == 2:
+        status, message = Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
+    else:
+        status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
+    if progress is not None:
+        progress(t_reached)
+    return DDESolution(t_eval_arr[:n_out].copy(), out_y[:n_out], status, message, t_reached, n_steps, n_rej, nfev,
+                       n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
+                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
+                       dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
+                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax, engine="numba",
+                            **kernel_info()))
