@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from .errors import InputError, check, check_finite
 
@@ -336,7 +335,33 @@ class _NetworkArrays:
     pair_fwd_s: np.ndarray
     pair_bwd_s: np.ndarray
     flow_pair_start: np.ndarray  # CSR offsets into the pair arrays, length n_flows+1
-    routing: sp.csr_matrix = field(repr=False)  # (n_links, n_flows), 1 where flow crosses link
+    _routing: object = field(default=None, repr=False)
+
+    @property
+    def routing(self):
+        """``(n_links, n_flows)`` SciPy CSR matrix, 1 where a flow crosses a link (built on first use, so
+        that a run that needs only the pair arrays never imports ``scipy.sparse``)."""
+        if self._routing is None:
+            import scipy.sparse as sp
+            L, P = self.capacity_pps.size, self.flow_pair_start.size - 1
+            self._routing = sp.csr_matrix((np.ones(self.pair_link.size), (self.pair_link, self.pair_flow)),
+                                          shape=(L, P))
+        return self._routing
+
+    def flows_by_link(self):
+        """The routing matrix's CSR structure ``(indptr, flow indices)`` from the pair arrays: the flows of
+        link ``l`` in increasing order, as ``routing.indptr`` / ``routing.indices``."""
+        L = self.capacity_pps.size
+        order = np.argsort(self.pair_link, kind="stable")  # pairs are sorted by flow: flows stay ascending
+        indptr = np.zeros(L + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.pair_link, minlength=L), out=indptr[1:])
+        return indptr, self.pair_flow[order].astype(np.int64)
+
+    def flow_sum_over_route(self, v_link):
+        """``routing.T @ v``: per flow, the sum of a per-link quantity over its route (``v_link`` of shape
+        ``(..., n_links)``)."""
+        v = np.asarray(v_link, dtype=float)
+        return np.add.reduceat(v[..., self.pair_link], self.flow_pair_start[:-1], axis=-1)
 
     @classmethod
     def build(cls, net: Network) -> "_NetworkArrays":
@@ -366,7 +391,6 @@ class _NetworkArrays:
             starts.append(len(pl))
             kphys[j] = f.physical_bw_pps if f.physical_bw_pps is not None else cap[idx].min()
         pl, pf = np.array(pl, dtype=np.int64), np.array(pf, dtype=np.int64)
-        routing = sp.csr_matrix((np.ones(len(pl)), (pl, pf)), shape=(len(net.links), len(net.flows)))
         return cls(
             link_index=link_index, flow_index=flow_index, capacity_pps=cap, buffer_pkts=buf,
             target_queue_pkts=tq,
@@ -376,7 +400,7 @@ class _NetworkArrays:
             initial_rate_pps=np.array([f.initial_rate_pps for f in net.flows]),
             physical_bw_pps=kphys,
             pair_link=pl, pair_flow=pf, pair_fwd_s=np.array(fwd), pair_bwd_s=np.array(bwd),
-            flow_pair_start=np.array(starts, dtype=np.int64), routing=routing,
+            flow_pair_start=np.array(starts, dtype=np.int64),
         )
 
 

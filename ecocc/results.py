@@ -72,7 +72,7 @@ class Trajectory:
         lv = {v: (np.exp(Y[:, lay["link:" + v].sl]) if lay["link:" + v].log else Y[:, lay["link:" + v].sl])
               for v in m.link_states}
         q = Y[:, lay["queue"].sl]
-        qdelay = (sysm.a.routing.T @ (q / sysm.C).T).T  # sparse: no dense routing matrix
+        qdelay = sysm.a.flow_sum_over_route(q / sysm.C)  # queueing delay along each route
         a = sysm.a
         act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
         rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act

@@ -22,10 +22,10 @@ switching times as breakpoints.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from .dde.problem import DDEProblem, Lookup
 from .models.base import NUMPY_OPS, NetworkModel
@@ -82,13 +82,7 @@ class NetworkSystem:
         self.st = model.flow_static(network, params)
         self.lst = model.link_static(network, params)
         self.C = a.capacity_pps
-        self.Rt = a.routing.T.tocsr()  # flows x links
-        self.R = a.routing.tocsr()  # links x flows
         self.rtt_s = a.rtt_s  # (n_flows,) or, in a batch, (B, n_flows)
-        # pair -> link aggregation (pairs x links)
-        npair = a.pair_link.size
-        self.pair_to_link = sp.csr_matrix((np.ones(npair), (np.arange(npair), a.pair_link)), shape=(npair, L))
-        self.link_from_pair = self.pair_to_link.T.tocsr()
         self.flow_pair_start = a.flow_pair_start[:-1]
         self.C_pair = self.C[a.pair_link]
         self.lst_pair = {k: np.asarray(v)[..., a.pair_link] for k, v in self.lst.items()}
@@ -146,6 +140,7 @@ class NetworkSystem:
             add("own", np.concatenate([o + idx for o in fvars]), np.tile(a.rtt_s, len(fvars)))
         if m.signal_uses_arrival:
             # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k))
+            import scipy.sparse as sp
             R = a.routing.tocsr()
             rows, ks, dl = [], [], []
             fwd_of = {}
@@ -163,6 +158,24 @@ class NetworkSystem:
             self.arr_sum_T = self.arr_sum.T.tocsr()
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
         self.lookups = lk
+
+    # sparse products of the NumPy right-hand side, built on first use (the compiled engine needs none)
+    @functools.cached_property
+    def R(self):
+        """Routing, links x flows (CSR)."""
+        return self.a.routing.tocsr()
+
+    @functools.cached_property
+    def Rt(self):
+        """Routing transposed, flows x links (CSR)."""
+        return self.a.routing.T.tocsr()
+
+    @functools.cached_property
+    def link_from_pair(self):
+        """Pair -> link aggregation, links x pairs (CSR)."""
+        import scipy.sparse as sp
+        npair = self.a.pair_link.size
+        return sp.csr_matrix((np.ones(npair), (self.a.pair_link, np.arange(npair))), shape=(self.n_links, npair))
 
     # -- state helpers -------------------------------------------------------
     def _vars(self, y, prefix, names):

@@ -138,3 +138,26 @@ def test_tableaux_are_scipys(method):
         A[i, :len(row)] = row
     np.testing.assert_array_equal(A, theirs.A)
     assert ours["err_order"] == theirs.error_estimator_order
+
+
+def test_first_crossing_against_numpy_roots():
+    """The bisection on monotone pieces finds the smallest root in (0, 1] that np.roots finds."""
+    from ecocc.dde.history import first_crossing
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(3000):
+        y0, y1, f0, f1 = rng.normal(size=4) * [1, 1, 5, 5]
+        h, level = rng.uniform(0.1, 2.0), rng.normal()
+        d, c = y0 - level, h * f0
+        a, b = 2 * (y0 - y1) + h * (f0 + f1), 3 * (y1 - y0) - h * (2 * f0 + f1)
+        r = np.roots([a, b, c, d])
+        real = np.sort(r[(abs(r.imag) < 1e-9) & (r.real > 0) & (r.real <= 1)].real)
+        s = first_crossing(y0, y1, f0, f1, h, level)
+        if real.size == 0:
+            assert s == 1.0
+            continue
+        if real.size > 1 and real[1] - real[0] < 1e-6:
+            continue  # a double root: where a tangency is counted as a crossing is round-off
+        checked += 1
+        assert abs(s - real[0]) < 1e-9, (y0, y1, f0, f1, h, level)
+    assert checked > 500

@@ -60,8 +60,11 @@ def _cpu_id() -> str:
 
 
 def _numba_version() -> str:
-    from importlib.metadata import version
-    return version("numba")
+    """numba's version file, read without importing numba (or the slower importlib.metadata)."""
+    spec = importlib.util.find_spec("numba")
+    if spec is None or spec.origin is None:
+        raise ImportError("numba is not installed")
+    return (Path(spec.origin).parent / "_version.py").read_text()
 
 
 def module_name() -> str:

@@ -74,9 +74,8 @@ class _Arrays:
         self.B = B
         self.fps = np.ascontiguousarray(a.flow_pair_start, dtype=np.int64)
         self.pl = np.ascontiguousarray(a.pair_link, dtype=np.int64)
-        R = sysm.R  # links x flows, CSR: the same summation order as NetworkSystem.rhs
-        self.lptr = np.ascontiguousarray(R.indptr, dtype=np.int64)
-        self.lflows = np.ascontiguousarray(R.indices, dtype=np.int64)
+        # links x flows, CSR: the same summation order as NetworkSystem.rhs's routing product
+        self.lptr, self.lflows = a.flows_by_link()
         self.start = np.ascontiguousarray(a.start_s, dtype=float)
         self.stop = np.ascontiguousarray(a.stop_s, dtype=float)
         self.C = np.ascontiguousarray(sysm.C, dtype=float)

@@ -13,6 +13,8 @@ the left limit.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -30,8 +32,10 @@ def hermite(s, h, y0, y1, f0, f1):
 def first_crossing(y0, y1, f0, f1, h, level):
     """Smallest s in (0, 1] where the cubic Hermite segment crosses ``level`` (1.0 if none).
 
-    Written with plain loops so that :mod:`ecocc.dde.kernels` compiles this
-    same function with numba.
+    The cubic's critical points cut [0, 1] into at most three monotone pieces; the first piece whose
+    ends straddle the level is bisected to the last floating-point number.  Plain arithmetic (no
+    companion-matrix eigenvalues), so :mod:`ecocc.dde.kernels` compiles this same function with numba
+    without linking LAPACK.
     """
     d = y0 - level
     c = h * f0
@@ -39,11 +43,50 @@ def first_crossing(y0, y1, f0, f1, h, level):
     b = 3 * (y1 - y0) - h * (2 * f0 + f1)
     if abs(a) + abs(b) + abs(c) == 0:
         return 1.0
-    best, found = 1.0, False
-    for r in np.roots(np.array([a, b, c, d], dtype=np.complex128)):
-        if abs(r.imag) < 1e-9 and 0 < r.real <= 1 + 1e-12 and (not found or r.real < best):
-            best, found = r.real, True
-    return best
+    # critical points: roots of 3a s^2 + 2b s + c in (0, 1), ascending (2.0 = none)
+    k1, k2 = 2.0, 2.0
+    if a != 0:
+        disc = b * b - 3 * a * c
+        if disc > 0:
+            sq = math.sqrt(disc)
+            r1, r2 = (-b - sq) / (3 * a), (-b + sq) / (3 * a)
+            k1, k2 = min(r1, r2), max(r1, r2)
+    elif b != 0:
+        k1 = -c / (2 * b)
+    if not 0 < k1 < 1:
+        k1, k2 = k2, 2.0
+    if not 0 < k1 < 1:
+        k1 = 2.0
+    if not 0 < k2 < 1:
+        k2 = 2.0
+    lo = 0.0
+    plo = d
+    for piece in range(3):
+        hi = k1 if piece == 0 else (k2 if piece == 1 else 1.0)
+        if hi > 1.0:
+            hi = 1.0
+        if hi <= lo:
+            continue
+        phi = ((a * hi + b) * hi + c) * hi + d
+        if phi == 0.0:
+            return hi
+        if plo != 0.0 and (plo < 0) != (phi < 0):
+            for _ in range(200):  # bisection on a monotone piece
+                mid = 0.5 * (lo + hi)
+                if mid <= lo or mid >= hi:
+                    break
+                pm = ((a * mid + b) * mid + c) * mid + d
+                if pm == 0.0:
+                    return mid
+                if (pm < 0) == (plo < 0):
+                    lo, plo = mid, pm
+                else:
+                    hi = mid
+            return hi
+        lo, plo = hi, phi
+        if hi >= 1.0:
+            break
+    return 1.0
 
 
 def nudge(t, h):

@@ -491,11 +491,13 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
         tn = _tiny(t, h)
         K[0, :] = f
         for i in range(1, n_st):
-            for q in range(n):
-                acc = 0.0
-                for s_ in range(i):
-                    acc += A[i, s_] * K[s_, q]
-                yi[q] = y[q] + h * acc
+            # stage value, accumulated one stage row at a time (contiguous, vectorizable)
+            yi[:] = y
+            for s_ in range(i):
+                a_ = h * A[i, s_]
+                if a_ != 0.0:
+                    for q in range(n):
+                        yi[q] += a_ * K[s_, q]
             c = Cc[i]
             nud = (0.5 - c) * tn
             s_t = t + c * h
@@ -504,11 +506,12 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
                  ctable, alpha, beta, Tq, q0)
             _clamp(K[i], sat_lo, sat_hi, iq, L)
             nfev += 1
-        for q in range(n):
-            acc = 0.0
-            for s_ in range(n_st):
-                acc += Bw[s_] * K[s_, q]
-            y_new[q] = y[q] + h * acc
+        y_new[:] = y
+        for s_ in range(n_st):
+            b_ = h * Bw[s_]
+            if b_ != 0.0:
+                for q in range(n):
+                    y_new[q] += b_ * K[s_, q]
         nud = -0.5 * tn
         _hist_lookup(t + h, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
         _rhs1(t + h + nud, y_new, zv, sat_lo, sat_hi, f_new_raw, rate, P, L, fps, lptr, lflows, start, stop, C,
@@ -516,14 +519,16 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
         nfev += 1
         K[n_st, :] = f_new_raw
         _clamp(K[n_st], sat_lo, sat_hi, iq, L)
-        finite = True
+        err_vec[:] = 0.0
+        for s_ in range(n_st + 1):
+            e_ = h * E[s_]
+            if e_ != 0.0:
+                for q in range(n):
+                    err_vec[q] += e_ * K[s_, q]
+        chk = 0.0
         for q in range(n):
-            acc = 0.0
-            for s_ in range(n_st + 1):
-                acc += E[s_] * K[s_, q]
-            err_vec[q] = h * acc
-            if not (math.isfinite(y_new[q]) and math.isfinite(err_vec[q])):
-                finite = False
+            chk += y_new[q] * 0.0 + err_vec[q] * 0.0  # nan unless every entry is finite
+        finite = chk == 0.0
         if not finite:
             if h > hmin * 4:
                 h *= 0.25

@@ -91,7 +91,7 @@ class AECP(NetworkModel):
         a = net.arrays
         if P.r0_pps is not None:
             return {"r": np.full(net.n_links, P.r0_pps)}
-        nflows = np.asarray(a.routing.sum(axis=1)).ravel()
+        nflows = np.bincount(a.pair_link, minlength=net.n_links)
         return {"r": a.capacity_pps / np.maximum(nflows, 1)}
 
     def equilibrium(self, net, P):
@@ -101,9 +101,10 @@ class AECP(NetworkModel):
         (the papers' parking-lot claim); computed by progressive filling,
         with q* = q0 on saturated links and 0 elsewhere.
         """
-        from .fairness import max_min_fair
+        from .fairness import max_min_fair_pairs
         a = net.arrays
-        rates, saturated = max_min_fair(a.routing, a.capacity_pps - _mean_cross(net))
+        rates, saturated = max_min_fair_pairs(a.pair_link, a.pair_flow, net.n_links, net.n_flows,
+                                              a.capacity_pps - _mean_cross(net))
         q0 = self.link_static(net, P)["q0"]
         return {"rate_pps": rates, "queue_pkts": np.where(saturated, q0, 0.0),
                 "saturated": saturated,

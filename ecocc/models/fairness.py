@@ -1,32 +1,37 @@
-"""Max-min fair allocation by progressive filling (water-filling), sparse."""
+"""Max-min fair allocation by progressive filling (water-filling)."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 
-def max_min_fair(routing, capacity_pps):
-    """Max-min fair rates for a routing matrix (links x flows, sparse or dense).
+def max_min_fair_pairs(pair_link, pair_flow, n_links, n_flows, capacity_pps):
+    """Max-min fair rates for ``n_flows`` flows given as (link, flow) pairs, each pair once.
 
     Returns ``(rates_pps, saturated_links)``.  Capacities that are NaN
     (time-varying cross traffic) give NaN rates for the flows crossing them.
     Each round saturates at least one link, so at most ``n_links`` rounds of
-    sparse products.
+    O(pairs) work.
     """
-    R = sp.csr_matrix(routing, dtype=float)
-    R.data[:] = 1.0
-    Rt = R.T.tocsr()
+    pl = np.asarray(pair_link, dtype=np.int64)
+    pf = np.asarray(pair_flow, dtype=np.int64)
+    L, P = int(n_links), int(n_flows)
+
+    def per_link(flow_mask):  # routing @ mask: flows of the mask on each link
+        return np.bincount(pl, weights=flow_mask[pf].astype(float), minlength=L)
+
+    def any_link(link_mask):  # (routing.T @ mask) > 0: flows crossing a link of the mask
+        return np.bincount(pf, weights=link_mask[pl].astype(float), minlength=P) > 0
+
     cap = np.asarray(capacity_pps, dtype=float).copy()
-    L, P = R.shape
     rates = np.zeros(P)
     bad = np.isnan(cap)
-    unknown = (Rt @ bad.astype(float)) > 0
+    unknown = any_link(bad)
     cap[bad] = np.inf
     frozen = unknown.copy()
     saturated = np.zeros(L, dtype=bool)
     remaining = cap.copy()
     while not frozen.all():
-        n_act = R @ (~frozen).astype(float)
+        n_act = per_link(~frozen)
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(n_act > 0, remaining / n_act, np.inf)
         inc = share.min()
@@ -37,6 +42,6 @@ def max_min_fair(routing, capacity_pps):
         remaining -= inc * n_act
         tight = (n_act > 0) & (remaining <= 1e-12 * np.maximum(cap, 1.0))
         saturated |= tight
-        frozen |= (Rt @ tight.astype(float)) > 0
+        frozen |= any_link(tight)
     rates[unknown] = np.nan
     return rates, saturated
