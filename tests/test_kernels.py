@@ -158,3 +158,16 @@ def test_aot_kernel_matches_jit(monkeypatch, tmp_path):
     assert a.status == j.status and a.n_steps == j.n_steps and a.n_rejected == j.n_rejected
     # the same LLVM code for the same CPU; allow round-off in case instruction selection differs
     assert _scaled_err(a.y, j.y) < 1e-12
+
+
+def test_fixed_kernel_parallel_path_matches_numpy():
+    """One run of a network above PAR_MIN_FLOWS spreads its right-hand side and lookups over the cores
+    (chunked prange): the same arithmetic per flow, so round-off agreement with the NumPy solver."""
+    from ecocc.dde.kernels import PAR_MIN_FLOWS
+    net = random_network(PAR_MIN_FLOWS + 1000, 60, max_hops=5, seed=2)
+    kw = dict(t_end_s=1.0, r0_pps=10.0, output_dt_s=0.1, solver="fixed", step_s=0.005)
+    a = simulate(net, "aecp", **kw)
+    b = simulate(net, "aecp", engine="numba", **kw)
+    assert b.status == a.status
+    assert _scaled_err(b.queue_pkts, a.queue_pkts) < 1e-10  # round-off only
+    assert _scaled_err(b.rate_pps, a.rate_pps) < 1e-10

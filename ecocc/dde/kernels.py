@@ -56,7 +56,7 @@ PAR_CHUNKS = 64
 # inlined or not, keeps numba's reference counting of the array arguments in the loop and costs ~15x
 # (measured: 1.6 s against 0.1 s for 26,000 evaluations of 1,000 flows).
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _flow_terms(p0, p1, tt, y, zv, out, rate, fps, start, stop, alpha, isent):
     for p in range(p0, p1):
         if start[p] <= tt and tt < stop[p]:
@@ -73,7 +73,7 @@ def _flow_terms(p0, p1, tt, y, zv, out, rate, fps, start, stop, alpha, isent):
         out[isent + p] = rate[p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _link_terms(l0, l1, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, beta, Tq, q0, P, L):
     iv, iq = P, P + L
     ilost, iarr, idep, iqa = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L
@@ -93,7 +93,7 @@ def _link_terms(l0, l1, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, be
         out[iqa + l] = q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cross_row(ctimes, tt):
     """Cross-traffic row: searchsorted(cross_times, t, 'right') - 1, clipped at 0."""
     lo_i, hi_i = 0, ctimes.size
@@ -106,7 +106,7 @@ def _cross_row(ctimes, tt):
     return max(lo_i - 1, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
           alpha, beta, Tq, q0):
     """NetworkSystem.rhs for AECP: ``zv[j]`` is ``v`` of pair ``j``'s link at its delay (serial: no
@@ -117,14 +117,10 @@ def _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, 
 
 
 @njit(cache=True, parallel=True)
-def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-         alpha, beta, Tq, q0, par=False):
-    """:func:`_rhs1`, with ``par``: the flow and link loops spread over the cores in chunks (one run of a
-    large network); False inside an already parallel batch."""
-    if not par:
-        _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-              alpha, beta, Tq, q0)
-        return
+def _rhs_par(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+             alpha, beta, Tq, q0):
+    """:func:`_rhs1` with the flow and link loops spread over the cores in chunks (one run of a large
+    network)."""
     nch = PAR_CHUNKS
     for c in prange(nch):
         _flow_terms(P * c // nch, P * (c + 1) // nch, tt, y, zv, out, rate, fps, start, stop, alpha, P + 6 * L)
@@ -134,7 +130,21 @@ def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, s
                     Tq, q0, P, L)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _rhs(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+         alpha, beta, Tq, q0, par):
+    """:func:`_rhs_par` for one run of a large network (``par``), else :func:`_rhs1` inlined (inside an
+    already parallel batch: every call with array arguments costs reference counting, which dominates
+    small networks)."""
+    if par:
+        _rhs_par(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+                 alpha, beta, Tq, q0)
+    else:
+        _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
+              alpha, beta, Tq, q0)
+
+
+@njit(cache=True, inline="always")
 def _clamp(f, sat_lo, sat_hi, iq, L):
     for l in range(L):
         v = f[iq + l]
@@ -144,7 +154,7 @@ def _clamp(f, sat_lo, sat_hi, iq, L):
             f[iq + l] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi, slack_rel=0.0):
     """Saturation masks (``slack_rel``: a queue within ``slack_rel * max(1, |q|)``
     of a bound counts as on it, as the adaptive solver does).  Returns whether they changed."""
@@ -165,7 +175,7 @@ def _masks(y, f_raw, iq, L, lo, hi, sat_lo, sat_hi, slack_rel=0.0):
 # fixed-step RK4, batched
 # ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lookup_terms(j0, j1, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
     for j in range(j0, j1):
         o = off[st, b, j]
@@ -179,14 +189,19 @@ def _lookup_terms(j0, j1, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
 
 
 @njit(cache=True, parallel=True)
-def _fixed_lookup(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par=False):
+def _lookup_par(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
     n = pl.size
+    nch = PAR_CHUNKS
+    for c in prange(nch):
+        _lookup_terms(n * c // nch, n * (c + 1) // nch, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+
+
+@njit(cache=True, inline="always")
+def _fixed_lookup(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv, par):
     if par:
-        nch = PAR_CHUNKS
-        for c in prange(nch):
-            _lookup_terms(n * c // nch, n * (c + 1) // nch, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+        _lookup_par(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
     else:
-        _lookup_terms(0, n, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+        _lookup_terms(0, pl.size, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
 
 
 @njit(cache=True, parallel=True)
@@ -344,7 +359,7 @@ def _fixed_member(b, Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, t_eval,
 # adaptive Dormand--Prince 5(4) method of steps
 # ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _project(y, iq, ilost, idep, L, buf):
     """NetworkSystem.project: clip queues to [0, buffer], book the excess as lost
     and the deficit as over-counted departures."""
@@ -363,7 +378,7 @@ _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur):
     """``v[pl[j]](s - bwd[j])`` from the Hermite history (as adaptive._Evaluator.lookups).
 
