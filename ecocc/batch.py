@@ -180,4 +180,170 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     return ds.assign_coords(coords).assign_attrs(attrs)
 
 
-__all__ = ["simulate_batch", "BatchParams"]
+#: grid axes of :func:`simulate_map` with ``engine="numba"`` (the compiled kernel's per-member inputs)
+MAP_AXES_NUMBA = ("alpha_per_s", "beta_per_s", "T_s", "q0_pkts", "rtt_scale")
+
+
+def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
+                 y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
+                 swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
+                 progress=False, **params):
+    """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
+
+    Every point is integrated from the model's initial state to ``t_end_s``
+    with the adaptive solver (delays exact, error control, queue clamps
+    located).  Verdict: a point is **stable** when its run succeeded and
+    every link's queue moves by less than ``swing_threshold_pkts`` (peak to
+    peak, sampled every ``sample_dt_s``) over the last ``window_s``
+    seconds.  A slowly decaying point can therefore be judged unstable at
+    a short ``t_end_s``; the swing itself is returned so other thresholds
+    can be applied.
+
+    Parameters
+    ----------
+    network : Network
+    model : str
+    x_name, y_name : str
+        A numeric model parameter (e.g. ``"alpha_per_s"``) or ``"rtt_scale"``
+        (every RTT multiplied by the value).  With ``engine="numba"`` one of
+        :data:`MAP_AXES_NUMBA`.
+    x_values, y_values : sequences of float
+    engine : {"numba", "numpy"}
+        ``"numba"``: the compiled adaptive kernel, members in parallel over
+        the cores (AECP/CLTCP); ``"numpy"``: one :func:`ecocc.simulate` per
+        point (any model; the reference, slow).
+    chunk : int
+        Members per kernel call (numba): progress is reported and Ctrl-C is
+        honoured between chunks; points not reached are ``"interrupted"``.
+    **params : model parameters for every point (e.g. ``r0_pps=10``).
+
+    Returns
+    -------
+    xarray.Dataset
+        On ``(y, x)``: ``stable``, ``status``, ``n_steps``; on ``(y, x, link)``:
+        ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window).
+        ``attrs``: the verdict rule, solver settings, ``wall_s``.
+    """
+    import time
+
+    import xarray as xr
+
+    from .dde.engine import check_engine
+    from .simulate import simulate
+    from .stability.maps import _unit
+    wall0 = time.perf_counter()
+    m = get_model(model)
+    check(isinstance(network, Network), "network", type(network).__name__, "a Network")
+    check_engine(engine, m, network)
+    t_end = check_finite("t_end_s", t_end_s, positive=True)
+    window = check_finite("window_s", window_s, positive=True)
+    check(window <= t_end, "window_s", window_s, f"at most t_end_s = {t_end}")
+    dt = check_finite("sample_dt_s", sample_dt_s, positive=True)
+    thr = check_finite("swing_threshold_pkts", swing_threshold_pkts, positive=True)
+    check(isinstance(chunk, numbers.Integral) and chunk >= 1, "chunk", chunk, "an integer >= 1")
+    check(x_name != y_name, "y_name", y_name, f"a name different from x_name = {x_name!r}")
+    fields = type(m.make_params(None)).field_names()
+    for axis, name in (("x_name", x_name), ("y_name", y_name)):
+        allowed = MAP_AXES_NUMBA if engine == "numba" else ("rtt_scale",) + tuple(fields)
+        check(name in allowed, axis, name, f"one of {allowed}" + (" (engine='numba')" if engine == "numba" else ""))
+    xs = np.asarray([check_finite(f"x_values[{i}]", v) for i, v in enumerate(np.atleast_1d(x_values))], dtype=float)
+    ys = np.asarray([check_finite(f"y_values[{i}]", v) for i, v in enumerate(np.atleast_1d(y_values))], dtype=float)
+    check(xs.size > 0, "x_values", x_values, "at least one value")
+    check(ys.size > 0, "y_values", y_values, "at least one value")
+    base = m.make_params(None, **params)
+
+    for axis, name, vals in (("x_values", x_name, xs), ("y_values", y_name, ys)):  # every value, up front
+        for i, v in enumerate(vals):
+            if name == "rtt_scale":
+                check(v > 0, f"{axis}[{i}] (rtt_scale)", v, "a factor > 0")
+                continue
+            try:
+                m.make_params(base, **{name: v})
+            except InputError as exc:
+                raise InputError(f"{axis}[{i}] ({name})", v, exc.allowed) from None
+
+    def params_at(xv, yv):
+        return m.make_params(base, **{k: v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale"})
+
+    def scale_at(xv, yv):
+        return xv if x_name == "rtt_scale" else (yv if y_name == "rtt_scale" else 1.0)
+
+    Y, X = np.meshgrid(ys, xs, indexing="ij")
+    pts = list(zip(X.ravel(), Y.ravel()))
+    B, L = len(pts), network.n_links
+    t_eval = np.arange(max(t_end - window, 0.0), t_end + 1e-9 * t_end, dt)
+    t_eval = t_eval[t_eval <= t_end]
+    swing = np.full((B, L), np.nan)
+    qmean = np.full((B, L), np.nan)
+    status = np.array(["interrupted"] * B, dtype=object)
+    n_steps = np.zeros(B, dtype=np.int64)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=B, unit="point", desc=f"{network.name}: map", leave=False)
+    try:
+        if engine == "numba":
+            from .dde.engine import solve_adaptive_aecp_batch
+            scales = sorted({scale_at(xv, yv) for xv, yv in pts})
+            systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end) for s in scales]
+            member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
+            cache = {}
+            for xv, yv in pts:
+                key = (xv if x_name != "rtt_scale" else None, yv if y_name != "rtt_scale" else None)
+                if key not in cache:
+                    Pm = params_at(xv, yv)
+                    cache[key] = (Pm.alpha_per_s, Pm.beta_per_s, Pm.T_s, m.link_static(network, Pm)["q0"])
+            per = [cache[(xv if x_name != "rtt_scale" else None, yv if y_name != "rtt_scale" else None)]
+                   for xv, yv in pts]
+            iq = systems[0].layout["queue"].sl
+            for c0 in range(0, B, chunk):
+                sl = slice(c0, min(B, c0 + chunk))
+                out, st, cnt = solve_adaptive_aecp_batch(
+                    systems, member_system[sl], [p[0] for p in per[sl]], [p[1] for p in per[sl]],
+                    [p[2] for p in per[sl]], np.stack([p[3] for p in per[sl]]), t_end, rtol=rtol, atol=atol,
+                    t_eval=t_eval)
+                q = out[:, :, iq]
+                swing[sl] = q.max(axis=1) - q.min(axis=1)
+                qmean[sl] = q.mean(axis=1)
+                status[sl] = [s.value for s in st]
+                n_steps[sl] = cnt[:, 0]
+                if bar is not None:
+                    bar.update(sl.stop - sl.start)
+        else:
+            for b, (xv, yv) in enumerate(pts):
+                tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
+                              output_dt_s=dt, rtol=rtol, atol=atol)
+                w = tr.t_s >= t_eval[0] - 1e-9 * t_end
+                q = tr.queue_pkts[w]
+                swing[b], qmean[b] = q.max(axis=0) - q.min(axis=0), q.mean(axis=0)
+                status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
+                if bar is not None:
+                    bar.update(1)
+    except KeyboardInterrupt:  # finished points are kept; the rest stay "interrupted"
+        pass
+    finally:
+        if bar is not None:
+            bar.close()
+    ok = status == "success"
+    stable = ok & np.all(swing < thr, axis=1)
+    shape = (ys.size, xs.size)
+    ds = xr.Dataset(
+        {"stable": (("y", "x"), stable.reshape(shape)),
+         "status": (("y", "x"), status.reshape(shape).astype(str)),
+         "n_steps": (("y", "x"), n_steps.reshape(shape)),
+         "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
+         "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
+        coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
+    ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
+    ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
+    ds.attrs.update(
+        model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, solver="adaptive RK45",
+        rtol=rtol, t_end_s=t_end, window_s=window, sample_dt_s=dt, swing_threshold_pkts=thr,
+        verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
+                 f"last {window:g} s of {t_end:g} s"),
+        params=str(base.as_dict()), packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
+        n_interrupted=int((status == "interrupted").sum()))
+    return ds
+
+
+__all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA"]

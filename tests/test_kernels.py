@@ -171,3 +171,13 @@ def test_fixed_kernel_parallel_path_matches_numpy():
     assert b.status == a.status
     assert _scaled_err(b.queue_pkts, a.queue_pkts) < 1e-10  # round-off only
     assert _scaled_err(b.rate_pps, a.rate_pps) < 1e-10
+
+
+def test_adaptive_argument_names_match_the_kernel():
+    from ecocc.dde.kernels import _adaptive_batch, _adaptive_kernel
+    code = _adaptive_kernel.py_func.__code__
+    assert code.co_varnames[:code.co_argcount] == engine.ADAPTIVE_ARGS
+    code = _adaptive_batch.py_func.__code__
+    batch = list(engine.ADAPTIVE_ARGS)
+    batch.insert(batch.index("bps") + 1, "bps_ptr")
+    assert code.co_varnames[:code.co_argcount] == tuple(batch) + ("codes",)

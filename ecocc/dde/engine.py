@@ -192,20 +192,25 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
                        int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
 
 
-def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                        max_steps=10_000_000, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+#: the adaptive kernel's arguments, in order (``tests/test_kernels.py`` checks them against the kernel)
+ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
+                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
+                 "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
+                 "counters", "reals")
+_OUTPUTS = ("out_y", "counters", "reals")
 
-    ``t_eval`` is required (outputs only at those times; the kernel keeps no
-    per-step record).  Same error control, breakpoints, clamping and dense
-    output as the NumPy solver.
+
+def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+    """The adaptive kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ADAPTIVE_ARGS).
+
+    Every input array is a fresh, writable, C-contiguous float64 / int64 one: one signature for numba's
+    cache and the ahead-of-time module (a read-only view and a writable array are two numba types).
     """
     check_engine("numba", sysm.model, sysm.net)
     if t_eval is None:
         raise ValueError("t_eval is required by the numba adaptive kernel")
     if not (rtol > 0):
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
-    wall0 = _time.perf_counter()
     t0 = 0.0
     t_end = float(t_end)
     if not t_end > t0:
@@ -221,51 +226,111 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
     A = np.zeros((n_st, n_st))
     for i, row in enumerate(tab["A"]):
         A[i, :len(row)] = row
-    atol_v = np.broadcast_to(np.asarray(atol, dtype=float), (n,))
     delays = prob.positive_delays()
     dmin = float(delays.min()) if delays.size else math.inf
     dmax = float(delays.max()) if delays.size else 0.0
-    bps = prob.breakpoints(t_end)
-    bps = np.unique(np.concatenate([bps, [t_end]]))
-    t_eval_arr = np.ascontiguousarray(np.asarray(t_eval, dtype=float))
+    t_eval_arr = np.asarray(t_eval, dtype=float)
     if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
         raise ValueError("t_eval must lie in [t0, t_end]")
     # components read through a positive delay (the generic lookup reads v and the queue of each pair's link)
     lk = sysm.lookups[sysm.lk_index["fb"]]
-    dcomp = np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64)
-    out_y = np.empty((t_eval_arr.size, n))
-    counters = np.zeros(6, dtype=np.int64)
-    reals = np.zeros(3)
-    args = (prob.y0, t_end, float(rtol), atol_v, float(max_step), float(first_step) if first_step else -1.0,
-            int(max_steps), bps, t_eval_arr, out_y, Cc, A, tab["B"], tab["E"], tab["P"],
-            -1.0 / (tab["err_order"] + 1), dmin, 1.5 * dmax + 1e-9, dcomp,
-            ar.P, ar.L, ar.fps, ar.pl, ar.bwd[0], ar.lptr, ar.lflows, ar.start, ar.stop, ar.C,
-            ar.buf, ar.ctimes, ar.ctable, float(ar.alpha[0]), float(ar.beta[0]), float(ar.Tq[0]),
-            ar.q0[0], counters, reals)
-    # every array a fresh, writable, C-contiguous float64 / int64 one: one signature for the JIT cache and
-    # the ahead-of-time module (a read-only view and a writable array are two numba types)
-    args = tuple(np.array(a, dtype=np.int64 if a.dtype.kind in "iub" else float, order="C")
-                 if isinstance(a, np.ndarray) and a is not out_y and a is not counters and a is not reals else a
-                 for a in args)
+    args = dict(
+        y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
+        max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
+        bps=np.unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
+        out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
+        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9,
+        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]),
+        P=ar.P, L=ar.L, fps=ar.fps, pl=ar.pl, bwd=ar.bwd[0], lptr=ar.lptr, lflows=ar.lflows, start=ar.start,
+        stop=ar.stop, C=ar.C, buf=ar.buf, ctimes=ar.ctimes, ctable=ar.ctable, alpha=float(ar.alpha[0]),
+        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0], counters=np.zeros(6, dtype=np.int64),
+        reals=np.zeros(3))
+    for k, v in args.items():
+        if isinstance(v, np.ndarray) and k not in _OUTPUTS:
+            args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
+    return args
+
+
+def _adaptive_status(code, counters, reals, max_steps):
+    n_inacc, t_reached = int(counters[4]), float(reals[2])
+    if code == 0:
+        return Status.SUCCESS, "integration reached t_end"
+    if code == 1:
+        return Status.INACCURATE, (f"{n_inacc} step(s) accepted at the minimum step size with the error above "
+                                   "tolerance; results may not meet rtol/atol")
+    if code == 2:
+        return Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
+    return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
+
+
+def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                        max_steps=10_000_000, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+
+    ``t_eval`` is required (outputs only at those times; the kernel keeps no
+    per-step record).  Same error control, breakpoints, clamping and dense
+    output as the NumPy solver.
+    """
+    wall0 = _time.perf_counter()
+    kw = _adaptive_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
+                        max_steps=max_steps)
+    args = tuple(kw[k] for k in ADAPTIVE_ARGS)
     from .aot import adaptive_kernel, kernel_info
     code = adaptive_kernel(args)(*args)
+    counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
-    if code == 0:
-        status, message = Status.SUCCESS, "integration reached t_end"
-    elif code == 1:
-        status = Status.INACCURATE
-        message = (f"{n_inacc} step(s) accepted at the minimum step size with the error above tolerance; "
-                   "results may not meet rtol/atol")
-    elif code == 2:
-        status, message = Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
-    else:
-        status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
+    status, message = _adaptive_status(code, counters, reals, max_steps)
     if progress is not None:
         progress(t_reached)
-    return DDESolution(t_eval_arr[:n_out].copy(), out_y[:n_out], status, message, t_reached, n_steps, n_rej, nfev,
-                       n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
+    return DDESolution(kw["t_eval"][:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached, n_steps, n_rej,
+                       nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax, engine="numba",
-                            **kernel_info()))
+                            n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
+                            delay_max_s=float(kw["bwd"].max(initial=0.0)), engine="numba", **kernel_info()))
+
+
+#: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
+_PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "Tq", "q0", "counters", "reals")
+
+
+def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end, *, rtol=1e-7, atol=None,
+                              t_eval, max_step=math.inf, max_steps=10_000_000):
+    """The adaptive kernel for ``B`` members in parallel (one member per core at a time, numba JIT).
+
+    ``systems``: AECP ``NetworkSystem`` objects of one network that differ only in their delays (an RTT
+    scaling); member ``b`` uses ``systems[member_system[b]]`` with the gains ``alpha[b]``, ``beta[b]``,
+    ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Returns ``(out_y, status, counters)``:
+    outputs ``(B, len(t_eval), n)``, one :class:`Status` per member, the kernel's counters ``(B, 6)``
+    (steps, rejected, nfev, clamp events, inaccurate steps, outputs written).
+    """
+    per_sys = [_adaptive_args(s, t_end, rtol=rtol, atol=s.default_atol() if atol is None else atol, t_eval=t_eval,
+                              max_step=max_step, first_step=None, max_steps=max_steps) for s in systems]
+    first = per_sys[0]
+    for kw in per_sys[1:]:
+        for k in ADAPTIVE_ARGS:
+            if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
+                raise InputError("systems", k, "systems of one network that differ only in their delays")
+    ms = np.asarray(member_system, dtype=np.int64)
+    B = ms.size
+    bl = [per_sys[i]["bps"] for i in ms]
+    ptr = np.zeros(B + 1, dtype=np.int64)
+    np.cumsum([b.size for b in bl], out=ptr[1:])
+
+    def stack(k):
+        return np.ascontiguousarray(np.stack([per_sys[i][k] for i in ms]))
+
+    col = dict(first)
+    col.update(y0=stack("y0"), bps=np.concatenate(bl), out_y=np.empty((B,) + first["out_y"].shape),
+               dmin=stack("dmin"), keep_s=stack("keep_s"), bwd=stack("bwd"),
+               alpha=np.ascontiguousarray(alpha, dtype=float), beta=np.ascontiguousarray(beta, dtype=float),
+               Tq=np.ascontiguousarray(Tq, dtype=float), q0=np.ascontiguousarray(q0, dtype=float).reshape(B, -1),
+               counters=np.zeros((B, 6), dtype=np.int64), reals=np.zeros((B, 3)))
+    codes = np.zeros(B, dtype=np.int64)
+    from .kernels import _adaptive_batch
+    args = [col[k] for k in ADAPTIVE_ARGS]
+    args.insert(ADAPTIVE_ARGS.index("bps") + 1, ptr)
+    _adaptive_batch(*args, codes)
+    status = [_adaptive_status(int(c), col["counters"][b], col["reals"][b], max_steps)[0] for b, c in enumerate(codes)]
+    return col["out_y"], status, col["counters"]

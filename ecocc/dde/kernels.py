@@ -704,3 +704,16 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
     reals[1] = hmax_seen
     reals[2] = t
     return status
+
+
+@njit(cache=True, parallel=True)
+def _adaptive_batch(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval, out_y,
+                    Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L, fps, pl, bwd, lptr, lflows, start, stop, C,
+                    buf, ctimes, ctable, alpha, beta, Tq, q0, counters, reals, codes):
+    """:func:`_adaptive_kernel` for every member ``b`` (rows of the per-member arrays, breakpoints
+    ``bps[bps_ptr[b]:bps_ptr[b + 1]]``), members in parallel; status codes in ``codes``."""
+    for b in prange(y0.shape[0]):
+        codes[b] = _adaptive_kernel(y0[b], t_end, rtol, atol_v, max_step, first_step, max_steps,
+                                    bps[bps_ptr[b]:bps_ptr[b + 1]], t_eval, out_y[b], Cc, A, Bw, E, Pd, expo,
+                                    dmin[b], keep_s[b], dcomp, P, L, fps, pl, bwd[b], lptr, lflows, start, stop, C,
+                                    buf, ctimes, ctable, alpha[b], beta[b], Tq[b], q0[b], counters[b], reals[b])
