@@ -189,9 +189,10 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
 
 
 try:  # stability commands (ecocc.cli_stability)
-    from .cli_stability import margins, stability_map  # noqa: E402
+    from .cli_stability import margins, sim_map, stability_map  # noqa: E402
     main.add_command(margins)
     main.add_command(stability_map)
+    main.add_command(sim_map)
 except ImportError:  # pragma: no cover - while the module is being written
     pass
 

@@ -1,8 +1,10 @@
-"""Click commands ``margins`` and ``stability-map`` (added to ``ecocc`` by cli.py)."""
+"""Click commands ``margins``, ``stability-map`` and ``sim-map`` (added to ``ecocc`` by cli.py)."""
 from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from pathlib import Path
 
 import click
@@ -134,3 +136,164 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
     fig = plot_stability_map(ds)
     fig.savefig(png, dpi=120, bbox_inches="tight")
     click.echo(f"wrote {png} and {nc}")
+
+
+#: simulate_map argument -> sim-map option, for error messages
+_MAP_OPTIONS = {"x_name": "--x", "y_name": "--y", "t_end_s": "--t-end-s", "window_s": "--window-s",
+                "swing_threshold_pkts": "--threshold-pkts", "engine": "--engine"}
+
+
+def _as_option(exc, x_name, y_name):
+    """The InputError ``exc`` of simulate_map with its field named as the sim-map option."""
+    m = re.match(r"([xy])_values\[(\d+)\]", exc.field)
+    if m:
+        field = f"--{m[1]} {x_name if m[1] == 'x' else y_name}[{m[2]}]"
+    else:
+        field = _MAP_OPTIONS.get(exc.field, exc.field)
+    value = exc.value.item() if hasattr(exc.value, "item") and getattr(exc.value, "ndim", 1) == 0 else exc.value
+    return InputError(field, value, exc.allowed)
+
+
+def _map_axis(text, option):
+    """``NAME=VALUES`` of --x/--y via :func:`ecocc.sweeps.parse_axis` (errors name ``option``)."""
+    from .sweeps import parse_axis
+    try:
+        return parse_axis(text)
+    except InputError as e:
+        raise InputError(e.field.replace("--axis", option, 1), e.value, e.allowed) from None
+
+
+def _netcdf_ready(ds):
+    """Copy of ``ds`` that netCDF can store: object arrays as str, attrs without None/bool."""
+    ds = ds.copy()
+    for name, var in list(ds.variables.items()):
+        if var.dtype == object:
+            ds[name] = var.astype(str)
+    for obj in [ds] + [ds[n] for n in ds.variables]:
+        for k, v in list(obj.attrs.items()):
+            if v is None:
+                del obj.attrs[k]
+            elif isinstance(v, bool):
+                obj.attrs[k] = int(v)
+    return ds
+
+
+SIM_MAP_DEFAULT = "aecp-parking-lot"
+
+
+@click.command("sim-map")
+@click.argument("scenario", required=False, default=None)
+@click.option("--x", "x_axis", default="alpha_per_s=0.5:6:20", show_default=True, metavar="NAME=VALUES",
+              help="x axis: a model parameter or rtt_scale, NAME=start:stop:count or NAME=v1,v2,...")
+@click.option("--y", "y_axis", default="rtt_scale=0.25:4:20", show_default=True, metavar="NAME=VALUES",
+              help="y axis, as --x.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+              help="Directory for sim_map.nc, sim_map.json and sim_map.png.")
+@click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a model parameter (every point).")
+@click.option("--t-end-s", type=float, default=None,
+              help="Simulated time per point (s; default: the scenario's duration).")
+@click.option("--window-s", type=float, default=None,
+              help="Final window over which the queue swing is measured (s; default: the scenario's summary window, "
+                   "else a tenth of --t-end-s).")
+@click.option("--threshold-pkts", type=float, default=1.0, show_default=True,
+              help="Stable: every link's queue swings (peak to peak) less than this over the window (packets).")
+@click.option("--engine", type=click.Choice(["numba", "numpy"]), default=None,
+              help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
+                   "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
+                   "Default: numba when it applies, else numpy.")
+@click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance of the adaptive solver.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
+def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, engine, rtol, as_json, quiet,
+            no_figure):
+    """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
+    aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
+    queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
+
+    A point is stable when its run succeeded and every link's queue swings by less than --threshold-pkts over the
+    last --window-s seconds of --t-end-s.
+    """
+    import numpy as np
+
+    from . import scenarios
+    from .batch import MAP_AXES_NUMBA, simulate_map
+    from .cli import parse_assignment
+    from .dde.engine import check_engine
+    from .errors import check_finite
+    from .models import get_model
+
+    sc = scenarios.load(scenario or SIM_MAP_DEFAULT)
+    t_end_s = sc.duration_s if t_end_s is None else t_end_s
+    if window_s is None:
+        window_s = sc.summary_window_s if sc.summary_window_s and sc.summary_window_s <= t_end_s else 0.1 * t_end_s
+    params = dict(sc.params)
+    params.update(dict(parse_assignment(s) for s in sets))
+    x_name, x_values = _map_axis(x_axis, "--x")
+    y_name, y_values = _map_axis(y_axis, "--y")
+    rtol = check_finite("--rtol", rtol, positive=True)
+    model = get_model(sc.model)
+    if engine is None:
+        try:
+            check_engine("numba", model, sc.network)
+            engine = "numba"
+        except InputError:
+            engine = "numpy"
+        if engine == "numba" and not {x_name, y_name} <= set(MAP_AXES_NUMBA):
+            engine = "numpy"
+            if not quiet:
+                click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
+                           err=True)
+    try:
+        ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, t_end_s=t_end_s,
+                          window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
+                          progress=not quiet, **params)
+    except InputError as e:
+        raise _as_option(e, x_name, y_name) from None
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
+    _netcdf_ready(ds).to_netcdf(out / files["netcdf"], engine="h5netcdf")
+    status = ds["status"].values.astype(str)
+    stable = ds["stable"].values.astype(bool)
+    ok = status == "success"
+    counts = {"points": int(status.size), "stable": int(stable.sum()), "not_stable": int((ok & ~stable).sum()),
+              "failed": int((~ok & (status != "interrupted")).sum()),
+              "interrupted": int((status == "interrupted").sum())}
+    statuses, n_status = np.unique(status, return_counts=True)
+
+    def axis(name, coord):
+        v = coord.values
+        return {"name": name, "units": coord.attrs.get("units", "-"), "min": float(v.min()), "max": float(v.max()),
+                "count": int(v.size), "values": [float(a) for a in v]}
+
+    a = ds.attrs
+    summary = _clean({
+        "scenario": a["scenario"], "scenario_source": sc.source, "model": a["model"],
+        "x": axis(x_name, ds["x"]), "y": axis(y_name, ds["y"]), "counts": counts,
+        "status_counts": {str(k): int(n) for k, n in zip(statuses, n_status)},
+        "verdict": a["verdict"], "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
+        "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
+        "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
+        "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
+    (out / files["summary"]).write_text(json.dumps(summary, indent=2, default=str))
+    if not no_figure:
+        import matplotlib
+        matplotlib.use("Agg")
+        from .plotting import plot_simulated_map
+        fig = plot_simulated_map(ds)
+        fig.savefig(out / files["figure"], dpi=120)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, default=str))
+    else:
+        c = counts
+        click.echo(f"{a['scenario']} ({a['model']}): {ds.sizes['y']} x {ds.sizes['x']} points "
+                   f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['stable']} stable, "
+                   f"{c['not_stable']} not stable, {c['failed']} failed, {c['interrupted']} interrupted")
+        click.echo(f"  {a['verdict']}")
+        click.echo("  wrote " + ", ".join(str(out / f) for f in files.values() if f))
+    if counts["interrupted"]:
+        click.echo("interrupted: the points not reached are marked 'interrupted'", err=True)
+        sys.exit(130)
+

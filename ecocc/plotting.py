@@ -39,3 +39,90 @@ def plot_trajectory(tr, fig=None):
     for ax in axs:
         ax.grid(alpha=0.3)
     return fig
+
+
+def _axis_label(coord) -> str:
+    """``long_name (units)`` of a map axis; ``rtt_scale`` reads "RTT scale factor"."""
+    name = str(coord.attrs.get("long_name", coord.name))
+    if name == "rtt_scale":
+        name = "RTT scale factor"
+    return f"{name} ({coord.attrs.get('units', '-')})"
+
+
+def _points(n) -> str:
+    return f"{int(n)} point" + ("" if int(n) == 1 else "s")
+
+
+#: markers of the grid points whose run did not succeed, by status
+_STATUS_MARKERS = {"failed": dict(marker="x", color="r", mew=2),
+                   "inaccurate": dict(marker="^", color="orange", mfc="none", mew=1.5),
+                   "interrupted": dict(marker="s", color="0.5", mfc="none", mew=1.5)}
+
+
+def plot_simulated_map(ds, ax=None):
+    """Plot a :func:`ecocc.batch.simulate_map` dataset.
+
+    Colour: log10 of the largest queue swing over the links (packets, peak to
+    peak over the verdict window; swings below 1e-6 packet are clipped).
+    The stable region is outlined (contour of ``stable`` at 0.5) and its
+    points dotted; points whose run did not succeed are marked by status.
+    Axis labels come from the ``long_name`` and ``units`` of ``x``/``y``.
+    Returns the figure.
+    """
+    import textwrap
+
+    import matplotlib.patheffects as pe
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(7.5, 6), layout="constrained")
+    else:
+        fig = ax.figure
+    x, y = ds["x"].values, ds["y"].values
+    swing = ds["queue_swing_pkts"].max(dim="link", skipna=False).values
+    z = np.log10(np.clip(swing, 1e-6, None))
+    pc = ax.pcolormesh(x, y, z, shading="nearest", cmap="viridis")
+    thr = ds.attrs.get("swing_threshold_pkts")
+    label = "log10 of largest queue swing over links (packets)"
+    mark_thr = thr is not None and np.isfinite(z).any() and np.nanmin(z) <= np.log10(thr) <= np.nanmax(z)
+    if mark_thr:
+        label += f"\nwhite line: threshold {thr:g} packet(s)"
+    cb = fig.colorbar(pc, ax=ax, label=label)
+    if mark_thr:
+        cb.ax.axhline(np.log10(thr), color="w", lw=2, path_effects=[pe.withStroke(linewidth=3.5, foreground="k")])
+
+    outline = [pe.withStroke(linewidth=4, foreground="k")]
+    stable = ds["stable"].values.astype(bool)
+    Y, X = np.meshgrid(y, x, indexing="ij")
+    handles = []
+    if stable.any() and not stable.all() and x.size > 1 and y.size > 1:
+        ax.contour(x, y, stable.astype(float), levels=[0.5], colors="w", linewidths=2, path_effects=outline)
+        handles.append(Line2D([], [], color="w", lw=2, path_effects=outline, label="boundary of the stable region"))
+    if stable.any():
+        dot = dict(marker="o", color="w", mec="k", mew=0.6, ms=4, ls="")
+        ax.plot(X[stable], Y[stable], **dot)
+        handles.append(Line2D([], [], **dot, label=f"stable ({int(stable.sum())} of {_points(stable.size)})"))
+    else:
+        handles.append(Line2D([], [], ls="none", label=f"no stable point (of {_points(stable.size)})"))
+
+    status = ds["status"].values.astype(str)
+    for st in sorted(set(status.ravel()) - {"success"}):
+        sel = status == st
+        style = _STATUS_MARKERS.get(st, dict(marker="D", color="m", mfc="none", mew=1.5))
+        ax.plot(X[sel], Y[sel], ls="", ms=8, **style)
+        handles.append(Line2D([], [], ls="", ms=8, **style, label=f"run {st} ({_points(sel.sum())})"))
+
+    ax.set_xlabel(_axis_label(ds["x"]))
+    ax.set_ylabel(_axis_label(ds["y"]))
+    head = f"Stability by simulation: scenario {ds.attrs.get('scenario', '?')}, model {ds.attrs.get('model', '?')}"
+    verdict = str(ds.attrs.get("verdict", ""))
+    ax.set_title("\n".join(textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)),
+                 fontsize=9)
+    if own:  # legend below the axes, off the map
+        fig.legend(handles=handles, loc="outside lower center", ncol=min(3, len(handles)), fontsize=8)
+    else:
+        ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
+    return fig
+

@@ -46,13 +46,14 @@ def parse_axis(text: str):
     try:
         if ":" in vals:
             a, b, n = vals.split(":")
-            n = int(n)
-            check(n >= 1, f"--axis {name} count", n, "an integer >= 1")
-            values = list(np.linspace(float(a), float(b), n))
+            a, b, n = float(a), float(b), int(n)
         else:
             values = [float(v) for v in vals.split(",") if v.strip()]
     except ValueError:
         raise InputError(f"--axis {name}", vals, "numbers: v1,v2,... or start:stop:count") from None
+    if ":" in vals:
+        check(n >= 1, f"--axis {name} count", n, "an integer >= 1")
+        values = list(np.linspace(a, b, n))
     check(len(values) > 0, f"--axis {name}", vals, "at least one value")
     return name, values
 

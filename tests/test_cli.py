@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from ecocc.cli import main
+from ecocc.dde.engine import HAVE_NUMBA
 
 
 def run(args):
@@ -81,3 +82,45 @@ def test_unknown_scenario_lists_shipped():
     res = CliRunner().invoke(main, ["simulate", "no-such-scenario"])
     assert res.exit_code == 2
     assert "aecp-dumbbell" in res.output
+
+
+def test_sim_map_tiny_grid(tmp_path):
+    import xarray as xr
+    res = run(["sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", "2",
+               "--engine", "numpy", "--out", str(tmp_path), "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    for name in ("sim_map.nc", "sim_map.json", "sim_map.png"):
+        assert (tmp_path / name).exists()
+    d = json.loads(res.output)
+    assert d == json.loads((tmp_path / "sim_map.json").read_text())
+    assert (d["scenario"], d["model"], d["engine"]) == ("aecp-dumbbell", "aecp", "numpy")
+    assert (d["x"]["name"], d["x"]["values"]) == ("alpha_per_s", [1.0, 4.0])
+    assert (d["y"]["name"], d["y"]["values"]) == ("rtt_scale", [0.5, 2.0])
+    c = d["counts"]
+    assert c["points"] == 4
+    assert c["stable"] + c["not_stable"] + c["failed"] + c["interrupted"] == 4
+    with xr.open_dataset(tmp_path / "sim_map.nc", engine="h5netcdf") as ds:
+        assert ds["stable"].shape == (2, 2)
+        assert ds["queue_swing_pkts"].dims == ("y", "x", "link")
+        assert ds["queue_swing_pkts"].shape == (2, 2, 1)
+        assert list(ds["x"].values) == [1.0, 4.0]
+        assert int(ds["stable"].sum()) == c["stable"]
+        assert int((ds["status"] == "success").sum()) == c["stable"] + c["not_stable"]
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--x", "alpha_per_s=1:2"], "--x alpha_per_s"),
+    (["--x", "nosuch_param=1,2"], "nosuch_param"),
+    (["--y", "rtt_scale=-1,2"], "--y rtt_scale[0]"),
+    (["--t-end-s", "5", "--window-s", "10"], "--window-s"),
+    pytest.param(["--x", "r0_pps=1,2", "--engine", "numba"], "engine='numba'",
+                 marks=pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")),
+])
+def test_sim_map_bad_input(tmp_path, args, expected):
+    proc = subprocess.run([sys.executable, "-m", "ecocc.cli", "sim-map", "--out", str(tmp_path / "out"), "--quiet",
+                           "--no-figure"] + args, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert expected in proc.stderr
+    assert "is not allowed" in proc.stderr
+    assert not (tmp_path / "out").exists()

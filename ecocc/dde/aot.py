@@ -104,6 +104,7 @@ def _build(name: str, signature) -> Path:
         from numba.pycc import CC
         d = cache_dir()
         d.mkdir(parents=True, exist_ok=True)
+        sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 10 s), into {d}\n")
         with tempfile.TemporaryDirectory(dir=d, prefix=".build-") as tmp:
             cc = CC(name)
             cc.output_dir = tmp
