@@ -93,7 +93,7 @@ def test_sim_map_tiny_grid(tmp_path):
         assert (tmp_path / name).exists()
     d = json.loads(res.output)
     assert d == json.loads((tmp_path / "sim_map.json").read_text())
-    assert (d["scenario"], d["model"], d["engine"]) == ("aecp-dumbbell", "aecp", "numpy")
+    assert (d["scenario"], d["model"], d["engine"]) == ("aecp-parking-lot", "aecp", "numpy")
     assert (d["x"]["name"], d["x"]["values"]) == ("alpha_per_s", [1.0, 4.0])
     assert (d["y"]["name"], d["y"]["values"]) == ("rtt_scale", [0.5, 2.0])
     c = d["counts"]
@@ -102,7 +102,7 @@ def test_sim_map_tiny_grid(tmp_path):
     with xr.open_dataset(tmp_path / "sim_map.nc", engine="h5netcdf") as ds:
         assert ds["stable"].shape == (2, 2)
         assert ds["queue_swing_pkts"].dims == ("y", "x", "link")
-        assert ds["queue_swing_pkts"].shape == (2, 2, 1)
+        assert ds["queue_swing_pkts"].shape == (2, 2, 3)  # the parking lot's three links
         assert list(ds["x"].values) == [1.0, 4.0]
         assert int(ds["stable"].sum()) == c["stable"]
         assert int((ds["status"] == "success").sum()) == c["stable"] + c["not_stable"]
