@@ -44,9 +44,6 @@ from .history import first_crossing, hermite, nudge
 
 #: flows above which one run spreads its right-hand side over the cores
 PAR_MIN_FLOWS = 5000
-#: chunks the flow, link and lookup loops of such a run are cut into (a constant: ``get_num_threads()``
-#: inside a kernel would stop numba from caching it)
-PAR_CHUNKS = 64
 
 # ---------------------------------------------------------------------------
 # the model: one right-hand side evaluation for one member
@@ -116,18 +113,56 @@ def _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, 
                 q0, P, L)
 
 
+# Per-element forms of _flow_terms / _link_terms / _lookup_terms for the prange loops: inside a parallel
+# loop, straight-line per-element code runs ~1.7x faster than calling the range helpers per element (N = 1e5);
+# the serial forms are the range helpers above.  test_fixed_kernel_parallel_path_matches_numpy checks that
+# the two agree with the NumPy solver to round-off.
+
+@njit(cache=True, inline="always")
+def _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, isent):
+    act = start[p] <= tt and tt < stop[p]
+    if act:
+        vmin = zv[fps[p]]
+        for j in range(fps[p] + 1, fps[p + 1]):
+            if zv[j] < vmin:
+                vmin = zv[j]
+        # NumPy: alpha x (ln min_j e^{v_j} - ln x) / x; the same up to round-off (ln e^v = v (1 + eps))
+        out[p] = alpha * (vmin - y[p])
+        rate[p] = math.exp(y[p])
+    else:
+        out[p] = 0.0
+        rate[p] = 0.0
+    out[isent + p] = rate[p]
+
+
+@njit(cache=True, inline="always")
+def _link_term(l, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, beta, Tq, q0, P, L):
+    iv, iq = P, P + L
+    ilost, iarr, idep, iqa = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L
+    s = 0.0
+    for j in range(lptr[l], lptr[l + 1]):
+        s += rate[lflows[j]]
+    arrival = s + cross
+    q = y[iq + l]
+    # NumPy: beta r (1 - ...) / r with r = e^v; the same up to round-off
+    out[iv + l] = beta * (1 - (arrival + (q - q0[l]) / Tq) / C[l])
+    dq = arrival - C[l]
+    out[iq + l] = dq
+    out[ilost + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
+    out[iarr + l] = arrival
+    out[idep + l] = (arrival if arrival < C[l] else C[l]) if sat_lo[l] else C[l]
+    out[iqa + l] = q
+
+
 @njit(cache=True, parallel=True)
 def _rhs_par(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
              alpha, beta, Tq, q0):
-    """:func:`_rhs1` with the flow and link loops spread over the cores in chunks (one run of a large
-    network)."""
-    nch = PAR_CHUNKS
-    for c in prange(nch):
-        _flow_terms(P * c // nch, P * (c + 1) // nch, tt, y, zv, out, rate, fps, start, stop, alpha, P + 6 * L)
-    cross = ctable[_cross_row(ctimes, tt)]
-    for c in prange(nch):
-        _link_terms(L * c // nch, L * (c + 1) // nch, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, beta,
-                    Tq, q0, P, L)
+    """:func:`_rhs1` with the flow and link loops spread over the cores (one run of a large network)."""
+    for p in prange(P):
+        _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, P + 6 * L)
+    kc = _cross_row(ctimes, tt)
+    for l in prange(L):
+        _link_term(l, y, out, rate, lptr, lflows, ctable[kc, l], sat_lo, sat_hi, C, beta, Tq, q0, P, L)
 
 
 @njit(cache=True, inline="always")
@@ -188,12 +223,22 @@ def _lookup_terms(j0, j1, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
                      + ring[slot, l, 2] * W[st, b, j, 2] + ring[slot, l, 3] * W[st, b, j, 3])
 
 
+@njit(cache=True, inline="always")
+def _lookup_term(j, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
+    o = off[st, b, j]
+    if k < kneed[st] and k + o < 0:
+        zv[j] = Y0[b, iv + pl[j]]
+    else:
+        slot = (k + o) % M
+        l = pl[j]
+        zv[j] = (ring[slot, l, 0] * W[st, b, j, 0] + ring[slot, l, 1] * W[st, b, j, 1]
+                 + ring[slot, l, 2] * W[st, b, j, 2] + ring[slot, l, 3] * W[st, b, j, 3])
+
+
 @njit(cache=True, parallel=True)
 def _lookup_par(k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv):
-    n = pl.size
-    nch = PAR_CHUNKS
-    for c in prange(nch):
-        _lookup_terms(n * c // nch, n * (c + 1) // nch, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
+    for j in prange(pl.size):
+        _lookup_term(j, k, st, b, off, W, kneed, ring, M, Y0, pl, iv, zv)
 
 
 @njit(cache=True, inline="always")
