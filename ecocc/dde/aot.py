@@ -17,6 +17,9 @@ machine, and later processes load that module without importing numba.
   (about 7 s, instead of the JIT compilation it replaces).  The module is
   written under a temporary name and renamed, so concurrent processes never
   load a partial file.
+* Old modules (about 1 MB each, one per kernel version) are not removed;
+  delete the directory to clean up.  ``python -m ecocc.dde.aot`` builds the
+  module for this machine now (e.g. right after installing).
 * Fallback: if ``numba.pycc`` or a C compiler is missing, or the build fails,
   the JIT kernel is used and :func:`kernel_info` says why.  Set
   ``ECOCC_AOT=0`` to always use the JIT kernel (the tests compare the two).
@@ -155,3 +158,19 @@ def kernel_info() -> dict:
 def reset():
     """Forget the kernel chosen by this process (the tests switch between AOT and JIT)."""
     _state.clear()
+
+
+def main():
+    """``python -m ecocc.dde.aot``: build (or find) this machine's compiled kernels now, e.g. after installing,
+    so that the first real run does not pay for the compilation."""
+    from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
+    from ecocc.network import dumbbell
+    from ecocc.simulate import simulate
+    tr = simulate(dumbbell(1000.0, [0.05, 0.1]), "aecp", t_end_s=0.5, engine="numba")
+    info = aot.kernel_info()
+    print(f"adaptive kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')}); "
+          f"test run {tr.status.value}")
+
+
+if __name__ == "__main__":
+    main()
