@@ -59,7 +59,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
         kernels of the same methods (:mod:`ecocc.dde.engine`; AECP/CLTCP
         without forward delays; needs numba, the ``fast`` extra).  The first
-        call compiles (cached on disk for later processes).
+        use on a machine compiles the kernels (about 15 s), cached on disk
+        (:mod:`ecocc.dde.aot`): later processes load them in milliseconds.
     checkpoint : path, optional
         Adaptive NumPy solver only: save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
