@@ -184,6 +184,25 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
 MAP_AXES_NUMBA = ("alpha_per_s", "beta_per_s", "T_s", "q0_pkts", "rtt_scale")
 
 
+def _window_stats(t, q, t_end, window, floor_pkts=1e-6):
+    """Queue samples ``q`` (``(..., time, link)``) at times ``t``: per link the swing (peak to peak) and the
+    mean over the last ``window`` seconds, and the growth rate of the largest swing over the links between
+    the window before and the last one (1/s; NaN when either swing is below ``floor_pkts`` or the run is
+    shorter than two windows)."""
+    eps = 1e-9 * t_end
+    last = t >= t_end - window - eps
+    prev = (t >= t_end - 2 * window - eps) & (t < t_end - window - eps)
+    ql = q[..., last, :]
+    swing, mean = ql.max(axis=-2) - ql.min(axis=-2), ql.mean(axis=-2)
+    rate = np.full(swing.shape[:-1], np.nan)
+    if t_end - 2 * window >= -eps and prev.any():
+        qp = q[..., prev, :]
+        s1, s0 = swing.max(axis=-1), (qp.max(axis=-2) - qp.min(axis=-2)).max(axis=-1)
+        ok = (s1 > floor_pkts) & (s0 > floor_pkts)
+        rate[ok] = np.log(s1[ok] / s0[ok]) / window
+    return swing, mean, rate
+
+
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
@@ -221,7 +240,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     -------
     xarray.Dataset
         On ``(y, x)``: ``stable``, ``status``, ``n_steps``; on ``(y, x, link)``:
-        ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window).
+        ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window); on ``(y, x)`` also
+        ``swing_growth_rate_per_s``: how fast the swing shrinks (< 0) or grows between the last two
+        windows, to compare with the rightmost characteristic root of the linearization.
         ``attrs``: the verdict rule, solver settings, ``wall_s``.
     """
     import time
@@ -271,10 +292,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     Y, X = np.meshgrid(ys, xs, indexing="ij")
     pts = list(zip(X.ravel(), Y.ravel()))
     B, L = len(pts), network.n_links
-    t_eval = np.arange(max(t_end - window, 0.0), t_end + 1e-9 * t_end, dt)
+    t_eval = np.arange(max(t_end - 2 * window, 0.0), t_end + 1e-9 * t_end, dt)  # the last two windows
     t_eval = t_eval[t_eval <= t_end]
     swing = np.full((B, L), np.nan)
     qmean = np.full((B, L), np.nan)
+    rate = np.full(B, np.nan)
     status = np.array(["interrupted"] * B, dtype=object)
     n_steps = np.zeros(B, dtype=np.int64)
     bar = None
@@ -302,9 +324,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                     systems, member_system[sl], [p[0] for p in per[sl]], [p[1] for p in per[sl]],
                     [p[2] for p in per[sl]], np.stack([p[3] for p in per[sl]]), t_end, rtol=rtol, atol=atol,
                     t_eval=t_eval)
-                q = out[:, :, iq]
-                swing[sl] = q.max(axis=1) - q.min(axis=1)
-                qmean[sl] = q.mean(axis=1)
+                swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out[:, :, iq], t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 if bar is not None:
@@ -313,9 +333,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             for b, (xv, yv) in enumerate(pts):
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
                               output_dt_s=dt, rtol=rtol, atol=atol)
-                w = tr.t_s >= t_eval[0] - 1e-9 * t_end
-                q = tr.queue_pkts[w]
-                swing[b], qmean[b] = q.max(axis=0) - q.min(axis=0), q.mean(axis=0)
+                swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window)
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
                     bar.update(1)
@@ -331,6 +349,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         {"stable": (("y", "x"), stable.reshape(shape)),
          "status": (("y", "x"), status.reshape(shape).astype(str)),
          "n_steps": (("y", "x"), n_steps.reshape(shape)),
+         "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
+             "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
+                                         "largest swing over the links; NaN below 1e-6 packet or without two windows"}),
          "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
          "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
         coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})

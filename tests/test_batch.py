@@ -65,3 +65,19 @@ def test_simulate_map_input_errors():
         simulate_map(net, "aecp", x_values=[1.0, -2.0], engine="numpy")
     with pytest.raises(InputError, match="rtt_scale"):
         simulate_map(net, "aecp", y_values=[0.0, 1.0], engine="numpy")
+
+
+def test_simulate_map_decay_rate_matches_rightmost_root():
+    """The swing's growth rate between the last two windows of a nonlinear run is the real part of the
+    rightmost characteristic root of the linearization (delays exact), once the run is in the linear regime.
+    Point: alpha 1.5 /s, RTTs 0.25 x 50/100/200/400 ms, Re ~ -0.32 /s; windows [40, 50] and [50, 60] s.
+    Allowed: 10 % (the envelope over a finite window, the other roots and the remaining nonlinearity)."""
+    from ecocc.batch import simulate_map
+    from ecocc.stability.network_linear import roots_map
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    ds = simulate_map(net, "aecp", x_values=[1.5], y_values=[0.25], t_end_s=60.0, window_s=10.0, r0_pps=10.0,
+                      engine="numpy")
+    re = float(roots_map("aecp", net, "alpha_per_s", [1.5], [0.25], n_nodes=20).rightmost_real_per_s.item())
+    g = float(ds.swing_growth_rate_per_s.item())
+    assert re < -0.1
+    assert abs(g - re) < 0.1 * abs(re), (g, re)
