@@ -206,7 +206,7 @@ def _window_stats(t, q, t_end, window, floor_pkts=1e-6):
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
-                 progress=False, **params):
+                 progress=False, previous=None, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -234,6 +234,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     chunk : int
         Members per kernel call (numba): progress is reported and Ctrl-C is
         honoured between chunks; points not reached are ``"interrupted"``.
+    previous : xarray.Dataset, optional
+        An earlier (interrupted) result of the same call: its finished points
+        are kept and only its ``"interrupted"`` points are run.
     **params : model parameters for every point (e.g. ``r0_pps=10``).
 
     Returns
@@ -299,10 +302,24 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     rate = np.full(B, np.nan)
     status = np.array(["interrupted"] * B, dtype=object)
     n_steps = np.zeros(B, dtype=np.int64)
+    settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, rtol=rtol,
+                    t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()))
+    todo = np.arange(B)
+    if previous is not None:
+        same = (np.array_equal(previous["x"].values, xs) and np.array_equal(previous["y"].values, ys)
+                and all(str(previous.attrs.get(k)) == str(v) for k, v in settings.items()))
+        check(same, "previous", "a map of other settings", "a map of the same grid, model, scenario and settings")
+        kept = previous["status"].values.reshape(-1).astype(str) != "interrupted"
+        swing[kept] = previous["queue_swing_pkts"].values.reshape(B, L)[kept]
+        qmean[kept] = previous["queue_mean_pkts"].values.reshape(B, L)[kept]
+        rate[kept] = previous["swing_growth_rate_per_s"].values.reshape(-1)[kept]
+        status[kept] = previous["status"].values.reshape(-1)[kept]
+        n_steps[kept] = previous["n_steps"].values.reshape(-1)[kept]
+        todo = np.flatnonzero(~kept)
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=B, unit="point", desc=f"{network.name}: map", leave=False)
+        bar = tqdm(total=B, initial=B - todo.size, unit="point", desc=f"{network.name}: map", leave=False)
     try:
         if engine == "numba":
             from .dde.engine import solve_adaptive_aecp_batch
@@ -318,21 +335,24 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             per = [cache[(xv if x_name != "rtt_scale" else None, yv if y_name != "rtt_scale" else None)]
                    for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
-            for c0 in range(0, B, chunk):
-                sl = slice(c0, min(B, c0 + chunk))
+            for c0 in range(0, todo.size, chunk):
+                sl = todo[c0:c0 + chunk]
                 out, st, cnt = solve_adaptive_aecp_batch(
-                    systems, member_system[sl], [p[0] for p in per[sl]], [p[1] for p in per[sl]],
-                    [p[2] for p in per[sl]], np.stack([p[3] for p in per[sl]]), t_end, rtol=rtol, atol=atol,
+                    systems, member_system[sl], [per[b][0] for b in sl], [per[b][1] for b in sl],
+                    [per[b][2] for b in sl], np.stack([per[b][3] for b in sl]), t_end, rtol=rtol, atol=atol,
                     t_eval=t_eval)
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out[:, :, iq], t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 if bar is not None:
-                    bar.update(sl.stop - sl.start)
+                    bar.update(sl.size)
         else:
-            for b, (xv, yv) in enumerate(pts):
+            for b in todo:
+                xv, yv = pts[b]
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
                               output_dt_s=dt, rtol=rtol, atol=atol)
+                if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
+                    break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window)
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
@@ -347,7 +367,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     shape = (ys.size, xs.size)
     ds = xr.Dataset(
         {"stable": (("y", "x"), stable.reshape(shape)),
-         "status": (("y", "x"), status.reshape(shape).astype(str)),
+         "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
          "n_steps": (("y", "x"), n_steps.reshape(shape)),
          "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
              "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
@@ -358,12 +378,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
     ds.attrs.update(
-        model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, solver="adaptive RK45",
-        rtol=rtol, t_end_s=t_end, window_s=window, sample_dt_s=dt, swing_threshold_pkts=thr,
+        **settings, solver="adaptive RK45", swing_threshold_pkts=thr,
         verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
                  f"last {window:g} s of {t_end:g} s"),
-        params=str(base.as_dict()), packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
-        n_interrupted=int((status == "interrupted").sum()))
+        packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
+        n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
     return ds
 
 

@@ -212,7 +212,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
 
     A point is stable when its run succeeded and every link's queue swings by less than --threshold-pkts over the
-    last --window-s seconds of --t-end-s.
+    last --window-s seconds of --t-end-s.  Interrupted with Ctrl-C, the finished points are written; the same
+    command again runs only the missing ones.
     """
     import numpy as np
 
@@ -244,14 +245,27 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
             if not quiet:
                 click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
                            err=True)
+    out = Path(out_dir)
+    kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
+              progress=not quiet, **params)
+    previous = None
+    if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
+        import xarray as xr
+        with xr.open_dataset(out / "sim_map.nc", engine="h5netcdf") as old:
+            previous = old.load()
     try:
-        ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, t_end_s=t_end_s,
-                          window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
-                          progress=not quiet, **params)
+        try:
+            ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, previous=previous, **kw)
+        except InputError as e:
+            if e.field != "previous":
+                raise
+            if not quiet:
+                click.echo(f"note: {out / 'sim_map.nc'} holds a map of other settings; computing every point",
+                           err=True)
+            ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, **kw)
     except InputError as e:
         raise _as_option(e, x_name, y_name) from None
 
-    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
     _netcdf_ready(ds).to_netcdf(out / files["netcdf"], engine="h5netcdf")

@@ -81,3 +81,23 @@ def test_simulate_map_decay_rate_matches_rightmost_root():
     g = float(ds.swing_growth_rate_per_s.item())
     assert re < -0.1
     assert abs(g - re) < 0.1 * abs(re), (g, re)
+
+
+def test_simulate_map_resumes_an_interrupted_map():
+    """Points marked "interrupted" in `previous` are run, the others are copied; a map of other settings is
+    refused (field "previous")."""
+    from ecocc.batch import simulate_map
+    net = dumbbell(15000.0, [0.05, 0.1], initial_rate_pps=10.0)
+    kw = dict(x_values=[1.0, 3.0], y_values=[0.5, 2.0], t_end_s=10.0, window_s=2.0, r0_pps=10.0, engine="numpy")
+    full = simulate_map(net, "aecp", **kw)
+    part = full.copy(deep=True)
+    part["status"][1, 0] = "interrupted"
+    part["queue_swing_pkts"][1, 0] = np.nan
+    part["n_steps"][0, 1] = -1  # a kept point is copied, not rerun: the marker survives
+    again = simulate_map(net, "aecp", previous=part, **kw)
+    assert again.attrs["n_run"] == 1
+    assert again.status.values[1, 0] == "success"
+    np.testing.assert_array_equal(again.queue_swing_pkts.values, full.queue_swing_pkts.values)
+    assert again.n_steps.values[0, 1] == -1
+    with pytest.raises(InputError, match="previous"):
+        simulate_map(net, "aecp", previous=part, **{**kw, "t_end_s": 12.0})

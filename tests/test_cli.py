@@ -124,3 +124,21 @@ def test_sim_map_bad_input(tmp_path, args, expected):
     assert expected in proc.stderr
     assert "is not allowed" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_sim_map_rerun_keeps_finished_points(tmp_path):
+    """The same command again reuses the NetCDF in --out (nothing left to run); other settings recompute."""
+    def args(window="2"):
+        return ["sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", window,
+                "--engine", "numpy", "--out", str(tmp_path), "--json", "--quiet", "--no-figure"]
+    first = run(args())
+    assert first.exit_code == 0, first.output
+    import xarray as xr
+    again = run(args())
+    assert again.exit_code == 0, again.output
+    with xr.open_dataset(tmp_path / "sim_map.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["n_run"] == 0
+    other = run(args(window="3"))
+    assert other.exit_code == 0, other.output
+    with xr.open_dataset(tmp_path / "sim_map.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["n_run"] == 4
