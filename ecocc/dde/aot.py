@@ -14,9 +14,10 @@ machine, and later processes load that module without importing numba.
   and the CPU (the code is built for the host CPU), so a changed kernel or
   another machine sharing the directory gets its own module.
 * When: the first numba-engine adaptive run without a module builds it
-  (about 7 s, instead of the JIT compilation it replaces).  The module is
-  written under a temporary name and renamed, so concurrent processes never
-  load a partial file.
+  (about 15 s, instead of the JIT compilation it replaces).  The module is
+  written under a temporary name and renamed, so no process loads a partial
+  file, and the build holds a lock in the directory, so concurrent processes
+  (a sweep's workers) build it once.
 * Old modules (about 1 MB each, one per kernel version) are not removed;
   delete the directory to clean up.  ``python -m ecocc.dde.aot`` builds the
   module for this machine now (e.g. right after installing).
@@ -26,6 +27,7 @@ machine, and later processes load that module without importing numba.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -107,7 +109,7 @@ def _build(name: str, signature) -> Path:
         from numba.pycc import CC
         d = cache_dir()
         d.mkdir(parents=True, exist_ok=True)
-        sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 10 s), into {d}\n")
+        sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 15 s), into {d}\n")
         with tempfile.TemporaryDirectory(dir=d, prefix=".build-") as tmp:
             cc = CC(name)
             cc.output_dir = tmp
@@ -123,6 +125,25 @@ def _build(name: str, signature) -> Path:
     return final
 
 
+@contextlib.contextmanager
+def _build_lock():
+    """An exclusive lock on ``cache_dir()/.build.lock`` (POSIX ``flock``; elsewhere no lock: concurrent
+    builds then both finish and the atomic rename keeps one)."""
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(d / ".build.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def adaptive_kernel(args):
     """The adaptive kernel to call with ``args``: ahead-of-time compiled if possible, else numba's JIT."""
     if "kernel" in _state:
@@ -134,10 +155,13 @@ def adaptive_kernel(args):
             path = _module_path(name)
             built = False
             if path is None:
-                import numba
-                from numba import types
-                path = _build(name, types.int64(*[numba.typeof(a) for a in args]))
-                built = True
+                with _build_lock():  # a concurrent process (a sweep's workers) waits, then loads its module
+                    path = _module_path(name)
+                    if path is None:
+                        import numba
+                        from numba import types
+                        path = _build(name, types.int64(*[numba.typeof(a) for a in args]))
+                        built = True
             kernel = _load(path, name)
             info = dict(compiled="aot", module=str(path), built_now=built)
         except Exception as exc:  # no pycc, no compiler, a failed build: the JIT kernel does the same work
