@@ -10,8 +10,11 @@ neither until a solver is called.
 * :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched.
 * :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
   :func:`ecocc.dde.adaptive.solve_dde`, one member.
+* :func:`solve_adaptive_aecp_batch`: the same for many members (gains and
+  RTT scalings) in parallel, for :func:`ecocc.batch.simulate_map`; returns
+  arrays.
 
-Both return a :class:`~ecocc.dde.adaptive.DDESolution`, so
+The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
 :meth:`Trajectory.from_solution` works unchanged.
 
 Scope: AECP/CLTCP without forward delays (``delay_split="feedback"``, the
