@@ -54,10 +54,7 @@ from ecocc import dumbbell, simulate  # noqa: E402
 
 import external  # noqa: E402
 
-try:
-    from ecocc.dde.engine import HAVE_NUMBA
-except ImportError:  # pragma: no cover
-    HAVE_NUMBA = False
+from ecocc.dde.engine import HAVE_NUMBA  # noqa: E402
 
 C_PPS = 15000.0
 OUT_DT_S = 0.05

@@ -326,14 +326,15 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             scales = sorted({scale_at(xv, yv) for xv, yv in pts})
             systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end) for s in scales]
             member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
-            cache = {}
-            for xv, yv in pts:
-                key = (xv if x_name != "rtt_scale" else None, yv if y_name != "rtt_scale" else None)
-                if key not in cache:
+            gains = {}  # (alpha, beta, T, q0 per link) of each distinct parameter set, computed once
+
+            def gains_at(xv, yv):
+                key = tuple(v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale")
+                if key not in gains:
                     Pm = params_at(xv, yv)
-                    cache[key] = (Pm.alpha_per_s, Pm.beta_per_s, Pm.T_s, m.link_static(network, Pm)["q0"])
-            per = [cache[(xv if x_name != "rtt_scale" else None, yv if y_name != "rtt_scale" else None)]
-                   for xv, yv in pts]
+                    gains[key] = (Pm.alpha_per_s, Pm.beta_per_s, Pm.T_s, m.link_static(network, Pm)["q0"])
+                return gains[key]
+            per = [gains_at(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
             for c0 in range(0, todo.size, chunk):
                 sl = todo[c0:c0 + chunk]

@@ -163,21 +163,6 @@ def _map_axis(text, option):
         raise InputError(e.field.replace("--axis", option, 1), e.value, e.allowed) from None
 
 
-def _netcdf_ready(ds):
-    """Copy of ``ds`` that netCDF can store: object arrays as str, attrs without None/bool."""
-    ds = ds.copy()
-    for name, var in list(ds.variables.items()):
-        if var.dtype == object:
-            ds[name] = var.astype(str)
-    for obj in [ds] + [ds[n] for n in ds.variables]:
-        for k, v in list(obj.attrs.items()):
-            if v is None:
-                del obj.attrs[k]
-            elif isinstance(v, bool):
-                obj.attrs[k] = int(v)
-    return ds
-
-
 SIM_MAP_DEFAULT = "aecp-parking-lot"
 
 
@@ -268,7 +253,7 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
 
     out.mkdir(parents=True, exist_ok=True)
     files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
-    _netcdf_ready(ds).to_netcdf(out / files["netcdf"], engine="h5netcdf")
+    ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
     stable = ds["stable"].values.astype(bool)
     ok = status == "success"
