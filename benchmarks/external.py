@@ -101,9 +101,12 @@ if __name__ == "__main__":
                 args["atol"], args["out"], t_wall0=T_START)
 
 
-def jitcdde_map_loop(alphas, scales, rtts=(0.05, 0.1, 0.2, 0.4), t_end=60.0, rtol=1e-6, atol=1e-6):
+def jitcdde_map_loop(alphas, scales, rtts=(0.05, 0.1, 0.2, 0.4), t_end=60.0, rtol=1e-6, atol=1e-6,
+                     cap_steps=True):
     """The (alpha, tau) map baseline: ONE jitcdde compilation with alpha and the RTT scale as control
-    parameters, then a loop over the given points (``set_parameters`` + ``integrate`` each).
+    parameters, then a loop over the given points (``set_parameters`` + ``integrate`` each, outputs every
+    second).  ``cap_steps``: ``max_step`` = the point's smallest delay (no extrapolation of the past);
+    else jitcdde's default ``max_step`` (10 s: it extrapolates delayed values inside a step).
 
     Returns dict(compile_s, per_point_s (list), n_points, failures).  The caller extrapolates the
     mean per-point time to the full grid.
@@ -133,7 +136,8 @@ def jitcdde_map_loop(alphas, scales, rtts=(0.05, 0.1, 0.2, 0.4), t_end=60.0, rto
             dde.purge_past()
             dde.constant_past(y_init, time=0.0)
             dde.set_parameters(float(a), float(sc))
-            dde.set_integration_parameters(rtol=rtol, atol=atol, first_step=1e-3, max_step=min(rtts) * float(sc))
+            cap = dict(max_step=min(rtts) * float(sc)) if cap_steps else {}
+            dde.set_integration_parameters(rtol=rtol, atol=atol, first_step=1e-3, **cap)
             dde.adjust_diff()
             for tt in np.arange(1.0, t_end + 1e-9, 1.0):
                 dde.integrate(tt)

@@ -206,7 +206,7 @@ def _window_stats(t, q, t_end, window, floor_pkts=1e-6):
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
-                 progress=False, previous=None, **params):
+                 progress=False, previous=None, overlap=True, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -228,9 +228,16 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         :data:`MAP_AXES_NUMBA`.
     x_values, y_values : sequences of float
     engine : {"numba", "numpy"}
-        ``"numba"``: the compiled adaptive kernel, members in parallel over
-        the cores (AECP/CLTCP); ``"numpy"``: one :func:`ecocc.simulate` per
-        point (any model; the reference, slow).
+        ``"numba"``: the compiled lock-step kernel (:mod:`ecocc.dde.lanes`):
+        the points of one RTT scale advance 8 at a time on shared steps, the
+        groups in parallel over the cores (AECP/CLTCP); only the rates, rate
+        factors and queues are integrated.  ``"numpy"``: one
+        :func:`ecocc.simulate` per point (any model; the reference, slow).
+    overlap : bool
+        numba engine: steps may be longer than the smallest delay, the delayed
+        values inside a step corrected iteratively (default; several times
+        fewer steps at small RTTs).  ``False``: steps never exceed the
+        smallest delay, as the NumPy solver's.
     chunk : int
         Members per kernel call (numba): progress is reported and Ctrl-C is
         honoured between chunks; points not reached are ``"interrupted"``.
@@ -302,8 +309,14 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     rate = np.full(B, np.nan)
     status = np.array(["interrupted"] * B, dtype=object)
     n_steps = np.zeros(B, dtype=np.int64)
+    overlap = bool(overlap) and engine == "numba"
+    solver = ("adaptive RK45 (Dormand-Prince 5(4)), " + (
+        "lock-step groups of 8 points of one RTT scale, rates/rate factors/queues integrated, steps "
+        + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
+           else "never longer than the smallest delay") if engine == "numba"
+        else "one run per point, steps never longer than the smallest delay"))
     settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, rtol=rtol,
-                    t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()))
+                    t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()), solver=solver)
     todo = np.arange(B)
     if previous is not None:
         same = (np.array_equal(previous["x"].values, xs) and np.array_equal(previous["y"].values, ys)
@@ -341,8 +354,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 out, st, cnt = solve_adaptive_aecp_batch(
                     systems, member_system[sl], [per[b][0] for b in sl], [per[b][1] for b in sl],
                     [per[b][2] for b in sl], np.stack([per[b][3] for b in sl]), t_end, rtol=rtol, atol=atol,
-                    t_eval=t_eval)
-                swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out[:, :, iq], t_end, window)
+                    t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap)
+                swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 if bar is not None:
@@ -379,7 +392,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
     ds.attrs.update(
-        **settings, solver="adaptive RK45", swing_threshold_pkts=thr,
+        **settings, swing_threshold_pkts=thr,
         verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
                  f"last {window:g} s of {t_end:g} s"),
         packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,

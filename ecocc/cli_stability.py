@@ -187,11 +187,14 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
                    "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
                    "Default: numba when it applies, else numpy.")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance of the adaptive solver.")
+@click.option("--steps-within-delay", is_flag=True,
+              help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
+                   "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
-def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, engine, rtol, as_json, quiet,
-            no_figure):
+def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, engine, rtol,
+            steps_within_delay, as_json, quiet, no_figure):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
     aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
@@ -232,7 +235,7 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
                            err=True)
     out = Path(out_dir)
     kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
-              progress=not quiet, **params)
+              progress=not quiet, overlap=not steps_within_delay, **params)
     previous = None
     if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
         import xarray as xr

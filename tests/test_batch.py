@@ -32,7 +32,7 @@ def test_batch_validates_members():
 
 
 def test_simulate_map_numba_equals_single_runs():
-    """The compiled map (members in parallel) gives each point's single adaptive NumPy run: same verdicts,
+    """The compiled map (lock-step groups of points in parallel) gives each point's single adaptive NumPy run: same verdicts,
     queue swings within the runs' tolerance, and the verdict is the documented rule applied to the swing."""
     pytest.importorskip("numba")
     from ecocc.batch import simulate_map

@@ -174,10 +174,11 @@ def test_fixed_kernel_parallel_path_matches_numpy():
 
 
 def test_adaptive_argument_names_match_the_kernel():
-    from ecocc.dde.kernels import _adaptive_batch, _adaptive_kernel
+    from ecocc.dde.kernels import _adaptive_kernel
+    from ecocc.dde.lanes import _adaptive_lanes, _adaptive_lanes_batch
     code = _adaptive_kernel.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.ADAPTIVE_ARGS
-    code = _adaptive_batch.py_func.__code__
-    batch = list(engine.ADAPTIVE_ARGS)
-    batch.insert(batch.index("bps") + 1, "bps_ptr")
-    assert code.co_varnames[:code.co_argcount] == tuple(batch) + ("codes",)
+    code = _adaptive_lanes_batch.py_func.__code__
+    assert code.co_varnames[:code.co_argcount] == engine.LANES_ARGS
+    code = _adaptive_lanes.py_func.__code__
+    assert code.co_varnames[:code.co_argcount] == tuple(k for k in engine.LANES_ARGS if k != "bps_ptr")

@@ -21,7 +21,10 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   component would leave its interval inside a step, the crossing is located
   on the step's Hermite interpolant, the step is retaken to end there, the
   component is set to the bound and held (derivative clamped) while its raw
-  derivative points outward.
+  derivative points outward.  A held component whose raw derivative turns
+  inward inside a step (a queue that starts to fill again) ends the step
+  there too (root of the raw derivative's linear interpolant over the step),
+  so the release is located rather than deferred to the end of the step.
 * Output at ``t_eval`` uses the pair's own continuous extension (as
   ``solve_ivp``), bounded components clipped to their interval.
 * Status is honest: ``success``; ``inaccurate`` when steps had to be accepted
@@ -437,13 +440,18 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 free = ~(sat_lo | sat_hi)
                 viol_lo = free & (yb < ev.lo)
                 viol_hi = free & (yb > ev.hi)
-                if (viol_lo.any() or viol_hi.any()) and not retake_for_crossing:
+                if not retake_for_crossing:
                     s_star = 1.0
                     fk = K[n_st]
                     for j in np.flatnonzero(viol_lo | viol_hi):
                         ci = ev.bidx[j]
                         level = ev.lo[j] if viol_lo[j] else ev.hi[j]
                         s_star = min(s_star, first_crossing(y[ci], y_new[ci], f[ci], fk[ci], h, level))
+                    # a held component leaves its bound where its raw derivative turns inward: the root of
+                    # the raw derivative's linear interpolant over the step
+                    da, db = f_raw[ev.bidx], f_new_raw[ev.bidx]
+                    for j in np.flatnonzero((sat_lo & (da <= 0) & (db > 0)) | (sat_hi & (db < 0) & (da >= 0))):
+                        s_star = min(s_star, da[j] / (da[j] - db[j]))
                     if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                         h = s_star * h
                         retake_for_crossing = True

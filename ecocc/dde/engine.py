@@ -11,7 +11,8 @@ neither until a solver is called.
 * :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
   :func:`ecocc.dde.adaptive.solve_dde`, one member.
 * :func:`solve_adaptive_aecp_batch`: the same for many members (gains and
-  RTT scalings) in parallel, for :func:`ecocc.batch.simulate_map`; returns
+  RTT scalings), in lock-step groups of members with the same delays
+  (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`; returns
   arrays.
 
 The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
@@ -201,6 +202,10 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max
                  "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
                  "counters", "reals")
 _OUTPUTS = ("out_y", "counters", "reals")
+#: the lock-step kernel's arguments (:func:`ecocc.dde.lanes._adaptive_lanes_batch`), in order
+LANES_ARGS = (ADAPTIVE_ARGS[:ADAPTIVE_ARGS.index("bps") + 1] + ("bps_ptr",)
+              + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("bps") + 1:ADAPTIVE_ARGS.index("out_y") + 1]
+              + ("n_int", "ocomp", "overlap") + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("out_y") + 1:] + ("codes",))
 
 
 def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
@@ -299,41 +304,87 @@ _PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "
 
 
 def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end, *, rtol=1e-7, atol=None,
-                              t_eval, max_step=math.inf, max_steps=10_000_000):
-    """The adaptive kernel for ``B`` members in parallel (one member per core at a time, numba JIT).
+                              t_eval, max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False,
+                              overlap=False):
+    """The adaptive kernel for ``B`` members, in lock-step groups (:mod:`ecocc.dde.lanes`, numba JIT).
 
     ``systems``: AECP ``NetworkSystem`` objects of one network that differ only in their delays (an RTT
     scaling); member ``b`` uses ``systems[member_system[b]]`` with the gains ``alpha[b]``, ``beta[b]``,
-    ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Returns ``(out_y, status, counters)``:
-    outputs ``(B, len(t_eval), n)``, one :class:`Status` per member, the kernel's counters ``(B, 6)``
-    (steps, rejected, nfev, clamp events, inaccurate steps, outputs written).
+    ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Members of one system are advanced
+    :data:`ecocc.dde.lanes.LANES` at a time on shared steps, the groups in parallel over the cores.
+
+    ``components``: the state components to output (default all); ``dynamics_only``: integrate (and
+    control the error of) only the rates, rate factors and queues, not the counters that follow them in
+    the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
+    then be among the first ``n_flows + 2 n_links``.  ``overlap``: allow steps longer than the smallest
+    delay, with delayed values inside a step corrected iteratively (see :func:`ecocc.dde.lanes._adaptive_lanes`);
+    without it steps never exceed the smallest delay, as in :func:`solve_adaptive_aecp`.
+
+    Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
+    member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
+    nfev, clamp events, inaccurate steps, outputs written; steps, rejections and nfev are its group's).
     """
-    per_sys = [_adaptive_args(s, t_end, rtol=rtol, atol=s.default_atol() if atol is None else atol, t_eval=t_eval,
-                              max_step=max_step, first_step=None, max_steps=max_steps) for s in systems]
-    first = per_sys[0]
-    for kw in per_sys[1:]:
+    from .lanes import LANES, _adaptive_lanes_batch
+    W = LANES
+    ms = np.asarray(member_system, dtype=np.int64)
+    per_sys = {i: _adaptive_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
+                                 atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps)
+               for i in np.unique(ms)}  # only the systems this call uses
+    first = next(iter(per_sys.values()))
+    for kw in per_sys.values():
         for k in ADAPTIVE_ARGS:
             if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
                 raise InputError("systems", k, "systems of one network that differ only in their delays")
-    ms = np.asarray(member_system, dtype=np.int64)
     B = ms.size
-    bl = [per_sys[i]["bps"] for i in ms]
-    ptr = np.zeros(B + 1, dtype=np.int64)
+    alpha, beta, Tq = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in (alpha, beta, Tq))
+    q0 = np.asarray(q0, dtype=float).reshape(B, -1)
+    # groups: the members of one system, W at a time; a short last group repeats its last member
+    lanes_of = []
+    for i in np.unique(ms):
+        idx = np.flatnonzero(ms == i)
+        for g0 in range(0, idx.size, W):
+            grp = idx[g0:g0 + W]
+            lanes_of.append(np.concatenate([grp, np.full(W - grp.size, grp[-1])]))
+    grp = np.array(lanes_of, dtype=np.int64)  # (G, W) member of each lane
+    G = grp.shape[0]
+    sys_of = ms[grp[:, 0]]
+    bl = [per_sys[i]["bps"] for i in sys_of]
+    ptr = np.zeros(G + 1, dtype=np.int64)
     np.cumsum([b.size for b in bl], out=ptr[1:])
 
-    def stack(k):
-        return np.ascontiguousarray(np.stack([per_sys[i][k] for i in ms]))
+    def per_group(k):
+        return np.ascontiguousarray(np.stack([per_sys[i][k] for i in sys_of]))
 
+    ne, n = first["out_y"].shape
+    n_int = first["P"] + 2 * first["L"] if dynamics_only else n
+    ocomp = np.arange(n, dtype=np.int64) if components is None else np.asarray(components, dtype=np.int64)
+    if ocomp.ndim != 1 or ocomp.size == 0 or ocomp.min() < 0 or ocomp.max() >= n_int:
+        raise InputError("components", components, f"a non-empty list of state indices in [0, {n_int})"
+                         + (" (dynamics_only: rates, rate factors and queues)" if dynamics_only else ""))
+    no = ocomp.size
     col = dict(first)
-    col.update(y0=stack("y0"), bps=np.concatenate(bl), out_y=np.empty((B,) + first["out_y"].shape),
-               dmin=stack("dmin"), keep_s=stack("keep_s"), bwd=stack("bwd"),
-               alpha=np.ascontiguousarray(alpha, dtype=float), beta=np.ascontiguousarray(beta, dtype=float),
-               Tq=np.ascontiguousarray(Tq, dtype=float), q0=np.ascontiguousarray(q0, dtype=float).reshape(B, -1),
-               counters=np.zeros((B, 6), dtype=np.int64), reals=np.zeros((B, 3)))
-    codes = np.zeros(B, dtype=np.int64)
-    from .kernels import _adaptive_batch
-    args = [col[k] for k in ADAPTIVE_ARGS]
-    args.insert(ADAPTIVE_ARGS.index("bps") + 1, ptr)
-    _adaptive_batch(*args, codes)
-    status = [_adaptive_status(int(c), col["counters"][b], col["reals"][b], max_steps)[0] for b, c in enumerate(codes)]
-    return col["out_y"], status, col["counters"]
+    # flat lane layout [component * W + lane] (ecocc.dde.lanes)
+    col.update(y0=np.ascontiguousarray(np.stack([np.repeat(per_sys[i]["y0"], W) for i in sys_of])),
+               bps=np.concatenate(bl), out_y=np.empty((G, ne, no * W)), dmin=per_group("dmin"),
+               keep_s=per_group("keep_s"), bwd=per_group("bwd"), alpha=np.ascontiguousarray(alpha[grp]),
+               beta=np.ascontiguousarray(beta[grp]), Tq=np.ascontiguousarray(Tq[grp]),
+               q0=np.ascontiguousarray(q0[grp].transpose(0, 2, 1).reshape(G, -1)),
+               counters=np.zeros((G, W, 6), dtype=np.int64), reals=np.zeros((G, W, 3)))
+    col.update(bps_ptr=ptr, n_int=n_int, ocomp=ocomp, overlap=bool(overlap), codes=np.zeros((G, W), dtype=np.int64))
+    import numba
+    with numba.parallel_chunksize(1):  # groups differ in cost (their delays): one at a time to each thread
+        _adaptive_lanes_batch(*[col[k] for k in LANES_ARGS])
+    codes = col["codes"]
+    out = np.full((B, ne, no), np.nan)
+    counters = np.zeros((B, 6), dtype=np.int64)
+    reals = np.zeros((B, 3))
+    code_of = np.zeros(B, dtype=np.int64)
+    out_l = col["out_y"].reshape(G, ne, no, W)
+    for g in range(G):  # the first lane of each member last (padding lanes repeat a member)
+        for w in range(W - 1, -1, -1):
+            b = grp[g, w]
+            counters[b], reals[b], code_of[b] = col["counters"][g, w], col["reals"][g, w], codes[g, w]
+            n_out = counters[b, 5]
+            out[b, :n_out] = out_l[g, :n_out, :, w]
+    status = [_adaptive_status(int(c), counters[b], reals[b], max_steps)[0] for b, c in enumerate(code_of)]
+    return out, status, counters

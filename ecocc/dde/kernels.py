@@ -629,14 +629,18 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
             qv = y_new[iq + l]
             if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                 any_viol = True
-        if any_viol and not retake:
+        if not retake:
             s_star = 1.0
             for l in range(L):
                 qv = y_new[iq + l]
+                ci = iq + l
                 if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                     level = 0.0 if qv < 0.0 else buf[l]
-                    ci = iq + l
                     s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
+                # a held queue leaves its bound where its raw derivative turns inward (as solve_dde)
+                d_a, d_b = f_raw[ci], f_new_raw[ci]
+                if (sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a):
+                    s_star = min(s_star, d_a / (d_a - d_b))
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 h = s_star * h
                 retake = True
@@ -749,16 +753,3 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
     reals[1] = hmax_seen
     reals[2] = t
     return status
-
-
-@njit(cache=True, parallel=True)
-def _adaptive_batch(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval, out_y,
-                    Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L, fps, pl, bwd, lptr, lflows, start, stop, C,
-                    buf, ctimes, ctable, alpha, beta, Tq, q0, counters, reals, codes):
-    """:func:`_adaptive_kernel` for every member ``b`` (rows of the per-member arrays, breakpoints
-    ``bps[bps_ptr[b]:bps_ptr[b + 1]]``), members in parallel; status codes in ``codes``."""
-    for b in prange(y0.shape[0]):
-        codes[b] = _adaptive_kernel(y0[b], t_end, rtol, atol_v, max_step, first_step, max_steps,
-                                    bps[bps_ptr[b]:bps_ptr[b + 1]], t_eval, out_y[b], Cc, A, Bw, E, Pd, expo,
-                                    dmin[b], keep_s[b], dcomp, P, L, fps, pl, bwd[b], lptr, lflows, start, stop, C,
-                                    buf, ctimes, ctable, alpha[b], beta[b], Tq[b], q0[b], counters[b], reals[b])

@@ -1,0 +1,692 @@
+"""Lock-step ("lanes") adaptive kernel: ``LANES`` members of one network advanced together.
+
+:func:`ecocc.dde.kernels._adaptive_kernel` integrates one member; a map of
+10,000 points calls it 10,000 times, and each of its ~1,000 steps per point
+pays the step's bookkeeping (stage loops, history lookups, error norm, step
+control) for a 4-flow network: about 1.3 us per step.
+
+Here ``W = LANES`` members that share the network *and its delays* (the
+points of a map row at one RTT scale; any sweep of the gains ``alpha``,
+``beta``, ``T``, ``q0``) share the steps.  Every state-like array is flat,
+component-major with the lane last (``[q * W + w]``), so the stage sums and
+the exponentials are long contiguous loops that LLVM vectorizes, and the
+step's bookkeeping is paid once per ``W`` members.  The algorithm is
+:func:`_adaptive_kernel`'s, line by line, with the step decisions taken over
+the lanes:
+
+* the error of a step is the largest over the live lanes (a step is
+  rejected if any lane's error exceeds the tolerance), so every lane meets
+  its tolerance on a mesh at least as fine as its own;
+* a free queue that crosses a bound in any lane cuts the step at the first
+  crossing over the lanes (every lane gets that mesh point; each lane
+  projects only its own crossing queues);
+* breakpoints are the same for all lanes (same delays, same flow starts);
+* saturation masks, clamps, projections and status are per lane; a lane
+  whose state becomes non-finite at the smallest step is marked failed
+  (status 2) and left out of later decisions while the others go on.
+
+With ``W`` identical lanes it takes exactly :func:`_adaptive_kernel`'s steps
+(``tests/test_lanes.py``; values agree to round-off: the exponential here is
+a polynomial, within 1 ulp of libm's).  With different lanes, each lane's
+result differs from its own single run by a tolerance-sized amount (a mesh at
+least as fine).
+
+Optionally only the dynamics (rates, rate factors, queues: the first
+``P + 2 L`` components) are integrated and error-controlled; the counters
+that follow them (lost, arrived, departed, queue area, sent) feed nothing
+back, and a stability map does not need them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .kernels import _cross_row, _first_crossing, _tiny
+
+#: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
+#: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
+OVERLAP_TOL = 0.1
+OVERLAP_PASSES = 8
+
+#: members per lock-step group in :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` (a compile-time
+#: constant: the lane loops are unrolled)
+LANES = 8
+
+# exp without a libm call, so the loop over flows x lanes vectorizes: exp(x) = 2^k p(r) with
+# k = round(x / ln 2), r = x - k ln 2 (ln 2 split so that k ln2_hi is exact), p the degree-12 Taylor
+# polynomial (|r| <= ln2/2: truncation 2e-17), 2^k from its bits.  Within 1 ulp of libm's exp on
+# [-708, 709] (tests/test_lanes.py); inf above 709, 0 below -708 (libm: finite to 709.78, subnormal to
+# -745), NaN for NaN.  Rates e^709 packets/s and e^-708 do not occur in a meaningful run.
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_X_MAX = 709.0
+_X_MIN = -708.0
+
+
+@njit(cache=True, inline="always")
+def _exp_reduced(x):
+    """``(p, k)`` with ``exp(x) = p 2^k`` for ``x`` clamped to ``[_X_MIN, _X_MAX]`` (scalars only: no array
+    arguments, so no reference counting where it is inlined)."""
+    xc = min(max(x, _X_MIN), _X_MAX)
+    k = math.floor(xc * _LOG2E + 0.5)
+    r = (xc - k * _LN2_HI) - k * _LN2_LO
+    p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
+        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r * (
+            1.0 / 39916800 + r * (1.0 / 479001600))))))))))))
+    return p, (np.int64(k) + 1023) << 52
+
+
+@njit(cache=True, inline="always")
+def _exp_select(x, v):
+    """The special cases of the polynomial exp: ``v = p 2^k`` outside ``[_X_MIN, _X_MAX]`` and for NaN."""
+    v = np.inf if x > _X_MAX else v
+    v = 0.0 if x < _X_MIN else v
+    return x if x != x else v
+
+
+@njit(cache=True)
+def exp_poly(x):
+    """The kernel's exponential on a 1-D array (the same two loops as in its right-hand side), for tests."""
+    n = x.size
+    tmp = np.empty(n)
+    ib = np.empty(n, dtype=np.int64)
+    fb = ib.view(np.float64)
+    out = np.empty(n)
+    for k in range(n):
+        tmp[k], ib[k] = _exp_reduced(x[k])
+    for k in range(n):
+        out[k] = _exp_select(x[k], tmp[k] * fb[k])
+    return out
+
+
+@njit(cache=True)
+def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp,
+                    overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp,
+                    P, L, fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
+                    counters, reals, codes):
+    """:func:`ecocc.dde.kernels._adaptive_kernel` for ``W = LANES`` lanes: ``y0`` ``(n * W,)`` flat
+    (``[q * W + w]``); per-lane ``alpha``, ``beta``, ``Tq`` ``(W,)``, ``q0`` ``(L * W,)``; outputs ``out_y``
+    ``(len(t_eval), len(ocomp) * W)`` (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals``
+    ``(W, 3)`` and status ``codes`` ``(W,)`` as the single kernel's.
+
+    Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
+    or ``P + 2 L`` for the dynamics.  ``ocomp`` must lie below ``n_int``.
+
+    ``overlap``: steps may be longer than the smallest delay ``dmin``.  A delayed value that falls inside
+    the step being taken is then predicted by extrapolating the last history segment and corrected with
+    the step's own continuous extension, pass after pass, until the step's end values of two passes
+    differ by at most ``OVERLAP_TOL`` of the error tolerance (at most ``OVERLAP_PASSES`` passes, else the
+    step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
+    extrapolated (:func:`_adaptive_kernel`'s method)."""
+    W = LANES
+    nW = y0.size
+    n = nW // W
+    full = n_int == n
+    m_int = n_int * W
+    n_st = Cc.size
+    t0 = 0.0
+    iv, iq = P, P + L
+    ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
+    LW = L * W
+    PW = P * W
+    cap = 256
+    HT = np.empty(cap)
+    HY = np.empty((cap, LW))
+    HFA = np.zeros((cap, LW))
+    HFB = np.zeros((cap, LW))
+    HT[0] = t0
+    for lw in range(LW):
+        HY[0, lw] = y0[iv * W + lw]
+    m = 1
+    zv = np.empty(pl.size * W)
+    kcur = np.zeros(pl.size, dtype=np.int64)
+    rate = np.empty(P * W)
+    tmp = np.empty(max(P, 1) * W)
+    ib = np.empty(max(P, 1) * W, dtype=np.int64)
+    fb = ib.view(np.float64)
+    acc = np.empty(W)
+    # state rows: y, the stage value, the step's end value
+    YY, YI, YN, YP = 0, 1, 2, 3  # YP: the step's end value of the previous pass (overlap)
+    Y = np.empty((4, nW))
+    for r in range(4):
+        for k in range(nW):
+            Y[r, k] = y0[k]
+    # derivative rows: the stages K[0..n_st], then f_raw, f_new_raw, a scratch row and f
+    FRAW, FNEW, FTMP, FF = n_st + 1, n_st + 2, n_st + 3, n_st + 4
+    F = np.zeros((n_st + 5, nW))
+    err_vec = np.empty(nW)
+    err_w = np.empty(W)
+    sat_lo = np.zeros(LW, dtype=np.bool_)
+    sat_hi = np.zeros(LW, dtype=np.bool_)
+    changed = np.zeros(W, dtype=np.bool_)
+    alive = np.ones(W, dtype=np.bool_)
+    viol = np.zeros(W, dtype=np.bool_)
+    n_clamp = np.zeros(W, dtype=np.int64)
+    n_inacc = np.zeros(W, dtype=np.int64)
+    nd = Pd.shape[1]
+    half_pow = np.empty(nd)
+    for j in range(nd):
+        half_pow[j] = 0.5 ** (j + 1)
+    no = ocomp.size
+    Qd = np.empty((nd, no * W))
+    spow = np.empty(nd)
+    vacc = np.empty(W)
+    QV = np.zeros((nd, LW))  # overlap: continuous-extension coefficients of v in the step being taken
+    n_pass = 0  # overlap: the pass of the step being taken (0: delayed values in the step extrapolated)
+    t_cur, h_cur = t0, 1.0
+
+    # The model and the history lookups as closures: numba inlines them with the arrays they use taken from
+    # this scope, so no array is passed (a helper with array arguments costs two reference-count updates per
+    # array and call: measured 270 ns against 70 ns per right-hand side of 8 lanes).
+
+    def lookup(s, nudge):
+        """``v[pl[j]](s - bwd[j])`` for every lane into ``zv[j * W + w]`` (``kernels._hist_lookup``); the
+        segment and the Hermite weights are shared by the lanes (same mesh, same delays)."""
+        for j in range(pl.size):
+            tau = s - bwd[j]
+            tsel = tau + nudge
+            l = pl[j]
+            o = j * W
+            if tsel < t0:
+                for w in range(W):
+                    zv[o + w] = y0[(iv + l) * W + w]
+                continue
+            if n_pass > 0 and tsel > t_cur:  # inside the step being taken: its extension from the last pass
+                th = (tau - t_cur) / h_cur
+                sp = 1.0
+                for jd in range(nd):
+                    sp *= th
+                    spow[jd] = sp
+                for w in range(W):
+                    val = 0.0
+                    for jd in range(nd):
+                        val += QV[jd, l * W + w] * spow[jd]
+                    zv[o + w] = Y[YY, (iv + l) * W + w] + h_cur * val
+                continue
+            if m < 2:
+                for w in range(W):
+                    zv[o + w] = HY[0, l * W + w]
+                continue
+            k = min(max(kcur[j], 0), m - 2)
+            while k < m - 2 and HT[k + 1] <= tsel:
+                k += 1
+            while k > 0 and HT[k] > tsel:
+                k -= 1
+            kcur[j] = k
+            ta = HT[k]
+            hh = HT[k + 1] - ta
+            hs = hh if hh > 0 else 1.0
+            s_ = (tau - ta) / hs
+            s2 = s_ * s_
+            s3 = s2 * s_
+            # history.hermite, the same operations in the same order
+            h00 = 2 * s3 - 3 * s2 + 1
+            h10 = (s3 - 2 * s2 + s_) * hh
+            h01 = -2 * s3 + 3 * s2
+            h11 = (s3 - s2) * hh
+            for w in range(W):
+                lw = l * W + w
+                zv[o + w] = h00 * HY[k, lw] + h10 * HFA[k, lw] + h01 * HY[k + 1, lw] + h11 * HFB[k, lw]
+
+    def rhs(tt, yr, fr):
+        """``kernels._rhs1`` for every lane: state ``Y[yr]``, delayed values ``zv``, derivative into ``F[fr]``
+        (the counters' only if ``full``)."""
+        for k in range(PW):  # the rates e^u of all flows and lanes: one vectorized loop
+            tmp[k], ib[k] = _exp_reduced(Y[yr, k])
+        for k in range(PW):
+            rate[k] = _exp_select(Y[yr, k], tmp[k] * fb[k])
+        for p in range(P):
+            o = p * W
+            if start[p] <= tt and tt < stop[p]:
+                j0 = fps[p]
+                for w in range(W):
+                    acc[w] = zv[j0 * W + w]
+                for j in range(j0 + 1, fps[p + 1]):
+                    for w in range(W):
+                        acc[w] = min(acc[w], zv[j * W + w])
+                for w in range(W):
+                    F[fr, o + w] = alpha[w] * (acc[w] - Y[yr, o + w])
+            else:
+                for w in range(W):
+                    F[fr, o + w] = 0.0
+                    rate[o + w] = 0.0
+            if full:
+                for w in range(W):
+                    F[fr, (isent + p) * W + w] = rate[o + w]
+        kc = _cross_row(ctimes, tt)
+        for l in range(L):
+            for w in range(W):
+                acc[w] = 0.0
+            for j in range(lptr[l], lptr[l + 1]):
+                o = lflows[j] * W
+                for w in range(W):
+                    acc[w] += rate[o + w]
+            Cl = C[l]
+            cl = ctable[kc, l]
+            for w in range(W):
+                arrival = acc[w] + cl
+                q = Y[yr, (iq + l) * W + w]
+                F[fr, (iv + l) * W + w] = beta[w] * (1 - (arrival + (q - q0[l * W + w]) / Tq[w]) / Cl)
+                F[fr, (iq + l) * W + w] = arrival - Cl
+            if full:
+                for w in range(W):
+                    arrival = acc[w] + cl
+                    dq = arrival - Cl
+                    lw = l * W + w
+                    F[fr, (ilost + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0
+                    F[fr, (iarr + l) * W + w] = arrival
+                    F[fr, (idep + l) * W + w] = (arrival if arrival < Cl else Cl) if sat_lo[lw] else Cl
+                    F[fr, (iqa + l) * W + w] = Y[yr, (iq + l) * W + w]
+
+    def clamp(fr):
+        """Zero the queue derivatives that push a saturated queue out of its bounds."""
+        for lw in range(LW):
+            v = F[fr, iq * W + lw]
+            if (sat_lo[lw] and v < 0.0) or (sat_hi[lw] and v > 0.0):
+                F[fr, iq * W + lw] = 0.0
+
+    def masks(yr, fr):
+        """``kernels._masks`` per lane (a queue within 1e-12 max(1, |q|) of a bound counts as on it);
+        ``changed[w]``: lane ``w``'s masks changed.  Returns whether any lane's did."""
+        anyc = False
+        for w in range(W):
+            changed[w] = False
+        for l in range(L):
+            for w in range(W):
+                i = (iq + l) * W + w
+                yb = Y[yr, i]
+                slack = 1e-12 * max(1.0, abs(yb))
+                a = yb <= 0.0 + slack and F[fr, i] <= 0.0
+                b = yb >= buf[l] - slack and F[fr, i] >= 0.0
+                lw = l * W + w
+                if a != sat_lo[lw] or b != sat_hi[lw]:
+                    changed[w] = True
+                    anyc = True
+                sat_lo[lw] = a
+                sat_hi[lw] = b
+        return anyc
+
+    for w in range(W):
+        codes[w] = 0
+    nfev = 0
+    ne = t_eval.size
+    ie = 0
+    while ie < ne and t_eval[ie] <= t0:
+        for c in range(no):
+            for w in range(W):
+                out_y[ie, c * W + w] = y0[ocomp[c] * W + w]
+        ie += 1
+    n_alive = W
+    t = t0
+    t_prev = t0
+    h = 0.0
+    h_last = 1.0  # the nudge at t0 is _tiny(t0, 1.0), as the single kernel's
+    need_eval = True  # at the start and after a breakpoint; else the last stage is the derivative (FSAL)
+    first = True
+    err = 0.0
+    ip = 0
+    n_steps = 0
+    n_rej = 0
+    hmin_seen = np.inf
+    hmax_seen = 0.0
+    status_all = 0
+    retake = False
+    eps = 2.220446049250313e-16
+    while True:
+        # arrival at t (the start, or after an accepted step): the derivative there, the masks, f
+        nud = _tiny(t, h_last)
+        for rep in range(2):
+            if rep == 0:
+                if not need_eval:
+                    for k in range(nW):
+                        F[FRAW, k] = F[FNEW, k]
+                    continue
+                fr = FRAW
+            else:
+                if not masks(YY, FRAW):
+                    break
+                fr = FTMP  # the lanes whose masks changed re-evaluate with the new masks
+            lookup(t, nud)
+            rhs(t + nud, YY, fr)
+            nfev += 1
+            if rep == 1:
+                for q in range(n):
+                    for w in range(W):
+                        if changed[w]:
+                            F[FRAW, q * W + w] = F[FTMP, q * W + w]
+        for k in range(nW):
+            F[FF, k] = F[FRAW, k]
+        clamp(FF)
+        if first:
+            first = False
+            for w in range(W):
+                for i in range(n_int):
+                    if not math.isfinite(F[FF, i * W + w]):
+                        codes[w] = 2
+                if codes[w] == 2:
+                    alive[w] = False
+                    n_alive -= 1
+                    counters[w, 5] = ie
+                    reals[w, 2] = t0
+            if n_alive == 0:
+                return
+            if first_step > 0:
+                h = first_step
+            else:
+                h = np.inf
+                for w in range(W):
+                    if not alive[w]:
+                        continue
+                    d0 = 0.0
+                    d1 = 0.0
+                    for i in range(n_int):
+                        yv = Y[YY, i * W + w]
+                        sc = atol_v[i] + rtol * abs(yv)
+                        d0 = max(d0, abs(yv) / sc)
+                        d1 = max(d1, abs(F[FF, i * W + w]) / sc)
+                    h = min(h, 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1)
+            h = min(h, max_step, dmin, t_end - t0)
+        else:
+            if err > 0:
+                h = (t - t_prev) * min(5.0, max(0.2, 0.9 * err ** expo))
+            else:
+                h = (t - t_prev) * 5.0
+            if n_steps >= max_steps:
+                status_all = 3
+                break
+        if not t < t_end:
+            break
+        while True:  # one step from t, retaken until accepted
+            while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
+                ip += 1
+            next_bp = bps[ip] if ip < bps.size else t_end
+            hmin = 16 * eps * max(1.0, abs(t))
+            h = min(h, max_step) if overlap else min(h, max_step, dmin)
+            hit_bp = False
+            if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
+                h = next_bp - t
+                hit_bp = True
+            tn = _tiny(t, h)
+            for k in range(m_int):
+                F[0, k] = F[FF, k]
+            t_cur, h_cur = t, h
+            n_pass = 0
+            # a delayed value can fall inside this step (the last stage looks up t + h - dmin - tn / 2)
+            overlapping = overlap and h - dmin > 0.5 * tn
+            diff = 0.0
+            while True:  # passes (one unless overlapping)
+                for i in range(1, n_st + 1):
+                    if i < n_st:  # stage i
+                        yr = YI
+                        c = Cc[i]
+                        nud = (0.5 - c) * tn
+                        s_t = t + c * h
+                    else:  # the step's end value and its derivative (first same as last)
+                        yr = YN
+                        nud = -0.5 * tn
+                        s_t = t + h
+                    for k in range(m_int):
+                        Y[yr, k] = Y[YY, k]
+                    for s_ in range(i):
+                        a_ = h * (A[i, s_] if i < n_st else Bw[s_])
+                        if a_ != 0.0:
+                            for k in range(m_int):
+                                Y[yr, k] += a_ * F[s_, k]
+                    lookup(s_t, nud)
+                    rhs(s_t + nud, yr, i)
+                    nfev += 1
+                    if i == n_st:  # unclamped: the derivative at the step's end if it is accepted
+                        for k in range(nW):
+                            F[FNEW, k] = F[i, k]
+                    clamp(i)
+                if not overlapping:
+                    break
+                if n_pass > 0:  # converged: the step's end values of the last two passes agree
+                    diff = 0.0
+                    for q in range(n_int):
+                        aq = atol_v[q]
+                        for w in range(W):
+                            if alive[w]:
+                                k = q * W + w
+                                sc = aq + rtol * max(abs(Y[YY, k]), abs(Y[YN, k]))
+                                diff = max(diff, abs(Y[YN, k] - Y[YP, k]) / sc)
+                    if not diff > OVERLAP_TOL:  # (NaN: stop here, the finiteness check below decides)
+                        break
+                    if n_pass + 1 >= OVERLAP_PASSES:
+                        break
+                for k in range(m_int):
+                    Y[YP, k] = Y[YN, k]
+                for jd in range(nd):  # the step's continuous extension of v, for the next pass
+                    for lw in range(LW):
+                        acc_ = 0.0
+                        for s_ in range(n_st + 1):
+                            acc_ += F[s_, iv * W + lw] * Pd[s_, jd]
+                        QV[jd, lw] = acc_
+                n_pass += 1
+            if overlapping and n_pass + 1 >= OVERLAP_PASSES and diff > OVERLAP_TOL:
+                n_rej += 1
+                h *= 0.5
+                continue
+            for k in range(m_int):
+                err_vec[k] = 0.0
+            for s_ in range(n_st + 1):
+                e_ = h * E[s_]
+                if e_ != 0.0:
+                    for k in range(m_int):
+                        err_vec[k] += e_ * F[s_, k]
+            # non-finite lanes: a smaller step, and at the smallest step the lane fails and leaves the decisions
+            bad = False
+            for w in range(W):
+                viol[w] = False
+                if not alive[w]:
+                    continue
+                chk = 0.0
+                for q in range(n_int):
+                    chk += Y[YN, q * W + w] * 0.0 + err_vec[q * W + w] * 0.0  # nan unless every entry is finite
+                if chk != 0.0:
+                    viol[w] = True
+                    bad = True
+            if bad:
+                if h > hmin * 4:
+                    h *= 0.25
+                    n_rej += 1
+                    continue
+                for w in range(W):
+                    if viol[w]:
+                        alive[w] = False
+                        n_alive -= 1
+                        codes[w] = 2
+                        counters[w, 5] = ie
+                        reals[w, 2] = t
+                if n_alive == 0:
+                    status_all = 2
+                    break  # (out of the step; the run ends below)
+                continue
+            # error norm per lane (max norm and the history check); the step's error is the largest over live lanes
+            for w in range(W):
+                err_w[w] = 0.0
+            for q in range(n_int):
+                aq = atol_v[q]
+                for w in range(W):
+                    k = q * W + w
+                    sc = aq + rtol * max(abs(Y[YY, k]), abs(Y[YN, k]))
+                    err_w[w] = max(err_w[w], abs(err_vec[k]) / sc)
+            for jj in range(dcomp.size):
+                q = dcomp[jj]
+                o = q * W
+                for w in range(W):
+                    vacc[w] = 0.0
+                for j in range(nd):
+                    for w in range(W):
+                        acc[w] = 0.0
+                    for s_ in range(n_st + 1):
+                        pk = Pd[s_, j]
+                        for w in range(W):
+                            acc[w] += F[s_, o + w] * pk
+                    for w in range(W):
+                        vacc[w] += acc[w] * half_pow[j]
+                for w in range(W):
+                    y_a, y_b = Y[YY, o + w], Y[YN, o + w]
+                    mid_dense = y_a + h * vacc[w]
+                    # history.hermite at s = 0.5
+                    mid_herm = 0.5 * y_a + 0.125 * h * F[FF, o + w] + 0.5 * y_b + (-0.125) * h * F[n_st, o + w]
+                    sc = atol_v[q] + rtol * max(abs(y_a), abs(y_b))
+                    err_w[w] = max(err_w[w], abs(mid_dense - mid_herm) / sc)
+            err = 0.0
+            for w in range(W):
+                if alive[w] and err_w[w] > err:
+                    err = err_w[w]
+            if err > 1.0 and not retake:
+                if h <= hmin * 4:
+                    for w in range(W):
+                        if alive[w] and err_w[w] > 1.0:
+                            n_inacc[w] += 1
+                else:
+                    n_rej += 1
+                    h *= max(0.2, 0.9 * err ** expo)
+                    continue
+            # bound crossings of free queues inside the step: the first over the lanes
+            any_viol = False
+            s_star = 1.0
+            for l in range(L):
+                for w in range(W):
+                    lw = l * W + w
+                    k = (iq + l) * W + w
+                    qv = Y[YN, k]
+                    if alive[w] and not (sat_lo[lw] or sat_hi[lw]) and (qv < 0.0 or qv > buf[l]):
+                        viol[w] = True
+                        any_viol = True
+                        if not retake:
+                            level = 0.0 if qv < 0.0 else buf[l]
+                            s_star = min(s_star, _first_crossing(Y[YY, k], qv, F[FF, k], F[n_st, k], h, level))
+            if not retake:
+                # a saturated queue that leaves its bound inside the step: its raw derivative (arrival -
+                # capacity) changes sign; the root of its linear interpolant ends the step there
+                for l in range(L):
+                    for w in range(W):
+                        lw = l * W + w
+                        k = (iq + l) * W + w
+                        d_a, d_b = F[FRAW, k], F[FNEW, k]
+                        if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)):
+                            s_star = min(s_star, d_a / (d_a - d_b))
+            if (any_viol or s_star < 1.0) and not retake:
+                if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                    h = s_star * h
+                    retake = True
+                    continue
+            for w in range(W):
+                if viol[w]:  # kernels._project, for this lane
+                    n_clamp[w] += 1
+                    for l in range(L):
+                        k = (iq + l) * W + w
+                        qv = Y[YN, k]
+                        Y[YN, k + L * W] += max(qv - buf[l], 0.0)  # lost: component P + 2 L + l
+                        Y[YN, k + 3 * L * W] -= max(-qv, 0.0)  # departed: P + 4 L + l
+                        Y[YN, k] = min(max(qv, 0.0), buf[l])
+            retake = False
+            break
+        if status_all:
+            break
+        # accept: history append (prune / grow first), as the single kernel
+        if m + 1 > cap:
+            target = HT[m - 1] - keep_s
+            lo_, hi_ = 0, m
+            while lo_ < hi_:
+                mid = (lo_ + hi_) // 2
+                if HT[mid] <= target:
+                    lo_ = mid + 1
+                else:
+                    hi_ = mid
+            cut = lo_ - 2
+            if cut > 0:
+                kk = m - cut
+                HT[:kk] = HT[cut:m].copy()
+                HY[:kk] = HY[cut:m].copy()
+                HFA[:kk] = HFA[cut:m].copy()
+                HFB[:kk] = HFB[cut:m].copy()
+                m = kk
+                kcur -= cut
+            if m + 1 > cap // 2 + 1 or cut <= 0:
+                ncap = max(2 * cap, m + 1)
+                T2 = np.empty(ncap)
+                Y2 = np.empty((ncap, LW))
+                A2 = np.zeros((ncap, LW))
+                B2 = np.zeros((ncap, LW))
+                T2[:m] = HT[:m]
+                Y2[:m] = HY[:m]
+                A2[:m] = HFA[:m]
+                B2[:m] = HFB[:m]
+                HT, HY, HFA, HFB, cap = T2, Y2, A2, B2, ncap
+        for lw in range(LW):
+            HFA[m - 1, lw] = F[FF, iv * W + lw]
+            HFB[m - 1, lw] = F[n_st, iv * W + lw]
+            HY[m, lw] = Y[YN, iv * W + lw]
+        HT[m] = t + h
+        m += 1
+        # dense output from the pair's continuous extension (coefficients once per step)
+        if ie < ne and t_eval[ie] <= t + h:
+            for j in range(nd):
+                for c in range(no):
+                    o = ocomp[c] * W
+                    for w in range(W):
+                        acc[w] = 0.0
+                    for s_ in range(n_st + 1):
+                        pk = Pd[s_, j]
+                        for w in range(W):
+                            acc[w] += F[s_, o + w] * pk
+                    for w in range(W):
+                        Qd[j, c * W + w] = acc[w]
+        while ie < ne and t_eval[ie] <= t + h:
+            s = (t_eval[ie] - t) / h
+            sp_ = 1.0
+            for j in range(nd):
+                sp_ *= s
+                spow[j] = sp_
+            for c in range(no):
+                q = ocomp[c]
+                for w in range(W):
+                    val = 0.0
+                    for j in range(nd):
+                        val += Qd[j, c * W + w] * spow[j]
+                    v = Y[YY, q * W + w] + h * val
+                    if iq <= q < iq + L:
+                        v = min(max(v, 0.0), buf[q - iq])
+                    out_y[ie, c * W + w] = v
+            ie += 1
+        n_steps += 1
+        hmin_seen = min(hmin_seen, h)
+        hmax_seen = max(hmax_seen, h)
+        t_prev = t
+        t = next_bp if hit_bp else t + h
+        for k in range(nW):
+            Y[YY, k] = Y[YN, k]
+        need_eval = hit_bp
+        h_last = h
+    for w in range(W):
+        if alive[w]:
+            codes[w] = status_all if status_all else (1 if n_inacc[w] else 0)
+            counters[w, 5] = ie
+            reals[w, 2] = t
+        counters[w, 0] = n_steps
+        counters[w, 1] = n_rej
+        counters[w, 2] = nfev
+        counters[w, 3] = n_clamp[w]
+        counters[w, 4] = n_inacc[w]
+        reals[w, 0] = hmin_seen
+        reals[w, 1] = hmax_seen
+
+
+@njit(cache=True, parallel=True)
+def _adaptive_lanes_batch(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval, out_y,
+                          n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L, fps, pl, bwd, lptr, lflows,
+                          start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0, counters, reals, codes):
+    """:func:`_adaptive_lanes` for every group ``g`` (leading axis of the per-group arrays; breakpoints
+    ``bps[bps_ptr[g]:bps_ptr[g + 1]]``), groups in parallel over the cores."""
+    for g in prange(y0.shape[0]):
+        _adaptive_lanes(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps,
+                        bps[bps_ptr[g]:bps_ptr[g + 1]], t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo,
+                        dmin[g], keep_s[g], dcomp, P, L, fps, pl, bwd[g], lptr, lflows, start, stop, C, buf, ctimes,
+                        ctable, alpha[g], beta[g], Tq[g], q0[g], counters[g], reals[g], codes[g])

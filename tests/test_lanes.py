@@ -1,0 +1,169 @@
+"""The lock-step kernel (ecocc.dde.lanes) against the single-member kernel and itself.
+
+Chain of references: the single kernel takes the NumPy solver's steps (test_kernels.py); identical lanes
+take the single kernel's steps; different lanes stay within tolerance of their own single runs; steps
+longer than the smallest delay (``overlap``) converge to the capped solution as the tolerance shrinks.
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from ecocc import dumbbell  # noqa: E402
+from ecocc.batch import simulate_map  # noqa: E402
+from ecocc.dde import engine  # noqa: E402
+from ecocc.dde.lanes import LANES, exp_poly  # noqa: E402
+from ecocc.errors import InputError  # noqa: E402
+from ecocc.models import get_model  # noqa: E402
+from ecocc.simulate import output_grid  # noqa: E402
+from ecocc.system import NetworkSystem  # noqa: E402
+from test_kernels import NETWORKS, _scaled_err  # noqa: E402
+
+
+def test_exp_poly_against_libm():
+    """The kernel's exponential (a polynomial, so the lane loop vectorizes) against NumPy's on 10^6 points
+    of its range: at most 4 ulp apart (measured: 3), and its documented special values."""
+    x = np.concatenate([np.random.default_rng(1).uniform(-708.0, 709.0, 1_000_000), np.linspace(-1, 1, 20001)])
+    ref = np.exp(x)
+    assert float(np.max(np.abs(exp_poly(x) - ref) / np.spacing(ref))) <= 4
+    special = exp_poly(np.array([709.5, -708.5, np.nan, 0.0]))
+    assert special[0] == np.inf and special[1] == 0.0 and np.isnan(special[2]) and special[3] == 1.0
+
+
+def _batch(sysm, alphas, t_end, **kw):
+    m = get_model("aecp")
+    B = len(alphas)
+    P = m.make_params(r0_pps=10.0)
+    q0 = np.tile(m.link_static(sysm.net, P)["q0"], (B, 1))
+    return engine.solve_adaptive_aecp_batch([sysm], [0] * B, alphas, [P.beta_per_s] * B, [P.T_s] * B, q0, t_end,
+                                            **kw)
+
+
+def _system(net, t_end):
+    m = get_model("aecp")
+    return NetworkSystem(m, net, m.make_params(r0_pps=10.0), t_end)
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_identical_lanes_take_the_single_kernels_steps(name):
+    """Three identical members (a group of LANES lanes, padded) on networks with staggered flows, a UDP
+    burst, a finite buffer, a parking lot, random routes: the single kernel's steps, rejections and
+    right-hand sides, and its values to round-off (the exponentials differ by a few ulp)."""
+    t_end = 10.0
+    sysm = _system(NETWORKS[name](), t_end)
+    te = output_grid(t_end, 0.05)
+    kw = dict(rtol=1e-8, atol=sysm.default_atol(), t_eval=te)
+    one = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+    a = sysm.P.alpha_per_s
+    out, status, counters = _batch(sysm, [a] * 3, t_end, **kw)
+    for b in range(3):
+        assert status[b] == one.status
+        assert tuple(counters[b, :3]) == (one.n_steps, one.n_rejected, one.nfev)
+        assert counters[b, 3] == one.n_clamp_events
+        assert _scaled_err(out[b], one.y) < 1e-9  # round-off, grown over 10 s of steps
+
+
+def test_lanes_stay_within_tolerance_of_their_single_runs():
+    """Different gains in one group share the steps (a mesh chosen for all lanes); each lane stays within
+    the tolerance of its own single run: 100 x rtol on the log-states, 1e-2 packet on the queues (as the
+    single kernel against the NumPy solver)."""
+    t_end = 10.0
+    sysm = _system(NETWORKS["staggered-dumbbell"](), t_end)
+    te = output_grid(t_end, 0.05)
+    rtol = 1e-8
+    kw = dict(rtol=rtol, atol=sysm.default_atol(), t_eval=te)
+    alphas = [0.5, 1.0, 2.0, 4.0, 6.0]
+    out, status, counters = _batch(sysm, alphas, t_end, **kw)
+    lay = sysm.layout
+    for b, a in enumerate(alphas):
+        sysm.P = get_model("aecp").make_params(r0_pps=10.0, alpha_per_s=a)
+        one = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+        assert status[b] == one.status
+        u = np.s_[:, : lay["queue"].start]
+        q = np.s_[:, lay["queue"].sl]
+        assert np.max(np.abs(out[b][u] - one.y[u])) < 100 * rtol
+        assert np.max(np.abs(out[b][q] - one.y[q])) < 1e-2
+
+
+def _small_rtt_row():
+    # RTTs 12.5/25/50/100 ms: the smallest delay caps the steps at 12.5 ms, far below what the error allows
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0).scaled(rtt_scale=0.25)
+    return _system(net, 30.0)
+
+
+def _parking_lot_quarter():
+    # the shipped parking lot (three links, delays 10 and 30 ms at a quarter of its RTTs)
+    from ecocc import scenarios
+    return _system(scenarios.load("aecp-parking-lot").network.scaled(rtt_scale=0.25), 30.0)
+
+
+@pytest.mark.parametrize("make", [_small_rtt_row, _parking_lot_quarter], ids=["dumbbell", "parking-lot"])
+def test_overlap_converges_to_the_capped_solution(make):
+    """Steps longer than the smallest delay (delayed values inside a step corrected pass after pass) take
+    several times fewer steps and converge to the capped solution as rtol shrinks.  Reference: capped steps
+    at rtol 1e-10.  The queues oscillate (ranges of 5000-10,000 packets) and drain to zero, so a local error
+    grows along the run: at rtol 1e-9 the queues must be within 1e-5 of their range, and 1e-6 -> 1e-9 must
+    shrink the error at least 10x."""
+    sysm = make()
+    qs = sysm.layout["queue"].sl
+    te = output_grid(30.0, 0.05)
+    alphas = list(np.linspace(1.0, 6.0, LANES))
+    kw = dict(t_eval=te, components=np.arange(qs.start, qs.stop), dynamics_only=True)
+    ref, st, cnt_ref = _batch(sysm, alphas, 30.0, rtol=1e-10, overlap=False, **kw)
+    assert all(s.value == "success" for s in st)
+    qrange = float(np.ptp(ref))
+    errs = {}
+    for rtol in (1e-6, 1e-9):
+        out, st, cnt = _batch(sysm, alphas, 30.0, rtol=rtol, overlap=True, **kw)
+        assert all(s.value == "success" for s in st)
+        assert cnt[0, 0] < cnt_ref[0, 0] / 3
+        errs[rtol] = float(np.max(np.abs(out - ref)))
+    assert errs[1e-9] < 1e-5 * qrange, errs
+    assert errs[1e-9] < errs[1e-6] / 10, errs
+
+
+def test_a_failed_lane_leaves_the_others_running():
+    """A lane whose state overflows (beta = 1e300) fails with its time; the other lanes of its group finish
+    and agree with the same group run without it (the failed lane cut some steps short: within tolerance)."""
+    sysm = _small_rtt_row()
+    iq = sysm.layout["queue"].start
+    te = output_grid(10.0, 0.05)
+    m = get_model("aecp")
+    P = m.make_params(r0_pps=10.0)
+    q0 = np.tile(m.link_static(sysm.net, P)["q0"], (3, 1))
+    kw = dict(rtol=1e-7, t_eval=te, components=[iq], dynamics_only=True, overlap=True)
+    out, st, _ = engine.solve_adaptive_aecp_batch([sysm], [0] * 3, [1.0, 2.0, 3.0], [1.0, 1e300, 1.0], [2.0] * 3,
+                                                  q0, 10.0, **kw)
+    assert [s.value for s in st] == ["success", "failed", "success"]
+    assert np.isnan(out[1, -1]).all() and not np.isnan(out[[0, 2]]).any()
+    ok, st2, _ = engine.solve_adaptive_aecp_batch([sysm], [0] * 2, [1.0, 3.0], [1.0] * 2, [2.0] * 2, q0[:2],
+                                                  10.0, **kw)
+    assert np.max(np.abs(out[[0, 2]] - ok)) < 1e-2  # packets: tolerance level, far below the map's 1-packet rule
+
+
+def test_components_must_be_integrated():
+    sysm = _small_rtt_row()
+    with pytest.raises(InputError, match="components"):
+        _batch(sysm, [1.0], 1.0, rtol=1e-7, t_eval=[1.0], components=[sysm.layout["lost"].start],
+               dynamics_only=True)
+
+
+def test_simulate_map_overlap_and_capped_steps_agree():
+    """The map's default (steps past the smallest delay) and capped steps: same verdicts, swings within
+    tolerance, the method recorded in the attributes."""
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    kw = dict(x_values=[1.0, 3.0, 6.0], y_values=[0.25, 1.0, 3.0], t_end_s=40.0, window_s=5.0, r0_pps=10.0)
+    a = simulate_map(net, "aecp", **kw)
+    b = simulate_map(net, "aecp", overlap=False, **kw)
+    assert "may exceed the smallest delay" in a.attrs["solver"] and "never longer" in b.attrs["solver"]
+    assert (a.stable.values == b.stable.values).all()
+    assert a.stable.values.any() and not a.stable.values.all()
+    near = b.queue_swing_pkts.values < 10.0
+    assert np.max(np.abs(a.queue_swing_pkts.values - b.queue_swing_pkts.values)[near]) < 1e-2
+    osc = ~near
+    assert np.max(np.abs(a.queue_swing_pkts.values - b.queue_swing_pkts.values)[osc]
+                  / b.queue_swing_pkts.values[osc]) < 1e-2
+    assert (a.n_steps.values[0] < b.n_steps.values[0] / 3).all()  # at RTT scale 0.25
+    assert math.isfinite(a.attrs["wall_s"])
