@@ -453,7 +453,9 @@ def stability_map_sim(quick):
                 mean_steps=float(ds.n_steps.mean()), stable_grid=stable.reshape(-1).tolist(), solver=ds.attrs["solver"],
                 capped=dict(wall_s=wall_capped, mean_steps=float(capped.n_steps.mean()),
                             verdicts_equal=float(np.mean(capped.stable.values == ref.stable.values))),
-                growth_rate_grid=ds.swing_growth_rate_per_s.values.reshape(-1).tolist(),
+                # the decay-rate comparison with the roots uses the rtol 1e-9 map: at rtol 1e-7 the queue's error
+                # allowance (atol 1e-4 packet + 1e-7 x ~100 packets) exceeds many of the decaying swings
+                growth_rate_grid=ref.swing_growth_rate_per_s.values.reshape(-1).tolist(),
                 verdicts_equal_capped_rtol_1e9=float(np.mean(stable == ref.stable.values)),
                 **_swing_agreement(ds, ref),
                 alpha_range=[float(alphas[0]), float(alphas[-1])], tau_range=[float(taus[0]), float(taus[-1])],
@@ -469,15 +471,20 @@ def _swing_agreement(ds, ref):
                 max_rel_swing_diff_oscillating=float((np.abs(a - b) / b)[~near].max(initial=0.0)))
 
 
-def _map_run(quick, step_s):
+def _map_run(quick, step_s, grid=None):
     """The same map by the fixed-step RK4 batch kernel (h = ``step_s``, members in parallel), called with the
-    members' alpha and delays stacked."""
+    members' alpha and delays stacked (``grid``: (alphas, taus, t_end) instead of the map's).  The kernel is
+    compiled or loaded by a one-point run first, outside the timing."""
     from types import SimpleNamespace
 
     from ecocc.dde.engine import solve_fixed_aecp
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem
-    alphas, taus, t_end = _map_grid(quick)
+    if grid is None:
+        alphas, taus, t_end = _map_grid(quick)
+        _map_run(quick, step_s, grid=(alphas[:2], taus[:1], 1.0))
+    else:
+        alphas, taus, t_end = grid
     t0 = time.perf_counter()
     A, Tm = np.meshgrid(alphas, taus)  # (tau, alpha)
     B = A.size
@@ -534,8 +541,9 @@ def roots_map_section(quick, sim_map=None):
         out["agreement_by_decay_rate"] = {k: dict(points=int(m.sum()),
                                                    agree=float(np.mean(sim[m] == ds.stable.values[m])) if m.any() else None)
                                            for k, m in bins.items()}
-        # the simulated swing's growth rate between the last two 10 s windows against Re of the rightmost root,
-        # where the linear verdict is "decays" (Re < -0.05 /s) and the swing is measurable (not NaN)
+        # the simulated swing's growth rate between the last two 10 s windows (map at rtol 1e-9, capped steps)
+        # against Re of the rightmost root, where the linear verdict is "decays" (Re < -0.05 /s) and the swing
+        # is measurable (not NaN)
         g = np.array(sim_map["growth_rate_grid"], dtype=float).reshape(n, n)
         m = (re < -0.05) & np.isfinite(g)
         rel = np.abs(g[m] - re[m]) / np.abs(re[m])
@@ -793,7 +801,8 @@ def _write(results):
                      + "; ".join(f"{k}: {v['points']} points, {100 * v['agree']:.1f} % agree"
                                  for k, v in rm.get("agreement_by_decay_rate", {}).items() if v["agree"] is not None)
                      + "."
-                     + (f"  Where the root decays (Re < -0.05 /s) and the simulated queue swing is measurable "
+                     + (f"  Where the root decays (Re < -0.05 /s) and the simulated queue swing is measurable in the "
+                        f"rtol 1e-9 map "
                         f"({rm['decay_rate_vs_rightmost_root']['points']} points), the swing shrinks in "
                         f"{100 * rm['decay_rate_vs_rightmost_root']['decaying_in_simulation']:.1f} % of the runs and its "
                         f"rate between the last two 10 s windows is within 10 % of Re on "

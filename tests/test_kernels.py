@@ -182,3 +182,4 @@ def test_adaptive_argument_names_match_the_kernel():
     assert code.co_varnames[:code.co_argcount] == engine.LANES_ARGS
     code = _adaptive_lanes.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == tuple(k for k in engine.LANES_ARGS if k != "bps_ptr")
+

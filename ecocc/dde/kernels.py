@@ -423,6 +423,36 @@ _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
 
 
+@njit(cache=True)
+def _history_room(HT, HY, HFA, HFB, m, keep_s):
+    """Room for one more node in a full history (``m == HT.size``): drop the nodes older than ``keep_s``
+    before the last one (keeping two before that boundary), and double the capacity when that frees less
+    than half.  Returns ``(HT, HY, HFA, HFB, m, cut)`` (``cut``: nodes dropped, so segment indices move
+    down by it).  Shared by the adaptive kernels; called rarely, so its array arguments cost nothing."""
+    cap = HT.size
+    # searchsorted(T[:m], t_last - keep_s, 'right') - 2, at least 0 (_cross_row is that search, minus 1)
+    cut = max(_cross_row(HT[:m], HT[m - 1] - keep_s) - 1, 0)
+    if cut > 0:
+        kk = m - cut
+        HT[:kk] = HT[cut:m].copy()
+        HY[:kk] = HY[cut:m].copy()
+        HFA[:kk] = HFA[cut:m].copy()
+        HFB[:kk] = HFB[cut:m].copy()
+        m = kk
+    if cut == 0 or m + 1 > cap // 2 + 1:
+        ncap = max(2 * cap, m + 1)
+        T2 = np.empty(ncap)
+        Y2 = np.empty((ncap, HY.shape[1]))
+        A2 = np.zeros((ncap, HY.shape[1]))
+        B2 = np.zeros((ncap, HY.shape[1]))
+        T2[:m] = HT[:m]
+        Y2[:m] = HY[:m]
+        A2[:m] = HFA[:m]
+        B2[:m] = HFB[:m]
+        return T2, Y2, A2, B2, m, cut
+    return HT, HY, HFA, HFB, m, cut
+
+
 @njit(cache=True, inline="always")
 def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur):
     """``v[pl[j]](s - bwd[j])`` from the Hermite history (as adaptive._Evaluator.lookups).
@@ -650,45 +680,9 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
             _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
         retake = False
         # accept: history append (prune / grow first)
-        if m + 1 > cap:
-            t_last = HT[m - 1]
-            # searchsorted(T[:m], t_last - keep_s, 'right') - 2
-            target = t_last - keep_s
-            lo_, hi_ = 0, m
-            while lo_ < hi_:
-                mid = (lo_ + hi_) // 2
-                if HT[mid] <= target:
-                    lo_ = mid + 1
-                else:
-                    hi_ = mid
-            cut = lo_ - 2
-            if cut > 0 and m - cut + 1 <= cap // 2 + 1:
-                kk = m - cut
-                HT[:kk] = HT[cut:m].copy()
-                HY[:kk] = HY[cut:m].copy()
-                HFA[:kk] = HFA[cut:m].copy()
-                HFB[:kk] = HFB[cut:m].copy()
-                m = kk
-                kcur -= cut
-            else:
-                if cut > 0:
-                    kk = m - cut
-                    HT[:kk] = HT[cut:m].copy()
-                    HY[:kk] = HY[cut:m].copy()
-                    HFA[:kk] = HFA[cut:m].copy()
-                    HFB[:kk] = HFB[cut:m].copy()
-                    m = kk
-                    kcur -= cut
-                ncap = max(2 * cap, m + 1)
-                T2 = np.empty(ncap)
-                Y2 = np.empty((ncap, L))
-                A2 = np.zeros((ncap, L))
-                B2 = np.zeros((ncap, L))
-                T2[:m] = HT[:m]
-                Y2[:m] = HY[:m]
-                A2[:m] = HFA[:m]
-                B2[:m] = HFB[:m]
-                HT, HY, HFA, HFB, cap = T2, Y2, A2, B2, ncap
+        if m + 1 > HT.size:
+            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            kcur -= cut
         for l in range(L):
             HFA[m - 1, l] = f[iv + l]
             HFB[m - 1, l] = K[n_st, iv + l]

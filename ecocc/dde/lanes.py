@@ -43,7 +43,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _cross_row, _first_crossing, _tiny
+from .kernels import _cross_row, _first_crossing, _history_room, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -281,6 +281,16 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                     F[fr, (idep + l) * W + w] = (arrival if arrival < Cl else Cl) if sat_lo[lw] else Cl
                     F[fr, (iqa + l) * W + w] = Y[yr, (iq + l) * W + w]
 
+    def ext_coeff(j, o):
+        """``acc[w]``: the ``j``-th coefficient of the step's continuous extension of the component at flat
+        offset ``o`` (``sum_s K[s] Pd[s, j]``, as the single kernel)."""
+        for w in range(W):
+            acc[w] = 0.0
+        for s_ in range(n_st + 1):
+            pk = Pd[s_, j]
+            for w in range(W):
+                acc[w] += F[s_, o + w] * pk
+
     def clamp(fr):
         """Zero the queue derivatives that push a saturated queue out of its bounds."""
         for lw in range(LW):
@@ -460,11 +470,10 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 for k in range(m_int):
                     Y[YP, k] = Y[YN, k]
                 for jd in range(nd):  # the step's continuous extension of v, for the next pass
-                    for lw in range(LW):
-                        acc_ = 0.0
-                        for s_ in range(n_st + 1):
-                            acc_ += F[s_, iv * W + lw] * Pd[s_, jd]
-                        QV[jd, lw] = acc_
+                    for l in range(L):
+                        ext_coeff(jd, (iv + l) * W)
+                        for w in range(W):
+                            QV[jd, l * W + w] = acc[w]
                 n_pass += 1
             if overlapping and n_pass + 1 >= OVERLAP_PASSES and diff > OVERLAP_TOL:
                 n_rej += 1
@@ -520,12 +529,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 for w in range(W):
                     vacc[w] = 0.0
                 for j in range(nd):
-                    for w in range(W):
-                        acc[w] = 0.0
-                    for s_ in range(n_st + 1):
-                        pk = Pd[s_, j]
-                        for w in range(W):
-                            acc[w] += F[s_, o + w] * pk
+                    ext_coeff(j, o)
                     for w in range(W):
                         vacc[w] += acc[w] * half_pow[j]
                 for w in range(W):
@@ -591,35 +595,9 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         if status_all:
             break
         # accept: history append (prune / grow first), as the single kernel
-        if m + 1 > cap:
-            target = HT[m - 1] - keep_s
-            lo_, hi_ = 0, m
-            while lo_ < hi_:
-                mid = (lo_ + hi_) // 2
-                if HT[mid] <= target:
-                    lo_ = mid + 1
-                else:
-                    hi_ = mid
-            cut = lo_ - 2
-            if cut > 0:
-                kk = m - cut
-                HT[:kk] = HT[cut:m].copy()
-                HY[:kk] = HY[cut:m].copy()
-                HFA[:kk] = HFA[cut:m].copy()
-                HFB[:kk] = HFB[cut:m].copy()
-                m = kk
-                kcur -= cut
-            if m + 1 > cap // 2 + 1 or cut <= 0:
-                ncap = max(2 * cap, m + 1)
-                T2 = np.empty(ncap)
-                Y2 = np.empty((ncap, LW))
-                A2 = np.zeros((ncap, LW))
-                B2 = np.zeros((ncap, LW))
-                T2[:m] = HT[:m]
-                Y2[:m] = HY[:m]
-                A2[:m] = HFA[:m]
-                B2[:m] = HFB[:m]
-                HT, HY, HFA, HFB, cap = T2, Y2, A2, B2, ncap
+        if m + 1 > HT.size:
+            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            kcur -= cut
         for lw in range(LW):
             HFA[m - 1, lw] = F[FF, iv * W + lw]
             HFB[m - 1, lw] = F[n_st, iv * W + lw]
@@ -630,13 +608,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         if ie < ne and t_eval[ie] <= t + h:
             for j in range(nd):
                 for c in range(no):
-                    o = ocomp[c] * W
-                    for w in range(W):
-                        acc[w] = 0.0
-                    for s_ in range(n_st + 1):
-                        pk = Pd[s_, j]
-                        for w in range(W):
-                            acc[w] += F[s_, o + w] * pk
+                    ext_coeff(j, ocomp[c] * W)
                     for w in range(W):
                         Qd[j, c * W + w] = acc[w]
         while ie < ne and t_eval[ie] <= t + h:
