@@ -7,6 +7,9 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   (Bogacki--Shampine 3(2)).  Error control in the max norm,
   ``|err_i| <= atol_i + rtol |y_i|`` for every component (not the RMS norm
   of SciPy, which lets one queue among a thousand flows be inaccurate).
+  Next step ``0.9 err^(-1/(q+1))`` times the last, between 0.2x and 5x,
+  and no growth right after a rejected attempt (Hairer, Norsett & Wanner,
+  Solving ODEs I, II.4).
 * The past is a cubic Hermite spline through the accepted steps
   (:mod:`ecocc.dde.history`): interpolation error ``O(h^4)``, so with
   ``RK45`` a delayed problem converges with order 4 (5 without delays) and
@@ -358,6 +361,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     K = np.empty((n_st + 1, n))
     tick = Throttled(progress)
     retake_for_crossing = False
+    rej_step = False  # an attempt of the current step was rejected
     ckpt = None
     if checkpoint is not None:
         sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
@@ -414,6 +418,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 if h > hmin * 4:
                     h *= 0.25
                     n_rej += 1
+                    rej_step = True
                     continue
                 status, message = Status.FAILED, f"non-finite state at t = {t:.9g} s"
                 break
@@ -432,6 +437,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     n_inacc += 1  # accept at the minimum step: flagged
                 else:
                     n_rej += 1
+                    rej_step = True
                     h *= max(0.2, 0.9 * err ** expo)
                     continue
             # --- bound crossings of free components inside the step
@@ -499,10 +505,12 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 # departures of an empty queue) must see the masks of the new step
                 f_raw = ev.raw(t, y, tiny(t, h), sat_lo, sat_hi)
             f = ev.clamp(f_raw, sat_lo, sat_hi)
+            gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt
+            rej_step = False
             if err > 0:
-                h = (t - t_prev) * min(5.0, max(0.2, 0.9 * err ** expo))
+                h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
             else:
-                h = (t - t_prev) * 5.0
+                h = (t - t_prev) * gmax
             if n_steps >= max_steps:
                 status, message = Status.FAILED, f"max_steps = {max_steps} reached at t = {t:.9g} s"
                 break

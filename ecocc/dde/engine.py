@@ -343,8 +343,8 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     for i in np.unique(ms):
         idx = np.flatnonzero(ms == i)
         for g0 in range(0, idx.size, W):
-            grp = idx[g0:g0 + W]
-            lanes_of.append(np.concatenate([grp, np.full(W - grp.size, grp[-1])]))
+            members = idx[g0:g0 + W]
+            lanes_of.append(np.concatenate([members, np.full(W - members.size, members[-1])]))
     grp = np.array(lanes_of, dtype=np.int64)  # (G, W) member of each lane
     G = grp.shape[0]
     sys_of = ms[grp[:, 0]]
@@ -380,7 +380,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     reals = np.zeros((B, 3))
     code_of = np.zeros(B, dtype=np.int64)
     out_l = col["out_y"].reshape(G, ne, no, W)
-    for g in range(G):  # the first lane of each member last (padding lanes repeat a member)
+    for g in range(G):  # lanes backwards: a member's own lane is read last, after any padding copy of it
         for w in range(W - 1, -1, -1):
             b = grp[g, w]
             counters[b], reals[b], code_of[b] = col["counters"][g, w], col["reals"][g, w], codes[g, w]

@@ -567,6 +567,7 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
     hmax_seen = 0.0
     status = 0
     retake = False
+    rej_step = False  # an attempt of the current step was rejected
     eps = 2.220446049250313e-16
     while t < t_end:
         while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
@@ -623,6 +624,7 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
             if h > hmin * 4:
                 h *= 0.25
                 n_rej += 1
+                rej_step = True
                 continue
             status = 2
             break
@@ -651,6 +653,7 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
                 n_inacc += 1
             else:
                 n_rej += 1
+                rej_step = True
                 h *= max(0.2, 0.9 * err ** expo)
                 continue
         # bound crossings of free queues inside the step
@@ -728,10 +731,12 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
             nfev += 1
         f[:] = f_raw
         _clamp(f, sat_lo, sat_hi, iq, L)
+        gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt
+        rej_step = False
         if err > 0:
-            h = (t - t_prev) * min(5.0, max(0.2, 0.9 * err ** expo))
+            h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
         else:
-            h = (t - t_prev) * 5.0
+            h = (t - t_prev) * gmax
         if n_steps >= max_steps:
             status = 3
             break

@@ -337,6 +337,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     need_eval = True  # at the start and after a breakpoint; else the last stage is the derivative (FSAL)
     first = True
     err = 0.0
+    rej_step = False  # an attempt of the current step was rejected
     ip = 0
     n_steps = 0
     n_rej = 0
@@ -400,15 +401,17 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                     h = min(h, 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1)
             h = min(h, max_step, dmin, t_end - t0)
         else:
+            gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt (as the single kernel)
             if err > 0:
-                h = (t - t_prev) * min(5.0, max(0.2, 0.9 * err ** expo))
+                h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
             else:
-                h = (t - t_prev) * 5.0
+                h = (t - t_prev) * gmax
             if n_steps >= max_steps:
                 status_all = 3
                 break
         if not t < t_end:
             break
+        rej_step = False
         while True:  # one step from t, retaken until accepted
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
@@ -426,9 +429,16 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             n_pass = 0
             # a delayed value can fall inside this step (the last stage looks up t + h - dmin - tn / 2)
             overlapping = overlap and h - dmin > 0.5 * tn
+            # the first stage that looks inside the step: the stages before it see only the accepted past
+            # and K[0], so later passes keep them
+            i_first = n_st
+            for i in range(1, n_st):
+                if Cc[i] * h - dmin + (0.5 - Cc[i]) * tn > 0.0:
+                    i_first = i
+                    break
             diff = 0.0
             while True:  # passes (one unless overlapping)
-                for i in range(1, n_st + 1):
+                for i in range(1 if n_pass == 0 else i_first, n_st + 1):
                     if i < n_st:  # stage i
                         yr = YI
                         c = Cc[i]
@@ -477,6 +487,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 n_pass += 1
             if overlapping and n_pass + 1 >= OVERLAP_PASSES and diff > OVERLAP_TOL:
                 n_rej += 1
+                rej_step = True
                 h *= 0.5
                 continue
             for k in range(m_int):
@@ -502,6 +513,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 if h > hmin * 4:
                     h *= 0.25
                     n_rej += 1
+                    rej_step = True
                     continue
                 for w in range(W):
                     if viol[w]:
@@ -550,6 +562,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                             n_inacc[w] += 1
                 else:
                     n_rej += 1
+                    rej_step = True
                     h *= max(0.2, 0.9 * err ** expo)
                     continue
             # bound crossings of free queues inside the step: the first over the lanes
