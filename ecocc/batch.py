@@ -349,8 +349,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 return gains[key]
             per = [gains_at(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
-            for c0 in range(0, todo.size, chunk):
-                sl = todo[c0:c0 + chunk]
+            # points of one RTT scale together (whatever the axis), so the chunks fill whole lock-step groups
+            order = todo[np.argsort(member_system[todo], kind="stable")]
+            for c0 in range(0, order.size, chunk):
+                sl = order[c0:c0 + chunk]
                 out, st, cnt = solve_adaptive_aecp_batch(
                     systems, member_system[sl], [per[b][0] for b in sl], [per[b][1] for b in sl],
                     [per[b][2] for b in sl], np.stack([per[b][3] for b in sl]), t_end, rtol=rtol, atol=atol,
