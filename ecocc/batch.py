@@ -255,7 +255,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         On ``(y, x)``: ``stable``, ``status``, ``n_steps``; on ``(y, x, link)``:
         ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window); on ``(y, x)`` also
         ``swing_growth_rate_per_s``: how fast the swing shrinks (< 0) or grows between the last two
-        windows, to compare with the rightmost characteristic root of the linearization.
+        windows, to compare with the rightmost characteristic root of the linearization (NaN where a
+        swing is below ``max(1e-6, 10 rtol max(1, |mean queue|))`` packet: not resolved by the run).
         ``attrs``: the verdict rule, solver settings, ``wall_s``.
     """
     import time
