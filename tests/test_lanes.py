@@ -4,8 +4,6 @@ Chain of references: the single kernel takes the NumPy solver's steps (test_kern
 take the single kernel's steps; different lanes stay within tolerance of their own single runs; steps
 longer than the smallest delay (``overlap``) converge to the capped solution as the tolerance shrinks.
 """
-import math
-
 import numpy as np
 import pytest
 
@@ -160,10 +158,12 @@ def test_simulate_map_overlap_and_capped_steps_agree():
     assert "may exceed the smallest delay" in a.attrs["solver"] and "never longer" in b.attrs["solver"]
     assert (a.stable.values == b.stable.values).all()
     assert a.stable.values.any() and not a.stable.values.all()
+    # swings: within 1e-2 packet near the 1-packet threshold (a hundredth of it, so no verdict can hinge on the
+    # step rule) and within 1 % where the queue oscillates (both runs at rtol 1e-7; the trajectories drift apart
+    # through the queue's clamp events, as in test_overlap_converges_to_the_capped_solution)
     near = b.queue_swing_pkts.values < 10.0
     assert np.max(np.abs(a.queue_swing_pkts.values - b.queue_swing_pkts.values)[near]) < 1e-2
     osc = ~near
     assert np.max(np.abs(a.queue_swing_pkts.values - b.queue_swing_pkts.values)[osc]
                   / b.queue_swing_pkts.values[osc]) < 1e-2
     assert (a.n_steps.values[0] < b.n_steps.values[0] / 3).all()  # at RTT scale 0.25
-    assert math.isfinite(a.attrs["wall_s"])

@@ -91,8 +91,9 @@ def _link_terms(l0, l1, y, out, rate, lptr, lflows, cross, sat_lo, sat_hi, C, be
 
 
 @njit(cache=True, inline="always")
-def _cross_row(ctimes, tt):
-    """Cross-traffic row: searchsorted(cross_times, t, 'right') - 1, clipped at 0."""
+def _index_at(ctimes, tt):
+    """The last index with ``ctimes[i] <= tt`` (``searchsorted(ctimes, tt, 'right') - 1``, clipped at 0): the
+    cross-traffic row in force at ``tt``, or a history node."""
     lo_i, hi_i = 0, ctimes.size
     while lo_i < hi_i:
         mid = (lo_i + hi_i) // 2
@@ -109,7 +110,7 @@ def _rhs1(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, start, 
     """NetworkSystem.rhs for AECP: ``zv[j]`` is ``v`` of pair ``j``'s link at its delay (serial: no
     threading layer, so the adaptive kernel compiles ahead of time too)."""
     _flow_terms(0, P, tt, y, zv, out, rate, fps, start, stop, alpha, P + 6 * L)
-    _link_terms(0, L, y, out, rate, lptr, lflows, ctable[_cross_row(ctimes, tt)], sat_lo, sat_hi, C, beta, Tq,
+    _link_terms(0, L, y, out, rate, lptr, lflows, ctable[_index_at(ctimes, tt)], sat_lo, sat_hi, C, beta, Tq,
                 q0, P, L)
 
 
@@ -160,7 +161,7 @@ def _rhs_par(tt, y, zv, sat_lo, sat_hi, out, rate, P, L, fps, lptr, lflows, star
     """:func:`_rhs1` with the flow and link loops spread over the cores (one run of a large network)."""
     for p in prange(P):
         _flow_term(p, tt, y, zv, out, rate, fps, start, stop, alpha, P + 6 * L)
-    kc = _cross_row(ctimes, tt)
+    kc = _index_at(ctimes, tt)
     for l in prange(L):
         _link_term(l, y, out, rate, lptr, lflows, ctable[kc, l], sat_lo, sat_hi, C, beta, Tq, q0, P, L)
 
@@ -430,8 +431,8 @@ def _history_room(HT, HY, HFA, HFB, m, keep_s):
     than half.  Returns ``(HT, HY, HFA, HFB, m, cut)`` (``cut``: nodes dropped, so segment indices move
     down by it).  Shared by the adaptive kernels; called rarely, so its array arguments cost nothing."""
     cap = HT.size
-    # searchsorted(T[:m], t_last - keep_s, 'right') - 2, at least 0 (_cross_row is that search, minus 1)
-    cut = max(_cross_row(HT[:m], HT[m - 1] - keep_s) - 1, 0)
+    # searchsorted(T[:m], t_last - keep_s, 'right') - 2, at least 0
+    cut = max(_index_at(HT[:m], HT[m - 1] - keep_s) - 1, 0)
     if cut > 0:
         kk = m - cut
         HT[:kk] = HT[cut:m].copy()

@@ -50,7 +50,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _cross_row, _first_crossing, _history_room, _tiny
+from .kernels import _index_at, _first_crossing, _history_room, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -263,7 +263,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             if full:
                 for w in range(W):
                     F[fr, (isent + p) * W + w] = rate[o + w]
-        kc = _cross_row(ctimes, tt)
+        kc = _index_at(ctimes, tt)
         for l in range(L):
             for w in range(W):
                 acc[w] = 0.0
