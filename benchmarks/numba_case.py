@@ -48,7 +48,9 @@ def main():
     out = dict(status=tr.status.value, wall_s=t_done - T_START, import_s=t_import - T_START,
                build_network_s=t_net - t_import, simulate_s=t_done - t_net, solver_wall_s=tr.solver["wall_s"],
                n_steps=tr.solver["n_steps"], max_rss_mib=_peak_rss_mib(),
-               ru_maxrss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+               ru_maxrss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+               kernel=tr.solver.get("compiled"), kernel_installed=bool(tr.solver.get("installed")),
+               kernel_built_now=bool(tr.solver.get("built_now")), numba_imported="numba" in sys.modules)
     if args.get("save"):
         np.savez(args["save"], t=tr.t_s, S=tr.rate_pps.sum(axis=1), q=tr.queue_pkts[:, 0])
     print("RESULT " + json.dumps(out))

@@ -58,9 +58,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     engine : {"numpy", "numba"}
         ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
         kernels of the same methods (:mod:`ecocc.dde.engine`; AECP/CLTCP
-        without forward delays; needs numba, the ``fast`` extra).  The first
-        use on a machine compiles the kernels (about 15 s), cached on disk
-        (:mod:`ecocc.dde.aot`): later processes load them in milliseconds.
+        without forward delays).  The adaptive kernel is compiled when ecocc
+        is installed (:mod:`ecocc.dde.aot`) and loads in milliseconds, with or
+        without numba; the fixed-step kernel needs numba (the ``fast``
+        extra) and compiles on its first use on a machine, cached on disk.
     checkpoint : path, optional
         Adaptive NumPy solver only: save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
@@ -73,7 +74,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import check_engine
-    check_engine(engine, m, network)
+    check_engine(engine, m, network, adaptive=solver == "adaptive")
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None

@@ -136,28 +136,91 @@ def test_engine_errors():
         simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
 
 
-def test_aot_kernel_matches_jit(monkeypatch, tmp_path):
-    """The ahead-of-time compiled adaptive kernel (ecocc.dde.aot) is the JIT kernel's own code: same steps,
-    same numbers."""
+@pytest.mark.parametrize("source", ["installed", "cache"])
+def test_aot_kernel_matches_jit(source, monkeypatch, tmp_path):
+    """The ahead-of-time compiled adaptive kernel (ecocc.dde.aot), built at install time or on first use into
+    the cache, is the JIT kernel's own code: same steps, same numbers."""
     monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
     t_end = 10.0
     sysm = _system(_staggered(), t_end)
     te = output_grid(t_end, 0.05)
     kw = dict(rtol=1e-7, atol=sysm.default_atol(), t_eval=te)
     runs = {}
-    for flag in ("1", "0"):
+    for flag in ("1" if source == "installed" else "cache", "0"):
         monkeypatch.setenv("ECOCC_AOT", flag)
         aot.reset()
         runs[flag] = engine.solve_adaptive_aecp(sysm, t_end, **kw)
     aot.reset()
-    a, j = runs["1"], runs["0"]
+    a, j = runs[next(iter(runs))], runs["0"]
     assert j.settings["compiled"] == "jit"
     if a.settings["compiled"] != "aot":
         pytest.skip(f"no ahead-of-time kernel here: {a.settings['aot_unavailable']}")
-    assert a.settings["built_now"] and list(tmp_path.glob("ecocc_aecp_*"))
+    built = list(tmp_path.glob("ecocc_aecp_*"))
+    if source == "installed":
+        if not a.settings.get("installed"):
+            pytest.skip(f"no module built at install time: {a.settings['installed_unavailable']}")
+        assert not a.settings["built_now"] and not built  # loaded, nothing compiled
+    else:
+        assert a.settings["built_now"] and built
     assert a.status == j.status and a.n_steps == j.n_steps and a.n_rejected == j.n_rejected
     # the same LLVM code for the same CPU; allow round-off in case instruction selection differs
     assert _scaled_err(a.y, j.y) < 1e-12
+
+
+def test_aot_signature_is_the_arguments_types():
+    """The compiled signature is written out (aot.ARG_TYPES, so the install-time build needs no model); it must
+    be exactly the numba types of the arguments engine prepares, or the compiled module would reject them."""
+    import numba
+    from numba.core.sigutils import normalize_signature
+    sysm = _system(_staggered(), 1.0)
+    kw = engine._adaptive_args(sysm, 1.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=output_grid(1.0, 0.1),
+                               max_step=math.inf, first_step=None, max_steps=1000)
+    args, ret = normalize_signature(aot.signature())
+    assert ret == numba.int64
+    assert list(args) == [numba.typeof(kw[k]) for k in engine.ADAPTIVE_ARGS]
+
+
+def test_installed_module_for_other_sources_is_not_used(monkeypatch):
+    """A module built at install time carries the stamp of the sources and CPU it was built from; after an
+    edit (editable install) or on another CPU it is left alone, and the run says why."""
+    kernel, where = aot._installed_kernel()
+    if kernel is None:
+        pytest.skip(f"no module built at install time: {where}")
+    stamp = aot.source_stamp()
+    monkeypatch.setattr(aot, "source_stamp", lambda: stamp + 1)
+    kernel, why = aot._installed_kernel()
+    assert kernel is None and "other kernel sources or another CPU" in why
+    monkeypatch.setenv("ECOCC_AOT", "0")  # not usable: engine="numba" then needs numba (present here)
+    assert not engine._installed_kernel_usable()
+
+
+def test_adaptive_engine_without_numba_uses_the_installed_module(monkeypatch):
+    """Without numba, engine='numba' runs the adaptive solver from the module compiled at install time; the
+    fixed-step kernel still needs numba and says so."""
+    if aot._installed_kernel()[0] is None:
+        pytest.skip(f"no module built at install time: {aot._installed_kernel()[1]}")
+    net = dumbbell(15000, [0.05, 0.1])
+    monkeypatch.setenv("ECOCC_AOT", "0")
+    aot.reset()
+    ref = simulate(net, "aecp", t_end_s=2.0, engine="numba")  # numba's JIT kernel
+    monkeypatch.setattr(engine, "HAVE_NUMBA", False)
+    monkeypatch.setenv("ECOCC_AOT", "1")
+    aot.reset()
+    tr = simulate(net, "aecp", t_end_s=2.0, engine="numba")
+    aot.reset()
+    assert tr.solver["installed"] and tr.status == ref.status
+    assert tr.solver["n_steps"] == ref.solver["n_steps"]
+    assert _scaled_err(tr.queue_pkts, ref.queue_pkts) < 1e-12  # the same code: round-off only
+    with pytest.raises(InputError, match="numba is not installed.*only solver='adaptive'"):
+        simulate(net, "aecp", t_end_s=2.0, engine="numba", solver="fixed", step_s=0.01)
+
+
+def test_aot_mode_is_checked(monkeypatch):
+    monkeypatch.setenv("ECOCC_AOT", "yes")
+    aot.reset()
+    with pytest.raises(InputError, match="ECOCC_AOT = 'yes' is not allowed"):
+        aot.adaptive_kernel()
+    aot.reset()
 
 
 def test_fixed_kernel_parallel_path_matches_numpy():

@@ -5,25 +5,32 @@ still pays numba's own start-up (importing numba and initialising its typing
 and target registries): about 0.3 s on a 2-core machine, against 3-6 ms for
 the whole integration of a 4-flow, 60 s dumbbell.  So the adaptive kernel of
 :mod:`ecocc.dde.kernels` (the same Python function, no second definition)
-is also compiled by ``numba.pycc`` into a small extension module, once per
-machine, and later processes load that module without importing numba.
+is also compiled by ``numba.pycc`` into a small extension module that loads
+without importing numba.  There are two places it can come from, tried in
+this order:
 
-* Where: ``$ECOCC_CACHE_DIR``, else ``$XDG_CACHE_HOME/ecocc``, else
-  ``~/.cache/ecocc``.  The module name carries a hash of the kernel sources
-  (``kernels.py``, ``history.py``, ``engine.py``, this file), numba's and Python's versions
-  and the CPU (the code is built for the host CPU), so a changed kernel or
-  another machine sharing the directory gets its own module.
-* When: the first numba-engine adaptive run without a module builds it
-  (about 15 s, instead of the JIT compilation it replaces).  The module is
-  written under a temporary name and renamed, so no process loads a partial
-  file, and the build holds a lock in the directory, so concurrent processes
-  (a sweep's workers) build it once.
-* Old modules (about 1 MB each, one per kernel version) are not removed;
-  delete the directory to clean up.  ``python -m ecocc.dde.aot`` builds the
-  module for this machine now (e.g. right after installing).
-* Fallback: if ``numba.pycc`` or a C compiler is missing, or the build fails,
-  the JIT kernel is used and :func:`kernel_info` says why.  Set
-  ``ECOCC_AOT=0`` to always use the JIT kernel (the tests compare the two).
+1. **Built at install time**: ``ecocc.dde._aecp_aot``, compiled by the
+   ``build_ext`` step of ``setup.py`` (numba is a build requirement, so this
+   happens in pip's build environment even when numba is not installed to
+   run).  It exports ``stamp()``, a hash of the kernel sources and the
+   CPU it was built for (:func:`source_stamp`); a module whose stamp differs
+   from this checkout's (sources edited after an editable install, a wheel
+   copied to another CPU) is not used.  If the build fails (no C compiler,
+   no ``numba.pycc``), the install still succeeds without the module.
+2. **Built on first use**, if numba is installed: ``$ECOCC_CACHE_DIR``, else
+   ``$XDG_CACHE_HOME/ecocc``, else ``~/.cache/ecocc``.  The module name
+   carries the stamp plus numba's and Python's versions.  The first adaptive
+   run without a module builds it (about 15 s, instead of the JIT compilation
+   it replaces); ``python -m ecocc.dde.aot`` does it now.  The module is
+   written under a temporary name and renamed, so no process loads a partial
+   file, and the build holds a lock in the directory, so concurrent processes
+   (a sweep's workers) build it once.  Old modules (about 1 MB each, one per
+   kernel version) are not removed; delete the directory to clean up.
+
+Fallback: numba's JIT kernel, and :func:`kernel_info` says why.  Set
+``ECOCC_AOT=0`` to always use the JIT kernel (the tests compare the two),
+``ECOCC_AOT=cache`` to skip the installed module (the benchmarks time the
+first use without it).
 """
 from __future__ import annotations
 
@@ -38,8 +45,23 @@ import warnings
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("kernels.py", "history.py", "engine.py", "aot.py")
+_SOURCES = ("kernels.py", "history.py", "aot.py")  # what the compiled code depends on
 _EXPORT = "adaptive_kernel"
+#: the module built at install time (``ecocc.dde._aecp_aot``; see ``setup.py``)
+INSTALLED = "_aecp_aot"
+
+#: the kernel's argument types by name, in numba's signature syntax: every array is a fresh, writable,
+#: C-contiguous one (``engine._adaptive_args`` makes sure; a test checks these against ``numba.typeof`` of
+#: the arguments it builds).  Static, so that the install-time build needs numba but not a model.
+ARG_TYPES = dict(
+    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
+    first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
+    expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", P="int64", L="int64",
+    fps="int64[::1]", pl="int64[::1]", bwd="float64[::1]", lptr="int64[::1]", lflows="int64[::1]",
+    start="float64[::1]", stop="float64[::1]", C="float64[::1]", buf="float64[::1]", ctimes="float64[::1]",
+    ctable="float64[:, ::1]", alpha="float64", beta="float64", Tq="float64", q0="float64[::1]",
+    counters="int64[::1]", reals="float64[::1]")
 
 _state: dict = {}
 
@@ -72,13 +94,65 @@ def _numba_version() -> str:
     return (Path(spec.origin).parent / "_version.py").read_text()
 
 
-def module_name() -> str:
-    """The extension module's name for these sources, numba, Python and CPU."""
+def source_stamp() -> int:
+    """A 60-bit hash of the kernel sources and this CPU: a compiled module is used only where it matches."""
     h = hashlib.sha256()
     for name in _SOURCES:
         h.update((_HERE / name).read_bytes())
-    h.update(f"{_numba_version()}|{sys.version}|{_cpu_id()}".encode())
+    h.update(_cpu_id().encode())
+    return int(h.hexdigest()[:15], 16)
+
+
+def module_name() -> str:
+    """The name of the module built on first use, for these sources and CPU, numba and Python."""
+    h = hashlib.sha256(f"{source_stamp()}|{_numba_version()}|{sys.version}".encode())
     return "ecocc_aecp_" + h.hexdigest()[:16]
+
+
+def signature() -> str:
+    """The adaptive kernel's numba signature, its parameters in order."""
+    import inspect
+
+    from . import kernels
+    names = inspect.signature(kernels._adaptive_kernel.py_func).parameters
+    return "int64(" + ", ".join(ARG_TYPES[k] for k in names) + ")"
+
+
+def _stamp_function(value: int):
+    def stamp():
+        return value
+    return stamp
+
+
+def compile_module(name: str, out_dir: Path, *, quiet: bool = False) -> Path:
+    """Compile ``kernels._adaptive_kernel`` into the extension module ``name`` (exporting ``adaptive_kernel``
+    and ``stamp``) in ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and
+    renamed, so a concurrent reader sees the whole file or none."""
+    from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
+
+    from . import kernels
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaDeprecationWarning)
+        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
+        from numba.pycc import CC
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not quiet:
+            sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 15 s), "
+                             f"into {out_dir}\n")
+        with tempfile.TemporaryDirectory(dir=out_dir, prefix=".build-") as tmp:
+            cc = CC(name)
+            cc.output_dir = tmp
+            cc.target_cpu = "host"
+            cc.verbose = False
+            cc.export(_EXPORT, signature())(kernels._adaptive_kernel.py_func)
+            cc.export("stamp", "int64()")(_stamp_function(source_stamp()))
+            cc.compile()
+            built = [p for p in Path(tmp).iterdir() if p.name.startswith(name + ".")]
+            if len(built) != 1:
+                raise RuntimeError(f"numba.pycc wrote {[p.name for p in Path(tmp).iterdir()]}")
+            final = out_dir / built[0].name
+            os.replace(built[0], final)
+    return final
 
 
 def _module_path(name: str) -> Path | None:
@@ -95,34 +169,7 @@ def _load(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return getattr(mod, _EXPORT)
-
-
-def _build(name: str, signature) -> Path:
-    """Compile ``kernels._adaptive_kernel`` for ``signature`` into ``cache_dir()/name``."""
-    from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
-
-    from . import kernels
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaDeprecationWarning)
-        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
-        from numba.pycc import CC
-        d = cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 15 s), into {d}\n")
-        with tempfile.TemporaryDirectory(dir=d, prefix=".build-") as tmp:
-            cc = CC(name)
-            cc.output_dir = tmp
-            cc.target_cpu = "host"
-            cc.verbose = False
-            cc.export(_EXPORT, signature)(kernels._adaptive_kernel.py_func)
-            cc.compile()
-            built = [p for p in Path(tmp).iterdir() if p.name.startswith(name + ".")]
-            if len(built) != 1:
-                raise RuntimeError(f"numba.pycc wrote {[p.name for p in Path(tmp).iterdir()]}")
-            final = d / built[0].name
-            os.replace(built[0], final)  # atomic: a concurrent reader sees the whole file or none
-    return final
+    return mod
 
 
 @contextlib.contextmanager
@@ -144,28 +191,64 @@ def _build_lock():
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def adaptive_kernel(args):
-    """The adaptive kernel to call with ``args``: ahead-of-time compiled if possible, else numba's JIT."""
+def _installed_kernel():
+    """The install-time module's kernel, or None and the reason it is not used."""
+    spec = importlib.util.find_spec(f"{__package__}.{INSTALLED}")
+    if spec is None:
+        return None, "no module built at install time"
+    try:
+        mod = importlib.import_module(spec.name)
+        if mod.stamp() != source_stamp():
+            return None, (f"the module built at install time ({spec.origin}) is for other kernel sources or "
+                          "another CPU")
+    except Exception as exc:  # a broken or foreign file: the cache or the JIT kernel does the same work
+        return None, f"the module built at install time does not load: {type(exc).__name__}: {exc}"
+    return getattr(mod, _EXPORT), spec.origin
+
+
+def _cached_kernel():
+    """This machine's module from the kernel cache, built now if missing (needs numba)."""
+    name = module_name()
+    path = _module_path(name)
+    built = False
+    if path is None:
+        with _build_lock():  # a concurrent process (a sweep's workers) waits, then loads its module
+            path = _module_path(name)
+            if path is None:
+                path = compile_module(name, cache_dir())
+                built = True
+    return getattr(_load(path, name), _EXPORT), dict(compiled="aot", module=str(path), built_now=built)
+
+
+AOT_MODES = ("1", "0", "cache")
+
+
+def aot_mode() -> str:
+    """``$ECOCC_AOT``: ``1`` (default) the installed module, else the cached one, else the JIT kernel; ``cache``
+    skip the installed module; ``0`` always the JIT kernel."""
+    from ..errors import InputError
+    mode = os.environ.get("ECOCC_AOT", "1")
+    if mode not in AOT_MODES:
+        raise InputError("ECOCC_AOT", mode, f"one of {AOT_MODES} (environment variable)")
+    return mode
+
+
+def adaptive_kernel():
+    """The adaptive kernel: ahead-of-time compiled if possible (installed, else cached), else numba's JIT."""
     if "kernel" in _state:
         return _state["kernel"]
     kernel, info = None, {}
-    if os.environ.get("ECOCC_AOT", "1") != "0":
-        try:
-            name = module_name()
-            path = _module_path(name)
-            built = False
-            if path is None:
-                with _build_lock():  # a concurrent process (a sweep's workers) waits, then loads its module
-                    path = _module_path(name)
-                    if path is None:
-                        import numba
-                        from numba import types
-                        path = _build(name, types.int64(*[numba.typeof(a) for a in args]))
-                        built = True
-            kernel = _load(path, name)
-            info = dict(compiled="aot", module=str(path), built_now=built)
-        except Exception as exc:  # no pycc, no compiler, a failed build: the JIT kernel does the same work
-            info = dict(compiled="jit", aot_unavailable=f"{type(exc).__name__}: {exc}")
+    mode = aot_mode()
+    if mode != "0":
+        kernel, where = _installed_kernel() if mode == "1" else (None, "ECOCC_AOT=cache")
+        if kernel is not None:
+            info = dict(compiled="aot", module=where, built_now=False, installed=True)
+        else:
+            try:
+                kernel, info = _cached_kernel()
+                info["installed_unavailable"] = where
+            except Exception as exc:  # no numba or pycc, no compiler, a failed build: the JIT kernel
+                info = dict(compiled="jit", aot_unavailable=f"{where}; {type(exc).__name__}: {exc}")
     else:
         info = dict(compiled="jit", aot_unavailable="ECOCC_AOT=0")
     if kernel is None:

@@ -47,14 +47,18 @@ ENGINES = ("numpy", "numba")
 # checks and data extraction
 # ---------------------------------------------------------------------------
 
-def check_engine(engine, model=None, network=None):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network)."""
+def check_engine(engine, model=None, network=None, *, adaptive=False):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``adaptive``: only the
+    single-member adaptive kernel is needed, which the module compiled at install time provides without
+    numba (:mod:`ecocc.dde.aot`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine == "numpy":
         return
-    if not HAVE_NUMBA:
-        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')")
+    if not HAVE_NUMBA and not (adaptive and _installed_kernel_usable()):
+        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')"
+                         + ("" if adaptive else "; without numba, engine='numba' has only solver='adaptive', "
+                            "from the kernel compiled at install time, if that build succeeded"))
     if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
         raise InputError("engine", engine,
                          f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
@@ -63,6 +67,11 @@ def check_engine(engine, model=None, network=None):
         raise InputError("engine", engine,
                          "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
                          "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+
+
+def _installed_kernel_usable() -> bool:
+    from .aot import _installed_kernel, aot_mode
+    return aot_mode() == "1" and _installed_kernel()[0] is not None
 
 
 class _Arrays:
@@ -214,7 +223,7 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     Every input array is a fresh, writable, C-contiguous float64 / int64 one: one signature for numba's
     cache and the ahead-of-time module (a read-only view and a writable array are two numba types).
     """
-    check_engine("numba", sysm.model, sysm.net)
+    check_engine("numba", sysm.model, sysm.net, adaptive=True)
     if t_eval is None:
         raise ValueError("t_eval is required by the numba adaptive kernel")
     if not (rtol > 0):
@@ -284,7 +293,7 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
                         max_steps=max_steps)
     args = tuple(kw[k] for k in ADAPTIVE_ARGS)
     from .aot import adaptive_kernel, kernel_info
-    code = adaptive_kernel(args)(*args)
+    code = adaptive_kernel()(*args)
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])

@@ -1,0 +1,49 @@
+"""Build hook: the adaptive AECP kernel compiled ahead of time at install time.
+
+``ecocc.dde._aecp_aot`` is ``ecocc.dde.kernels._adaptive_kernel`` compiled by
+``numba.pycc`` for this machine's CPU (see :mod:`ecocc.dde.aot`), so the
+first run after installing loads it in milliseconds instead of compiling for
+about 15 s.  numba is a build requirement (``pyproject.toml``), not a run-time
+one: the module loads without numba.  The extension is optional: if the
+build fails (no C compiler, no ``numba.pycc``), pip says so and the install
+goes on; the kernel is then built on first use (with numba) or the NumPy
+solver is used.  Everything else is in ``pyproject.toml``.
+"""
+import sys
+import types
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError
+
+HERE = Path(__file__).resolve().parent
+AOT = "ecocc.dde._aecp_aot"
+
+
+def _kernel_modules():
+    """``ecocc.dde.aot`` from this source tree without running ``ecocc/__init__.py`` (whose imports, SciPy and
+    the rest, are not in the build environment): a bare package object stands in for ``ecocc``."""
+    if "ecocc" not in sys.modules:
+        pkg = types.ModuleType("ecocc")
+        pkg.__path__ = [str(HERE / "ecocc")]
+        sys.modules["ecocc"] = pkg
+    from ecocc.dde import aot
+    return aot
+
+
+class BuildKernel(build_ext):
+    def build_extension(self, ext):
+        if ext.name != AOT:
+            return super().build_extension(ext)
+        out = Path(self.get_ext_fullpath(ext.name))
+        try:
+            aot = _kernel_modules()
+            built = aot.compile_module(aot.INSTALLED, out.parent, quiet=True)
+            built.replace(out)
+        except Exception as exc:  # optional extension: setuptools reports it and goes on
+            raise CompileError(f"ecocc: the ahead-of-time AECP kernel was not built ({type(exc).__name__}: "
+                               f"{exc}); it will be built on first use if numba is installed") from exc
+
+
+setup(ext_modules=[Extension(AOT, sources=[], optional=True)], cmdclass={"build_ext": BuildKernel})
