@@ -70,8 +70,9 @@ def list_scenarios():
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
 @click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="numba: compiled kernels (AECP/CLTCP; optional dependency; the first use on a machine "
-                   "compiles them, about 15 s, then they are cached).")
+              help="numba: compiled kernels (AECP/CLTCP).  The adaptive one is compiled when ecocc is installed; "
+                   "the fixed-step one needs numba (the 'fast' extra) and is compiled on its first use on a "
+                   "machine, then cached.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
 @click.option("--no-checkpoint", is_flag=True,
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "

@@ -45,7 +45,7 @@ import warnings
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("kernels.py", "history.py", "aot.py")  # what the compiled code depends on
+_SOURCES = ("kernels.py", "history.py")  # the compiled code's sources (with ARG_TYPES: see source_stamp)
 _EXPORT = "adaptive_kernel"
 #: the module built at install time (``ecocc.dde._aecp_aot``; see ``setup.py``)
 INSTALLED = "_aecp_aot"
@@ -95,10 +95,12 @@ def _numba_version() -> str:
 
 
 def source_stamp() -> int:
-    """A 60-bit hash of the kernel sources and this CPU: a compiled module is used only where it matches."""
+    """A 60-bit hash of the kernel sources, the compiled signature and this CPU: a compiled module is used only
+    where it matches.  (Not this file as a whole: editing the rest of it does not change the compiled code.)"""
     h = hashlib.sha256()
     for name in _SOURCES:
         h.update((_HERE / name).read_bytes())
+    h.update(repr(sorted(ARG_TYPES.items())).encode())
     h.update(_cpu_id().encode())
     return int(h.hexdigest()[:15], 16)
 
@@ -268,8 +270,9 @@ def reset():
 
 
 def main():
-    """``python -m ecocc.dde.aot``: build (or find) this machine's compiled kernels now, e.g. after installing,
-    so that the first real run does not pay for the compilation."""
+    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled adaptive kernel now,
+    e.g. when the install-time build failed or after editing the kernel sources, so that the first real run
+    does not pay for the compilation."""
     from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
     from ecocc.network import dumbbell
     from ecocc.simulate import simulate
