@@ -1,9 +1,10 @@
-"""Build hook: the adaptive AECP kernel compiled ahead of time at install time.
+"""Build hook: the AECP kernels compiled ahead of time at install time.
 
-``ecocc.dde._aecp_aot`` is ``ecocc.dde.kernels._adaptive_kernel`` compiled by
-``numba.pycc`` for this machine's CPU (see :mod:`ecocc.dde.aot`), so the
-first run after installing loads it in milliseconds instead of compiling for
-about 15 s.  numba is a build requirement (``pyproject.toml``), not a run-time
+``ecocc.dde._aecp_aot`` (``ecocc.dde.kernels._adaptive_kernel``, one run) and
+``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes``, the stability
+map's lock-step groups) are compiled by ``numba.pycc`` for this machine's CPU
+(see :mod:`ecocc.dde.aot`), so the first run after installing loads them in
+milliseconds instead of compiling for about 15 s each.  numba is a build requirement (``pyproject.toml``), not a run-time
 one: the module loads without numba.  The extension is optional: if the
 build fails (no C compiler, no ``numba.pycc``), pip says so and the install
 goes on; the kernel is then built on first use (with numba) or the NumPy
@@ -18,7 +19,8 @@ from setuptools.command.build_ext import build_ext
 from setuptools.errors import CompileError
 
 HERE = Path(__file__).resolve().parent
-AOT = "ecocc.dde._aecp_aot"
+#: extension module -> kernel kind (ecocc.dde.aot.KERNELS)
+AOT = {"ecocc.dde._aecp_aot": "adaptive", "ecocc.dde._lanes_aot": "lanes"}
 
 
 def _kernel_modules():
@@ -34,16 +36,17 @@ def _kernel_modules():
 
 class BuildKernel(build_ext):
     def build_extension(self, ext):
-        if ext.name != AOT:
+        if ext.name not in AOT:
             return super().build_extension(ext)
         out = Path(self.get_ext_fullpath(ext.name))
+        kind = AOT[ext.name]
         try:
             aot = _kernel_modules()
-            built = aot.compile_module(aot.INSTALLED, out.parent, quiet=True)
+            built = aot.compile_module(kind, ext.name.rsplit(".", 1)[1], out.parent, quiet=True)
             built.replace(out)
         except Exception as exc:  # optional extension: setuptools reports it and goes on
-            raise CompileError(f"ecocc: the ahead-of-time AECP kernel was not built ({type(exc).__name__}: "
+            raise CompileError(f"ecocc: the ahead-of-time {kind} kernel was not built ({type(exc).__name__}: "
                                f"{exc}); it will be built on first use if numba is installed") from exc
 
 
-setup(ext_modules=[Extension(AOT, sources=[], optional=True)], cmdclass={"build_ext": BuildKernel})
+setup(ext_modules=[Extension(name, sources=[], optional=True) for name in AOT], cmdclass={"build_ext": BuildKernel})

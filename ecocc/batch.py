@@ -270,7 +270,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     wall0 = time.perf_counter()
     m = get_model(model)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
-    check_engine(engine, m, network)
+    check_engine(engine, m, network, kernel="lanes")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     window = check_finite("window_s", window_s, positive=True)
     check(window <= t_end, "window_s", window_s, f"at most t_end_s = {t_end}")
@@ -405,6 +405,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                  f"last {window:g} s of {t_end:g} s"),
         packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
         n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
+    if engine == "numba":
+        from .dde.aot import kernel_info
+        info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
+        ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
     return ds
 
 

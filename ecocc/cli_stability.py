@@ -224,7 +224,7 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     model = get_model(sc.model)
     if engine is None:
         try:
-            check_engine("numba", model, sc.network)
+            check_engine("numba", model, sc.network, kernel="lanes")
             engine = "numba"
         except InputError:
             engine = "numpy"

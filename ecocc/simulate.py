@@ -74,7 +74,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import check_engine
-    check_engine(engine, m, network, adaptive=solver == "adaptive")
+    check_engine(engine, m, network, kernel="adaptive" if solver == "adaptive" else None)
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None

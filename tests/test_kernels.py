@@ -136,82 +136,119 @@ def test_engine_errors():
         simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
 
 
-@pytest.mark.parametrize("source", ["installed", "cache"])
-def test_aot_kernel_matches_jit(source, monkeypatch, tmp_path):
-    """The ahead-of-time compiled adaptive kernel (ecocc.dde.aot), built at install time or on first use into
-    the cache, is the JIT kernel's own code: same steps, same numbers."""
-    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
-    t_end = 10.0
-    sysm = _system(_staggered(), t_end)
-    te = output_grid(t_end, 0.05)
-    kw = dict(rtol=1e-7, atol=sysm.default_atol(), t_eval=te)
-    runs = {}
-    for flag in ("1" if source == "installed" else "cache", "0"):
-        monkeypatch.setenv("ECOCC_AOT", flag)
-        aot.reset()
-        runs[flag] = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+def _map(engine_name="numba", t_end=10.0):
+    from ecocc.batch import simulate_map
+    net = dumbbell(15000, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    return simulate_map(net, "aecp", x_values=[1.0, 2.5, 4.0], y_values=[0.5, 1.0, 2.0], t_end_s=t_end,
+                        window_s=0.2 * t_end, r0_pps=10.0, engine=engine_name)
+
+
+def _runs_by_kernel(kind, flag, monkeypatch):
+    """``kind``'s run with ECOCC_AOT=flag: (kernel info, arrays to compare, steps)."""
+    monkeypatch.setenv("ECOCC_AOT", flag)
     aot.reset()
-    a, j = runs[next(iter(runs))], runs["0"]
-    assert j.settings["compiled"] == "jit"
-    if a.settings["compiled"] != "aot":
-        pytest.skip(f"no ahead-of-time kernel here: {a.settings['aot_unavailable']}")
-    built = list(tmp_path.glob("ecocc_aecp_*"))
+    try:
+        if kind == "adaptive":
+            t_end = 10.0
+            sysm = _system(_staggered(), t_end)
+            sol = engine.solve_adaptive_aecp(sysm, t_end, rtol=1e-7, atol=sysm.default_atol(),
+                                             t_eval=output_grid(t_end, 0.05))
+            return aot.kernel_info("adaptive"), sol.y, (sol.status, sol.n_steps, sol.n_rejected)
+        ds = _map()
+        return (aot.kernel_info("lanes"), np.stack([ds.queue_swing_pkts.values, ds.queue_mean_pkts.values]),
+                (list(ds.status.values.ravel()), list(ds.n_steps.values.ravel())))
+    finally:
+        aot.reset()
+
+
+@pytest.mark.parametrize("kind", ["adaptive", "lanes"])
+@pytest.mark.parametrize("source", ["installed", "cache"])
+def test_aot_kernel_matches_jit(kind, source, monkeypatch, tmp_path):
+    """The ahead-of-time compiled kernels (ecocc.dde.aot), built at install time or on first use into the
+    cache, are the JIT kernels' own code: same steps, same numbers."""
+    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
+    a_info, a, a_steps = _runs_by_kernel(kind, "1" if source == "installed" else "cache", monkeypatch)
+    j_info, j, j_steps = _runs_by_kernel(kind, "0", monkeypatch)
+    assert j_info["compiled"] == "jit"
+    if a_info["compiled"] != "aot":
+        pytest.skip(f"no ahead-of-time kernel here: {a_info['aot_unavailable']}")
+    built = list(tmp_path.glob(f"ecocc_{kind}_*"))
     if source == "installed":
-        if not a.settings.get("installed"):
-            pytest.skip(f"no module built at install time: {a.settings['installed_unavailable']}")
-        assert not a.settings["built_now"] and not built  # loaded, nothing compiled
+        if not a_info.get("installed"):
+            pytest.skip(f"no module built at install time: {a_info['installed_unavailable']}")
+        assert not a_info["built_now"] and not built  # loaded, nothing compiled
     else:
-        assert a.settings["built_now"] and built
-    assert a.status == j.status and a.n_steps == j.n_steps and a.n_rejected == j.n_rejected
+        assert a_info["built_now"] and built
+    assert a_steps == j_steps
     # the same LLVM code for the same CPU; allow round-off in case instruction selection differs
-    assert _scaled_err(a.y, j.y) < 1e-12
+    assert _scaled_err(a, j) < 1e-12
 
 
-def test_aot_signature_is_the_arguments_types():
-    """The compiled signature is written out (aot.ARG_TYPES, so the install-time build needs no model); it must
-    be exactly the numba types of the arguments engine prepares, or the compiled module would reject them."""
+def _lanes_call_args(monkeypatch):
+    """The arguments solve_adaptive_aecp_batch passes to the lanes kernel (captured, not run)."""
+    seen = []
+
+    def capture(kind):
+        return lambda *args: seen.append(args)
+    monkeypatch.setattr(aot, "kernel", capture)
+    _map(t_end=1.0)
+    return seen[0]
+
+
+@pytest.mark.parametrize("kind", ["adaptive", "lanes"])
+def test_aot_signature_is_the_arguments_types(kind, monkeypatch):
+    """The compiled signatures are written out (aot.KERNELS, so the install-time build needs no model); they
+    must be exactly the numba types of the arguments engine passes, or the compiled module would reject them."""
     import numba
     from numba.core.sigutils import normalize_signature
-    sysm = _system(_staggered(), 1.0)
-    kw = engine._adaptive_args(sysm, 1.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=output_grid(1.0, 0.1),
-                               max_step=math.inf, first_step=None, max_steps=1000)
-    args, ret = normalize_signature(aot.signature())
-    assert ret == numba.int64
-    assert list(args) == [numba.typeof(kw[k]) for k in engine.ADAPTIVE_ARGS]
+    if kind == "adaptive":
+        sysm = _system(_staggered(), 1.0)
+        kw = engine._adaptive_args(sysm, 1.0, rtol=1e-7, atol=sysm.default_atol(), t_eval=output_grid(1.0, 0.1),
+                                   max_step=math.inf, first_step=None, max_steps=1000)
+        passed, ret_type = [kw[k] for k in engine.ADAPTIVE_ARGS], numba.int64
+    else:
+        passed, ret_type = _lanes_call_args(monkeypatch), numba.none
+    args, ret = normalize_signature(aot.signature(kind))
+    assert ret == ret_type
+    assert list(args) == [numba.typeof(v) for v in passed]
 
 
-def test_installed_module_for_other_sources_is_not_used(monkeypatch):
+@pytest.mark.parametrize("kind", ["adaptive", "lanes"])
+def test_installed_module_for_other_sources_is_not_used(kind, monkeypatch):
     """A module built at install time carries the stamp of the sources and CPU it was built from; after an
-    edit (editable install) or on another CPU it is left alone, and the run says why."""
-    kernel, where = aot._installed_kernel()
+    edit (editable install) or on another CPU it is left alone, and says why."""
+    kernel, where = aot._installed_kernel(kind)
     if kernel is None:
         pytest.skip(f"no module built at install time: {where}")
+    assert aot.installed_usable(kind)
     stamp = aot.source_stamp()
     monkeypatch.setattr(aot, "source_stamp", lambda: stamp + 1)
-    kernel, why = aot._installed_kernel()
+    kernel, why = aot._installed_kernel(kind)
     assert kernel is None and "other kernel sources or another CPU" in why
-    monkeypatch.setenv("ECOCC_AOT", "0")  # not usable: engine="numba" then needs numba (present here)
-    assert not engine._installed_kernel_usable()
+    assert not aot.installed_usable(kind)
 
 
-def test_adaptive_engine_without_numba_uses_the_installed_module(monkeypatch):
-    """Without numba, engine='numba' runs the adaptive solver from the module compiled at install time; the
-    fixed-step kernel still needs numba and says so."""
-    if aot._installed_kernel()[0] is None:
-        pytest.skip(f"no module built at install time: {aot._installed_kernel()[1]}")
+def test_engine_without_numba_uses_the_installed_modules(monkeypatch):
+    """Without numba, engine='numba' runs the adaptive solver and the stability map from the modules compiled
+    at install time; the fixed-step kernel still needs numba and says so."""
+    for kind in aot.KERNELS:
+        if aot._installed_kernel(kind)[0] is None:
+            pytest.skip(f"no {kind} module built at install time: {aot._installed_kernel(kind)[1]}")
     net = dumbbell(15000, [0.05, 0.1])
     monkeypatch.setenv("ECOCC_AOT", "0")
     aot.reset()
-    ref = simulate(net, "aecp", t_end_s=2.0, engine="numba")  # numba's JIT kernel
+    ref, ref_map = simulate(net, "aecp", t_end_s=2.0, engine="numba"), _map()  # numba's JIT kernels
     monkeypatch.setattr(engine, "HAVE_NUMBA", False)
     monkeypatch.setenv("ECOCC_AOT", "1")
     aot.reset()
-    tr = simulate(net, "aecp", t_end_s=2.0, engine="numba")
+    tr, got_map = simulate(net, "aecp", t_end_s=2.0, engine="numba"), _map()
     aot.reset()
     assert tr.solver["installed"] and tr.status == ref.status
     assert tr.solver["n_steps"] == ref.solver["n_steps"]
     assert _scaled_err(tr.queue_pkts, ref.queue_pkts) < 1e-12  # the same code: round-off only
-    with pytest.raises(InputError, match="numba is not installed.*only solver='adaptive'"):
+    assert "installed=True" in got_map.attrs["kernel"]
+    assert _scaled_err(got_map.queue_swing_pkts.values, ref_map.queue_swing_pkts.values) < 1e-12
+    with pytest.raises(InputError, match="numba is not installed.*only the adaptive solver and the stability map"):
         simulate(net, "aecp", t_end_s=2.0, engine="numba", solver="fixed", step_s=0.01)
 
 
@@ -219,7 +256,7 @@ def test_aot_mode_is_checked(monkeypatch):
     monkeypatch.setenv("ECOCC_AOT", "yes")
     aot.reset()
     with pytest.raises(InputError, match="ECOCC_AOT = 'yes' is not allowed"):
-        aot.adaptive_kernel()
+        aot.kernel("adaptive")
     aot.reset()
 
 
@@ -238,11 +275,12 @@ def test_fixed_kernel_parallel_path_matches_numpy():
 
 def test_adaptive_argument_names_match_the_kernel():
     from ecocc.dde.kernels import _adaptive_kernel
-    from ecocc.dde.lanes import _adaptive_lanes, _adaptive_lanes_batch
+    from ecocc.dde.lanes import _adaptive_lanes, _adaptive_lanes_strided
     code = _adaptive_kernel.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.ADAPTIVE_ARGS
-    code = _adaptive_lanes_batch.py_func.__code__
+    code = _adaptive_lanes_strided.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.LANES_ARGS
     code = _adaptive_lanes.py_func.__code__
-    assert code.co_varnames[:code.co_argcount] == tuple(k for k in engine.LANES_ARGS if k != "bps_ptr")
+    assert code.co_varnames[:code.co_argcount] == tuple(k for k in engine.LANES_ARGS
+                                                        if k not in ("first", "stride", "bps_ptr"))
 

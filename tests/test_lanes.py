@@ -12,7 +12,8 @@ pytest.importorskip("numba")
 from ecocc import dumbbell  # noqa: E402
 from ecocc.batch import simulate_map  # noqa: E402
 from ecocc.dde import engine  # noqa: E402
-from ecocc.dde.lanes import LANES, exp_poly  # noqa: E402
+from ecocc.dde.aot import LANES  # noqa: E402
+from ecocc.dde.lanes import exp_poly  # noqa: E402
 from ecocc.errors import InputError  # noqa: E402
 from ecocc.models import get_model  # noqa: E402
 from ecocc.simulate import output_grid  # noqa: E402

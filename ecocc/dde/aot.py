@@ -1,36 +1,50 @@
-"""The adaptive AECP kernel compiled ahead of time (``numba.pycc``).
+"""The compiled AECP kernels, ahead of time (``numba.pycc``).
 
 numba's JIT cache makes a second process skip compilation, but every process
 still pays numba's own start-up (importing numba and initialising its typing
 and target registries): about 0.3 s on a 2-core machine, against 3-6 ms for
-the whole integration of a 4-flow, 60 s dumbbell.  So the adaptive kernel of
-:mod:`ecocc.dde.kernels` (the same Python function, no second definition)
-is also compiled by ``numba.pycc`` into a small extension module that loads
-without importing numba.  There are two places it can come from, tried in
-this order:
+the whole integration of a 4-flow, 60 s dumbbell; and the first use on a
+machine compiles (15-30 s).  So two kernels, the same Python functions the
+JIT runs (no second definition), are also compiled by ``numba.pycc`` into
+small extension modules that load without importing numba:
 
-1. **Built at install time**: ``ecocc.dde._aecp_aot``, compiled by the
-   ``build_ext`` step of ``setup.py`` (numba is a build requirement, so this
-   happens in pip's build environment even when numba is not installed to
-   run).  It exports ``stamp()``, a hash of the kernel sources and the
-   CPU it was built for (:func:`source_stamp`); a module whose stamp differs
-   from this checkout's (sources edited after an editable install, a wheel
-   copied to another CPU) is not used.  If the build fails (no C compiler,
-   no ``numba.pycc``), the install still succeeds without the module.
-2. **Built on first use**, if numba is installed: ``$ECOCC_CACHE_DIR``, else
-   ``$XDG_CACHE_HOME/ecocc``, else ``~/.cache/ecocc``.  The module name
-   carries the stamp plus numba's and Python's versions.  The first adaptive
-   run without a module builds it (about 15 s, instead of the JIT compilation
-   it replaces); ``python -m ecocc.dde.aot`` does it now.  The module is
-   written under a temporary name and renamed, so no process loads a partial
-   file, and the build holds a lock in the directory, so concurrent processes
-   (a sweep's workers) build it once.  Old modules (about 1 MB each, one per
-   kernel version) are not removed; delete the directory to clean up.
+* ``"adaptive"``: :func:`ecocc.dde.kernels._adaptive_kernel` (one run);
+* ``"lanes"``: :func:`ecocc.dde.lanes._adaptive_lanes_strided` (the
+  lock-step groups of a stability map, every ``stride``-th one;
+  :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` calls it from a thread
+  pool, one call per core).
 
-Fallback: numba's JIT kernel, and :func:`kernel_info` says why.  Set
-``ECOCC_AOT=0`` to always use the JIT kernel (the tests compare the two),
-``ECOCC_AOT=cache`` to skip the installed module (the benchmarks time the
-first use without it).
+Both are compiled to release the GIL while they run, so threads run them in
+parallel.  (``numba.pycc`` has no option for that; :func:`compile_module`
+sets numba's ``release_gil`` compiler flag for the duration of the build.)
+
+A kernel comes from, in this order:
+
+1. **The module built at install time**: ``ecocc.dde._aecp_aot`` and
+   ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
+   ``setup.py`` (numba is a build requirement, so this happens in pip's
+   build environment even when numba is not installed to run).  Each exports
+   ``stamp()``, a hash of the kernel sources, signatures and the CPU it was
+   built for (:func:`source_stamp`); a module whose stamp differs from this
+   checkout's (sources edited after an editable install, a wheel copied to
+   another CPU) is not used.  If the build fails (no C compiler, no
+   ``numba.pycc``), the install still succeeds without the module.
+2. **A module built on first use**, if numba is installed:
+   ``$ECOCC_CACHE_DIR``, else ``$XDG_CACHE_HOME/ecocc``, else
+   ``~/.cache/ecocc``.  The module name carries the stamp plus numba's and
+   Python's versions.  The first run without a module builds it (about 15 s
+   per kernel, instead of the JIT compilation it replaces);
+   ``python -m ecocc.dde.aot`` does it now.  The module is written under a
+   temporary name and renamed, so no process loads a partial file, and the
+   build holds a lock in the directory, so concurrent processes (a sweep's
+   workers) build it once.  Old modules (about 1 MB each, one per kernel
+   version) are not removed; delete the directory to clean up.
+3. **numba's JIT** (cached on disk by numba), and :func:`kernel_info` says
+   why the modules were not used.
+
+``ECOCC_AOT=0`` always uses the JIT kernels (the tests compare the two);
+``ECOCC_AOT=cache`` skips the installed modules (the benchmarks time the
+first use without them).
 """
 from __future__ import annotations
 
@@ -45,15 +59,13 @@ import warnings
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("kernels.py", "history.py")  # the compiled code's sources (with ARG_TYPES: see source_stamp)
-_EXPORT = "adaptive_kernel"
-#: the module built at install time (``ecocc.dde._aecp_aot``; see ``setup.py``)
-INSTALLED = "_aecp_aot"
+_SOURCES = ("kernels.py", "history.py", "lanes.py")  # the compiled code's sources (see source_stamp)
 
-#: the kernel's argument types by name, in numba's signature syntax: every array is a fresh, writable,
-#: C-contiguous one (``engine._adaptive_args`` makes sure; a test checks these against ``numba.typeof`` of
-#: the arguments it builds).  Static, so that the install-time build needs numba but not a model.
-ARG_TYPES = dict(
+#: the adaptive kernel's argument types by name, in numba's signature syntax: every array is a fresh,
+#: writable, C-contiguous one (``engine._adaptive_args`` makes sure; a test checks these against
+#: ``numba.typeof`` of the arguments it builds).  Static, so that the install-time build needs numba but
+#: not a model.
+ADAPTIVE_TYPES = dict(
     y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
     first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
     Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
@@ -62,6 +74,24 @@ ARG_TYPES = dict(
     start="float64[::1]", stop="float64[::1]", C="float64[::1]", buf="float64[::1]", ctimes="float64[::1]",
     ctable="float64[:, ::1]", alpha="float64", beta="float64", Tq="float64", q0="float64[::1]",
     counters="int64[::1]", reals="float64[::1]")
+#: the same for the lock-step groups (``lanes._adaptive_lanes_strided``): per-group arrays gain a leading
+#: group axis, and lanes have their own gains, counters and status codes
+LANES_TYPES = dict(ADAPTIVE_TYPES, first="int64", stride="int64", bps_ptr="int64[::1]", n_int="int64",
+                   ocomp="int64[::1]", overlap="boolean", y0="float64[:, ::1]", out_y="float64[:, :, ::1]",
+                   dmin="float64[::1]", keep_s="float64[::1]", bwd="float64[:, ::1]", alpha="float64[:, ::1]",
+                   beta="float64[:, ::1]", Tq="float64[:, ::1]", q0="float64[:, ::1]", counters="int64[:, :, ::1]",
+                   reals="float64[:, :, ::1]", codes="int64[:, ::1]")
+
+#: members per lock-step group of the lanes kernel (a compile-time constant: the lane loops are unrolled;
+#: here, not in ``lanes.py``, so that grouping the members needs no numba)
+LANES = 8
+
+#: kind -> (module of the Python function, its name, argument types, return type, installed module)
+KERNELS = {
+    "adaptive": ("kernels", "_adaptive_kernel", ADAPTIVE_TYPES, "int64", "_aecp_aot"),
+    "lanes": ("lanes", "_adaptive_lanes_strided", LANES_TYPES, "none", "_lanes_aot"),
+}
+_EXPORT = "kernel"
 
 _state: dict = {}
 
@@ -95,29 +125,36 @@ def _numba_version() -> str:
 
 
 def source_stamp() -> int:
-    """A 60-bit hash of the kernel sources, the compiled signature and this CPU: a compiled module is used only
-    where it matches.  (Not this file as a whole: editing the rest of it does not change the compiled code.)"""
+    """A 60-bit hash of the kernel sources, the compiled signatures and this CPU: a compiled module is used
+    only where it matches.  (Not this file as a whole: editing the rest of it does not change the compiled
+    code.)"""
     h = hashlib.sha256()
     for name in _SOURCES:
         h.update((_HERE / name).read_bytes())
-    h.update(repr(sorted(ARG_TYPES.items())).encode())
+    h.update(repr([LANES] + [(k, v[3], sorted(v[2].items())) for k, v in sorted(KERNELS.items())]).encode())
     h.update(_cpu_id().encode())
     return int(h.hexdigest()[:15], 16)
 
 
-def module_name() -> str:
-    """The name of the module built on first use, for these sources and CPU, numba and Python."""
-    h = hashlib.sha256(f"{source_stamp()}|{_numba_version()}|{sys.version}".encode())
-    return "ecocc_aecp_" + h.hexdigest()[:16]
+def module_name(kind: str) -> str:
+    """The name of ``kind``'s module built on first use, for these sources and CPU, numba and Python."""
+    h = hashlib.sha256(f"{kind}|{source_stamp()}|{_numba_version()}|{sys.version}".encode())
+    return f"ecocc_{kind}_" + h.hexdigest()[:16]
 
 
-def signature() -> str:
-    """The adaptive kernel's numba signature, its parameters in order."""
+def python_function(kind: str):
+    """The kernel ``kind`` as numba's JIT dispatcher (imports numba)."""
+    import importlib
+    mod, fn = KERNELS[kind][:2]
+    return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)
+
+
+def signature(kind: str) -> str:
+    """The kernel's numba signature, its parameters in order."""
     import inspect
-
-    from . import kernels
-    names = inspect.signature(kernels._adaptive_kernel.py_func).parameters
-    return "int64(" + ", ".join(ARG_TYPES[k] for k in names) + ")"
+    _, _, types, ret, _ = KERNELS[kind]
+    names = inspect.signature(python_function(kind).py_func).parameters
+    return f"{ret}(" + ", ".join(types[k] for k in names) + ")"
 
 
 def _stamp_function(value: int):
@@ -126,29 +163,51 @@ def _stamp_function(value: int):
     return stamp
 
 
-def compile_module(name: str, out_dir: Path, *, quiet: bool = False) -> Path:
-    """Compile ``kernels._adaptive_kernel`` into the extension module ``name`` (exporting ``adaptive_kernel``
-    and ``stamp``) in ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and
-    renamed, so a concurrent reader sees the whole file or none."""
-    from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
+@contextlib.contextmanager
+def _release_gil():
+    """``numba.pycc`` compiles every export with fresh default compiler flags; for the duration of a build, the
+    flags class it uses sets ``release_gil`` (the ``nogil=True`` of ``@jit``), so the exported wrappers
+    release the GIL around the compiled call."""
+    import numba.pycc.compiler as pc
+    base = pc.Flags
+    if not hasattr(base, "release_gil"):
+        raise RuntimeError("this numba's compiler flags have no release_gil option")
 
-    from . import kernels
+    class _NoGilFlags(base):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self.release_gil = True
+
+    pc.Flags = _NoGilFlags
+    try:
+        yield
+    finally:
+        pc.Flags = base
+
+
+def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False) -> Path:
+    """Compile the kernel ``kind`` into the extension module ``name`` (exporting ``kernel`` and ``stamp``) in
+    ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and renamed, so a
+    concurrent reader sees the whole file or none."""
+    from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
+    func = python_function(kind).py_func
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
         from numba.pycc import CC
         out_dir.mkdir(parents=True, exist_ok=True)
         if not quiet:
-            sys.stderr.write(f"ecocc: compiling the adaptive kernel for this machine, once (about 15 s), "
+            sys.stderr.write(f"ecocc: compiling the {kind} kernel for this machine, once (about 15 s), "
                              f"into {out_dir}\n")
         with tempfile.TemporaryDirectory(dir=out_dir, prefix=".build-") as tmp:
             cc = CC(name)
             cc.output_dir = tmp
             cc.target_cpu = "host"
             cc.verbose = False
-            cc.export(_EXPORT, signature())(kernels._adaptive_kernel.py_func)
+            cc.export(_EXPORT, signature(kind))(func)
             cc.export("stamp", "int64()")(_stamp_function(source_stamp()))
-            cc.compile()
+            with _release_gil():
+                cc.compile()
             built = [p for p in Path(tmp).iterdir() if p.name.startswith(name + ".")]
             if len(built) != 1:
                 raise RuntimeError(f"numba.pycc wrote {[p.name for p in Path(tmp).iterdir()]}")
@@ -193,9 +252,9 @@ def _build_lock():
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _installed_kernel():
-    """The install-time module's kernel, or None and the reason it is not used."""
-    spec = importlib.util.find_spec(f"{__package__}.{INSTALLED}")
+def _installed_kernel(kind: str):
+    """The install-time module's kernel ``kind``, or None, and where it is or why it is not used."""
+    spec = importlib.util.find_spec(f"{__package__}.{KERNELS[kind][4]}")
     if spec is None:
         return None, "no module built at install time"
     try:
@@ -208,16 +267,16 @@ def _installed_kernel():
     return getattr(mod, _EXPORT), spec.origin
 
 
-def _cached_kernel():
-    """This machine's module from the kernel cache, built now if missing (needs numba)."""
-    name = module_name()
+def _cached_kernel(kind: str):
+    """This machine's module of ``kind`` from the kernel cache, built now if missing (needs numba)."""
+    name = module_name(kind)
     path = _module_path(name)
     built = False
     if path is None:
         with _build_lock():  # a concurrent process (a sweep's workers) waits, then loads its module
             path = _module_path(name)
             if path is None:
-                path = compile_module(name, cache_dir())
+                path = compile_module(kind, name, cache_dir())
                 built = True
     return getattr(_load(path, name), _EXPORT), dict(compiled="aot", module=str(path), built_now=built)
 
@@ -235,51 +294,55 @@ def aot_mode() -> str:
     return mode
 
 
-def adaptive_kernel():
-    """The adaptive kernel: ahead-of-time compiled if possible (installed, else cached), else numba's JIT."""
-    if "kernel" in _state:
-        return _state["kernel"]
-    kernel, info = None, {}
+def installed_usable(kind: str) -> bool:
+    """Whether runs of ``kind`` take the module built at install time (they need no numba then)."""
+    return aot_mode() == "1" and _installed_kernel(kind)[0] is not None
+
+
+def kernel(kind: str):
+    """The kernel ``kind`` (see :data:`KERNELS`): ahead-of-time compiled if possible (installed, else cached),
+    else numba's JIT."""
+    if kind in _state:
+        return _state[kind][0]
+    func, info = None, {}
     mode = aot_mode()
     if mode != "0":
-        kernel, where = _installed_kernel() if mode == "1" else (None, "ECOCC_AOT=cache")
-        if kernel is not None:
+        func, where = _installed_kernel(kind) if mode == "1" else (None, "ECOCC_AOT=cache")
+        if func is not None:
             info = dict(compiled="aot", module=where, built_now=False, installed=True)
         else:
             try:
-                kernel, info = _cached_kernel()
+                func, info = _cached_kernel(kind)
                 info["installed_unavailable"] = where
             except Exception as exc:  # no numba or pycc, no compiler, a failed build: the JIT kernel
                 info = dict(compiled="jit", aot_unavailable=f"{where}; {type(exc).__name__}: {exc}")
     else:
         info = dict(compiled="jit", aot_unavailable="ECOCC_AOT=0")
-    if kernel is None:
-        from .kernels import _adaptive_kernel as kernel
-    _state.update(kernel=kernel, info=info)
-    return kernel
+    if func is None:
+        func = python_function(kind)
+    _state[kind] = (func, info)
+    return func
 
 
-def kernel_info() -> dict:
-    """How the adaptive kernel of this process was obtained (empty before the first run)."""
-    return dict(_state.get("info", {}))
+def kernel_info(kind: str) -> dict:
+    """How this process obtained the kernel ``kind`` (empty before its first run)."""
+    return dict(_state.get(kind, (None, {}))[1])
 
 
 def reset():
-    """Forget the kernel chosen by this process (the tests switch between AOT and JIT)."""
+    """Forget the kernels chosen by this process (the tests switch between AOT and JIT)."""
     _state.clear()
 
 
 def main():
-    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled adaptive kernel now,
-    e.g. when the install-time build failed or after editing the kernel sources, so that the first real run
-    does not pay for the compilation."""
+    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now, e.g.
+    when the install-time build failed or after editing the kernel sources, so that the first real run does
+    not pay for the compilation."""
     from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
-    from ecocc.network import dumbbell
-    from ecocc.simulate import simulate
-    tr = simulate(dumbbell(1000.0, [0.05, 0.1]), "aecp", t_end_s=0.5, engine="numba")
-    info = aot.kernel_info()
-    print(f"adaptive kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')}); "
-          f"test run {tr.status.value}")
+    for kind in KERNELS:
+        aot.kernel(kind)
+        info = aot.kernel_info(kind)
+        print(f"{kind} kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')})")
 
 
 if __name__ == "__main__":

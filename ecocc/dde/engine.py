@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import time as _time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
+from .aot import installed_usable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 SUPPORTED_MODELS = ("aecp", "cltcp")
@@ -47,18 +50,19 @@ ENGINES = ("numpy", "numba")
 # checks and data extraction
 # ---------------------------------------------------------------------------
 
-def check_engine(engine, model=None, network=None, *, adaptive=False):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``adaptive``: only the
-    single-member adaptive kernel is needed, which the module compiled at install time provides without
+def check_engine(engine, model=None, network=None, *, kernel=None):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
+    ``"lanes"`` if only that kernel is needed, which the module compiled at install time provides without
     numba (:mod:`ecocc.dde.aot`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine == "numpy":
         return
-    if not HAVE_NUMBA and not (adaptive and _installed_kernel_usable()):
+    if not HAVE_NUMBA and not (kernel is not None and installed_usable(kernel)):
         raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')"
-                         + ("" if adaptive else "; without numba, engine='numba' has only solver='adaptive', "
-                            "from the kernel compiled at install time, if that build succeeded"))
+                         + ("" if kernel else "; without numba, engine='numba' has only the adaptive solver and "
+                            "the stability map, from the kernels compiled at install time, if that build "
+                            "succeeded"))
     if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
         raise InputError("engine", engine,
                          f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
@@ -67,11 +71,6 @@ def check_engine(engine, model=None, network=None, *, adaptive=False):
         raise InputError("engine", engine,
                          "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
                          "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
-
-
-def _installed_kernel_usable() -> bool:
-    from .aot import _installed_kernel, aot_mode
-    return aot_mode() == "1" and _installed_kernel()[0] is not None
 
 
 class _Arrays:
@@ -211,8 +210,8 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max
                  "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
                  "counters", "reals")
 _OUTPUTS = ("out_y", "counters", "reals")
-#: the lock-step kernel's arguments (:func:`ecocc.dde.lanes._adaptive_lanes_batch`), in order
-LANES_ARGS = (ADAPTIVE_ARGS[:ADAPTIVE_ARGS.index("bps") + 1] + ("bps_ptr",)
+#: the lock-step kernel's arguments (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
+LANES_ARGS = (("first", "stride") + ADAPTIVE_ARGS[:ADAPTIVE_ARGS.index("bps") + 1] + ("bps_ptr",)
               + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("bps") + 1:ADAPTIVE_ARGS.index("out_y") + 1]
               + ("n_int", "ocomp", "overlap") + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("out_y") + 1:] + ("codes",))
 
@@ -223,7 +222,7 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     Every input array is a fresh, writable, C-contiguous float64 / int64 one: one signature for numba's
     cache and the ahead-of-time module (a read-only view and a writable array are two numba types).
     """
-    check_engine("numba", sysm.model, sysm.net, adaptive=True)
+    check_engine("numba", sysm.model, sysm.net, kernel="adaptive")
     if t_eval is None:
         raise ValueError("t_eval is required by the numba adaptive kernel")
     if not (rtol > 0):
@@ -292,8 +291,8 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
     kw = _adaptive_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
                         max_steps=max_steps)
     args = tuple(kw[k] for k in ADAPTIVE_ARGS)
-    from .aot import adaptive_kernel, kernel_info
-    code = adaptive_kernel()(*args)
+    from .aot import kernel, kernel_info
+    code = kernel("adaptive")(*args)
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
@@ -305,11 +304,19 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
-                            delay_max_s=float(kw["bwd"].max(initial=0.0)), engine="numba", **kernel_info()))
+                            delay_max_s=float(kw["bwd"].max(initial=0.0)), engine="numba", **kernel_info("adaptive")))
 
 
 #: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
 _PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "Tq", "q0", "counters", "reals")
+
+
+def _n_threads() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end, *, rtol=1e-7, atol=None,
@@ -320,7 +327,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     ``systems``: AECP ``NetworkSystem`` objects of one network that differ only in their delays (an RTT
     scaling); member ``b`` uses ``systems[member_system[b]]`` with the gains ``alpha[b]``, ``beta[b]``,
     ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Members of one system are advanced
-    :data:`ecocc.dde.lanes.LANES` at a time on shared steps, the groups in parallel over the cores.
+    :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in parallel over the cores.
 
     ``components``: the state components to output (default all); ``dynamics_only``: integrate (and
     control the error of) only the rates, rate factors and queues, not the counters that follow them in
@@ -333,7 +340,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
     nfev, clamp events, inaccurate steps, outputs written; steps, rejections and nfev are its group's).
     """
-    from .lanes import LANES, _adaptive_lanes_batch
+    from .aot import LANES, kernel
     W = LANES
     ms = np.asarray(member_system, dtype=np.int64)
     per_sys = {i: _adaptive_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
@@ -379,10 +386,14 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
                beta=np.ascontiguousarray(beta[grp]), Tq=np.ascontiguousarray(Tq[grp]),
                q0=np.ascontiguousarray(q0[grp].transpose(0, 2, 1).reshape(G, -1)),
                counters=np.zeros((G, W, 6), dtype=np.int64), reals=np.zeros((G, W, 3)))
-    col.update(bps_ptr=ptr, n_int=n_int, ocomp=ocomp, overlap=bool(overlap), codes=np.zeros((G, W), dtype=np.int64))
-    import numba
-    with numba.parallel_chunksize(1):  # groups differ in cost (their delays): one at a time to each thread
-        _adaptive_lanes_batch(*[col[k] for k in LANES_ARGS])
+    col.update(bps_ptr=ptr, n_int=n_int, ocomp=ocomp, overlap=bool(overlap),
+               codes=np.zeros((G, W), dtype=np.int64))
+    run = kernel("lanes")  # releases the GIL: one call per thread, each taking every n-th group
+    args = [col[k] for k in LANES_ARGS[2:]]
+    n = min(_n_threads(), G)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        for _ in pool.map(lambda first: run(first, n, *args), range(n)):  # re-raises a thread's exception
+            pass
     codes = col["codes"]
     out = np.full((B, ne, no), np.nan)
     counters = np.zeros((B, 6), dtype=np.int64)

@@ -48,8 +48,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .aot import LANES
 from .kernels import _index_at, _first_crossing, _history_room, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
@@ -57,9 +58,6 @@ from .kernels import _index_at, _first_crossing, _history_room, _tiny
 OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
 
-#: members per lock-step group in :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` (a compile-time
-#: constant: the lane loops are unrolled)
-LANES = 8
 
 # exp without a libm call, so the loop over flows x lanes vectorizes: exp(x) = 2^k p(r) with
 # k = round(x / ln 2), r = x - k ln 2 (ln 2 split so that k ln2_hi is exact), p the degree-12 Taylor
@@ -671,13 +669,16 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         reals[w, 1] = hmax_seen
 
 
-@njit(cache=True, parallel=True)
-def _adaptive_lanes_batch(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval, out_y,
-                          n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L, fps, pl, bwd, lptr, lflows,
-                          start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0, counters, reals, codes):
-    """:func:`_adaptive_lanes` for every group ``g`` (leading axis of the per-group arrays; breakpoints
-    ``bps[bps_ptr[g]:bps_ptr[g + 1]]``), groups in parallel over the cores."""
-    for g in prange(y0.shape[0]):
+@njit(cache=True, nogil=True)  # nogil: solve_adaptive_aecp_batch calls it from a thread pool
+def _adaptive_lanes_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr,
+                            t_eval, out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L,
+                            fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
+                            counters, reals, codes):
+    """:func:`_adaptive_lanes` for the groups ``first, first + stride, ...`` (leading axis of the per-group
+    arrays; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``).  One call per thread: neighbouring groups cost
+    about the same (the caller orders them by delays), so striding balances the threads, and the arguments
+    are converted once per thread rather than once per group."""
+    for g in range(first, y0.shape[0], stride):
         _adaptive_lanes(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps,
                         bps[bps_ptr[g]:bps_ptr[g + 1]], t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo,
                         dmin[g], keep_s[g], dcomp, P, L, fps, pl, bwd[g], lptr, lflows, start, stop, C, buf, ctimes,
