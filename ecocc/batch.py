@@ -234,8 +234,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ``"numba"``: the compiled lock-step kernel (:mod:`ecocc.dde.lanes`):
         the points of one RTT scale advance 8 at a time on shared steps, the
         groups in parallel over the cores (AECP/CLTCP); only the rates, rate
-        factors and queues are integrated.  numba compiles this kernel on
-        the first map on a machine (about 30 s) and caches it.  ``"numpy"``: one
+        factors and queues are integrated.  The kernel is compiled when
+        ecocc is installed (:mod:`ecocc.dde.aot`); ``attrs["kernel"]`` says
+        which build ran.  ``"numpy"``: one
         :func:`ecocc.simulate` per point (any model; the reference, slow).
     overlap : bool
         numba engine: steps may be longer than the smallest delay, the delayed

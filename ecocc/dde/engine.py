@@ -1,11 +1,12 @@
 """The numba engine's Python side: checks, array preparation and results.
 
-The compiled loops are in :mod:`ecocc.dde.kernels` (numba JIT, cached on
-disk) and, for the adaptive kernel, :mod:`ecocc.dde.aot` (the same kernel
-compiled ahead of time into an extension module that loads without
-importing numba, which makes a small run in a fresh process cost
-milliseconds instead of numba's ~0.3 s start-up).  This module imports
-neither until a solver is called.
+The compiled loops are in :mod:`ecocc.dde.kernels` and
+:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the adaptive and the
+lock-step kernels are also compiled ahead of time, at install
+(:mod:`ecocc.dde.aot`), into extension modules that load without importing
+numba, which makes a small run in a fresh process cost milliseconds
+instead of numba's ~0.3 s start-up and a first use on a machine no
+compilation.  This module imports none of them until a solver is called.
 
 * :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched.
 * :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
@@ -25,7 +26,8 @@ Not supported inside the compiled loop: ``progress`` callbacks (called once
 at the end) and Ctrl-C (``interrupted`` status).
 
 numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
-False and the solvers raise ``InputError``.
+False and the solvers raise ``InputError``, except the two whose kernels
+were compiled at install time (:func:`check_engine`).
 """
 from __future__ import annotations
 
