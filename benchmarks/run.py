@@ -398,7 +398,7 @@ def scaling(quick, n_max):
     30 s, each in a fresh process with the kernels cached (warm): wall time end to end (import, network
     construction, simulate incl. the Trajectory), its parts and peak RSS; least-squares fit wall = a + b N.
     Each size runs SCALING_REPEATS times (the large run is memory-bound, and its time on this shared machine
-    varied from 46 to 61 s between benchmark runs): the row is the run of median wall time, and
+    varied from 46 to 72 s between benchmark runs): the row is the run of median wall time, and
     ``wall_s_runs`` lists them all."""
     t_end = 5.0 if quick else 30.0
     rows = []
