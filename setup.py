@@ -1,14 +1,15 @@
 """Build hook: the AECP kernels compiled ahead of time at install time.
 
 ``ecocc.dde._aecp_aot`` (``ecocc.dde.kernels._adaptive_kernel``, one run) and
-``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes``, the stability
-map's lock-step groups) are compiled by ``numba.pycc`` for this machine's CPU
-(see :mod:`ecocc.dde.aot`), so the first run after installing loads them in
-milliseconds instead of compiling for about 15 s each.  numba is a build requirement (``pyproject.toml``), not a run-time
-one: the module loads without numba.  The extension is optional: if the
-build fails (no C compiler, no ``numba.pycc``), pip says so and the install
-goes on; the kernel is then built on first use (with numba) or the NumPy
-solver is used.  Everything else is in ``pyproject.toml``.
+``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes_strided``, the
+stability map's lock-step groups) are compiled by ``numba.pycc`` for this
+machine's CPU (see :mod:`ecocc.dde.aot`), so the first run after installing
+loads them in milliseconds instead of compiling for about 15 s each.  numba
+is a build requirement (``pyproject.toml``), not a run-time one: the modules
+load without numba.  The extensions are optional: if a build fails (no C
+compiler, no ``numba.pycc``), pip says so and the install goes on; the
+kernel is then built on first use (with numba) or the NumPy solver is used.
+Everything else is in ``pyproject.toml``.
 """
 import sys
 import types
