@@ -455,6 +455,19 @@ def _history_room(HT, HY, HFA, HFB, m, keep_s):
 
 
 @njit(cache=True, inline="always")
+def _segment_at(HT, m, k, tsel):
+    """The history segment ``[HT[k], HT[k + 1]]`` that holds ``tsel`` (of the ``m`` nodes), walked from the
+    segment ``k`` of the previous lookup (delays move little between lookups).  Inlined, so the history
+    array costs no reference counting in the hot loops of both adaptive kernels."""
+    k = min(max(k, 0), m - 2)
+    while k < m - 2 and HT[k + 1] <= tsel:
+        k += 1
+    while k > 0 and HT[k] > tsel:
+        k -= 1
+    return k
+
+
+@njit(cache=True, inline="always")
 def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur):
     """``v[pl[j]](s - bwd[j])`` from the Hermite history (as adaptive._Evaluator.lookups).
 
@@ -471,11 +484,7 @@ def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur):
         if m < 2:
             zv[j] = HY[0, l]
             continue
-        k = min(max(kcur[j], 0), m - 2)
-        while k < m - 2 and HT[k + 1] <= tsel:
-            k += 1
-        while k > 0 and HT[k] > tsel:
-            k -= 1
+        k = _segment_at(HT, m, kcur[j], tsel)
         kcur[j] = k
         ta = HT[k]
         hh = HT[k + 1] - ta

@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from .aot import LANES
-from .kernels import _index_at, _first_crossing, _history_room, _tiny
+from .kernels import _index_at, _first_crossing, _history_room, _segment_at, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -215,11 +215,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 for w in range(W):
                     zv[o + w] = HY[0, l * W + w]
                 continue
-            k = min(max(kcur[j], 0), m - 2)
-            while k < m - 2 and HT[k + 1] <= tsel:
-                k += 1
-            while k > 0 and HT[k] > tsel:
-                k -= 1
+            k = _segment_at(HT, m, kcur[j], tsel)
             kcur[j] = k
             ta = HT[k]
             hh = HT[k + 1] - ta
