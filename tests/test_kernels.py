@@ -247,9 +247,23 @@ def test_engine_without_numba_uses_the_installed_modules(monkeypatch):
     assert tr.solver["n_steps"] == ref.solver["n_steps"]
     assert _scaled_err(tr.queue_pkts, ref.queue_pkts) < 1e-12  # the same code: round-off only
     assert "installed=True" in got_map.attrs["kernel"]
-    assert _scaled_err(got_map.queue_swing_pkts.values, ref_map.queue_swing_pkts.values) < 1e-12
+    assert _scaled_err(got_map.queue_swing_pkts.values, ref_map.queue_swing_pkts.values) < 1e-12  # round-off
     with pytest.raises(InputError, match="numba is not installed.*only the adaptive solver and the stability map"):
         simulate(net, "aecp", t_end_s=2.0, engine="numba", solver="fixed", step_s=0.01)
+
+
+def test_map_threads_follow_numba_num_threads(monkeypatch):
+    """The map's thread pool takes numba's thread-count knob, as the parallel loops it replaced did."""
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    assert engine._n_threads() == 1
+    one = _map()
+    monkeypatch.delenv("NUMBA_NUM_THREADS")
+    assert engine._n_threads() >= 1
+    # each group is integrated alone whatever thread runs it: identical results
+    assert np.array_equal(_map().queue_swing_pkts.values, one.queue_swing_pkts.values)
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "two")
+    with pytest.raises(InputError, match="NUMBA_NUM_THREADS = 'two' is not allowed"):
+        _map()
 
 
 def test_aot_mode_is_checked(monkeypatch):

@@ -314,7 +314,13 @@ _PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "
 
 
 def _n_threads() -> int:
-    """The cores this process may run on."""
+    """Threads for the lock-step groups: ``$NUMBA_NUM_THREADS`` if set (the knob numba's own parallel loops
+    obey), else the cores this process may run on."""
+    env = os.environ.get("NUMBA_NUM_THREADS")
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise InputError("NUMBA_NUM_THREADS", env, "an integer >= 1 (environment variable)")
+        return int(env)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
