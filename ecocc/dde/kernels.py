@@ -425,6 +425,21 @@ _tiny = njit(cache=True)(nudge)
 
 
 @njit(cache=True)
+def _history_new(t0, v0):
+    """An empty Hermite history of the delayed components (nodes ``HT``, values ``HY``, derivatives ``HFA``
+    at the node and ``HFB`` at the next one) with room for 256 nodes, its first node ``(t0, v0)``.
+    Returns ``(HT, HY, HFA, HFB, m)``; shared by the adaptive kernels."""
+    cap = 256
+    HT = np.empty(cap)
+    HY = np.empty((cap, v0.size))
+    HFA = np.zeros((cap, v0.size))
+    HFB = np.zeros((cap, v0.size))
+    HT[0] = t0
+    HY[0] = v0
+    return HT, HY, HFA, HFB, 1
+
+
+@njit(cache=True)
 def _history_room(HT, HY, HFA, HFB, m, keep_s):
     """Room for one more node in a full history (``m == HT.size``): drop the nodes older than ``keep_s``
     before the last one (keeping two before that boundary), and double the capacity when that frees less
@@ -504,15 +519,7 @@ def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, b
     iv, iq = P, P + L
     zeros_lo = np.zeros(L)
     # history of v only
-    cap = 256
-    HT = np.empty(cap)
-    HY = np.empty((cap, L))
-    HFA = np.zeros((cap, L))
-    HFB = np.zeros((cap, L))
-    HT[0] = t0
-    for l in range(L):
-        HY[0, l] = y0[iv + l]
-    m = 1
+    HT, HY, HFA, HFB, m = _history_new(t0, y0[iv:iv + L])
     zv = np.empty(pl.size)
     kcur = np.zeros(pl.size, dtype=np.int64)  # each pair's last history segment (see _hist_lookup)
     rate = np.empty(P)

@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from .aot import LANES
-from .kernels import _index_at, _first_crossing, _history_room, _segment_at, _tiny
+from .kernels import _first_crossing, _history_new, _history_room, _index_at, _segment_at, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -137,15 +137,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
     LW = L * W
     PW = P * W
-    cap = 256
-    HT = np.empty(cap)
-    HY = np.empty((cap, LW))
-    HFA = np.zeros((cap, LW))
-    HFB = np.zeros((cap, LW))
-    HT[0] = t0
-    for lw in range(LW):
-        HY[0, lw] = y0[iv * W + lw]
-    m = 1
+    HT, HY, HFA, HFB, m = _history_new(t0, y0[iv * W:iv * W + LW])
     zv = np.empty(pl.size * W)
     kcur = np.zeros(pl.size, dtype=np.int64)
     rate = np.empty(P * W)
