@@ -1,0 +1,142 @@
+"""The record every ledger entry produces, and the registry.
+
+One record per distinct checkable claim of the five papers.  Ids are
+``<paper>.<kind><number>``: ``paper`` one of :data:`PAPERS`; ``kind`` one of
+:data:`KINDS`; the number is the paper's own (theorem, equation, figure,
+table, section such as ``sec3B``), ``ex`` numbers the worked examples in
+order of appearance.
+
+Verdicts are about the statement **as printed**, under the paper's own model:
+
+* ``holds`` -- numeric runs over the claim's range agree with it;
+* ``approximate`` -- true within the paper's own stated approximation; the
+  measured error is given in the record;
+* ``fails`` -- a counterexample is given; where a corrected statement can be
+  derived it is given and checked too (``corrected``);
+* ``not-checkable`` -- needs what a fluid model lacks; the record says what,
+  and which packet-level check could settle it.
+
+Where the text admits several readings (delay or none, units, which N) each
+reading carries its own verdict and evidence in ``readings``; the record's
+own verdict is that of the reading the paper's text most directly states
+(named in ``detail``).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+PAPERS = {"petcp": "000", "cltcp": "001", "symbiosis": "002", "iguchi": "003", "aecp": "004"}
+SEEDS = {
+    "000": "000_76a89ab68a61e51d.txt", "001": "001_ceee9933a8b24a34.txt", "002": "002_2fcfdbe8ba8bf605.txt",
+    "003": "003_20a360af4d80ed69.txt", "004": "004_3a45f1aa9a94cd50.txt",
+}
+KINDS = ("thm", "eq", "ex", "fig", "table", "sec")
+VERDICTS = ("holds", "approximate", "fails", "not-checkable")
+_ID = re.compile(r"^(petcp|cltcp|symbiosis|iguchi|aecp)\.(thm|eq|ex|fig|table|sec)[0-9A-Za-z]+(\.[a-z0-9]+)?$")
+
+
+@dataclass
+class Reading:
+    """One reading of an ambiguous statement, with its own verdict and evidence."""
+
+    name: str
+    verdict: str
+    detail: str
+    evidence: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"Reading.verdict: {self.verdict!r} is not allowed: one of {VERDICTS}")
+
+
+@dataclass
+class Record:
+    """A checked claim.
+
+    Attributes
+    ----------
+    id, paper, source, statement : identification (``paper`` is the short name, e.g. ``"aecp"``;
+        ``source`` names the seed file, section and equation)
+    verdict : one of :data:`VERDICTS`
+    detail : what the evidence shows, in words, with the numbers
+    evidence : analytic values and numeric results (JSON-able; non-finite numbers become ``null``)
+    readings : list of :class:`Reading` where the text admits several readings
+    corrected : a corrected statement and its check, where the printed one fails
+    figures : paths of figures written for the report (relative to the report directory)
+    run : how to reproduce the numbers from the public API, in words
+    """
+
+    id: str
+    paper: str
+    source: str
+    statement: str
+    verdict: str
+    detail: str
+    evidence: dict = field(default_factory=dict)
+    readings: list = field(default_factory=list)
+    corrected: dict | None = None
+    figures: list = field(default_factory=list)
+    run: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"Record.verdict of {self.id}: {self.verdict!r} is not allowed: one of {VERDICTS}")
+
+    def as_dict(self) -> dict:
+        from ..results import _jsonable
+        d = dict(self.__dict__)
+        d["readings"] = [r.__dict__ for r in self.readings]
+        return _jsonable(d)
+
+
+@dataclass
+class Claim:
+    """A registered check: ``check(figdir)`` returns a :class:`Record`.
+
+    ``figdir`` is a :class:`pathlib.Path` where the check may write figures
+    (PNG and PDF) and list them in ``Record.figures``, or ``None`` (no figures).
+    """
+
+    id: str
+    source: str
+    statement: str
+    check: Callable
+    slow: bool = False
+
+    @property
+    def paper(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+REGISTRY: dict[str, Claim] = {}
+
+
+def claim(id: str, source: str, statement: str, slow: bool = False):
+    """Register a check function ``fn(figdir) -> Record`` under ``id``."""
+    if not _ID.match(id):
+        raise ValueError(f"claim id {id!r} does not follow <paper>.<kind><number> ({sorted(PAPERS)}, {KINDS})")
+    if id in REGISTRY:
+        raise ValueError(f"claim id {id!r} registered twice")
+
+    def deco(fn):
+        REGISTRY[id] = Claim(id, source, statement, fn, slow)
+        return fn
+    return deco
+
+
+def record(cid: str, verdict: str, detail: str, evidence=None, readings=None, corrected=None, figures=None,
+           run: str = "") -> Record:
+    """Build the :class:`Record` of registered claim ``cid``."""
+    c = REGISTRY[cid]
+    return Record(c.id, c.paper, c.source, c.statement, verdict, detail, evidence or {}, list(readings or []),
+                  corrected, list(figures or []), run)
+
+
+def rel_err(a: float, b: float) -> float:
+    """|a - b| / |b| (``inf`` when ``b`` is 0 and ``a`` is not)."""
+    if b == 0:
+        return 0.0 if a == 0 else math.inf
+    return abs(a - b) / abs(b)
