@@ -87,30 +87,72 @@ class Symbiosis(NetworkModel):
         return {"w": a.initial_rate_pps * a.rtt_s}
 
     def equilibrium(self, net, P):
-        """Eq. (11) solved jointly for all flows on one link, eq. (19)-(20).
+        """Equilibrium of the flow law on one link, for any physical bandwidths K_i.
 
-        u_i = w_i*/tau_i solves (1 - gamma) u_i + gamma (c + sum_k u_k) = K_i;
-        the queue solves sum_i w_i*/(tau_i + q/C) = C (q = 0 if the link is
-        not saturated).  ``available="paper"`` only.
+        Derived in ``proofs/symbiosis_equilibrium.py`` from the law itself
+        (eq. 9 with A_i = min(K_i, C - c - sum_k u_k + u_i), u_k = w_k/tau_k):
+
+        * a surviving flow has u_i = (1 - gamma) K_i + gamma A_i (eq. 11);
+        * link not oversubscribed (sum K_i + c <= C): every A_i is capped at
+          K_i and u_i = K_i, no queue;
+        * otherwise no A_i is capped: u_i = K_i - gamma D with
+          D = (sum_I K - (C - c)) / (1 - gamma + m gamma) over the m
+          survivors I; a flow with K_j <= gamma D dies out (w_j -> 0: it
+          cannot invade), so I is the set of the m largest K with positive u;
+        * equal K = C and c = 0 give eq. (19)-(20).
+
+        ``available="measured"`` (A from the actual arrival rates): u_i = K_i
+        for every flow; when sum K_i + c > C the queue alone balances the load.
+        The queue solves sum_i w_i/(tau_i + q/C) = C - c (``rate="window"``);
+        with ``rate="propagation"`` an oversubscribed link has an unbounded
+        queue (``inf``).  ``gamma >= 1`` (no coexistence, eq. 4) or
+        time-varying cross traffic: ``None``.
+
+        Returns
+        -------
+        dict with ``rate_pps`` (packets/s actually sent), ``window_pkts``,
+        ``queue_pkts`` (shape (1,)), ``survives`` (bool per flow), ``capped``
+        (A_i = K_i at equilibrium) and ``source``.
         """
-        if net.n_links != 1 or P.available != "paper":
+        if net.n_links != 1 or not (P.gamma < 1):
             return None
         from scipy.optimize import brentq
         from .aecp import _mean_cross
         a = net.arrays
-        C, c = a.capacity_pps[0], _mean_cross(net)[0]
+        C, c = float(a.capacity_pps[0]), float(_mean_cross(net)[0])
         if not np.isfinite(c):
             return None
-        n = net.n_flows
-        M = (1 - P.gamma) * np.eye(n) + P.gamma * np.ones((n, n))
-        u = np.linalg.solve(M, a.physical_bw_pps - P.gamma * c)
-        w = u * a.rtt_s
-        if P.rate == "window":
-            excess = lambda q: np.sum(w / (a.rtt_s + q / C)) + c - C  # noqa: E731
-            q = 0.0 if excess(0.0) <= 0 else brentq(excess, 0.0, np.sum(w) + 1.0, xtol=1e-12)
-            rates = w / (a.rtt_s + q / C)
+        K = np.asarray(a.physical_bw_pps, dtype=float)
+        tau = np.asarray(a.rtt_s, dtype=float)
+        n, g = net.n_flows, P.gamma
+        oversubscribed = K.sum() + c > C
+        survives = np.ones(n, dtype=bool)
+        if not oversubscribed or P.available == "measured":
+            u = K.copy()
+            capped = np.full(n, not oversubscribed)
         else:
-            q = 0.0 if u.sum() + c <= C else np.inf
-            rates = u
-        return {"rate_pps": rates, "queue_pkts": np.array([q]), "window_pkts": w,
-                "source": "eq. (11), (19)-(20) of 002 (w* = {(1-gamma)K + gamma A} tau, Q = sum w - K tau)"}
+            order = np.argsort(-K, kind="stable")
+            for m in range(n, 0, -1):
+                top = order[:m]
+                D = (K[top].sum() - (C - c)) / (1 - g + m * g)
+                if K[top].min() - g * D > 0:
+                    break
+            survives = np.zeros(n, dtype=bool)
+            survives[top] = True
+            u = np.where(survives, K - g * D, 0.0)
+            capped = np.zeros(n, dtype=bool)
+        w = u * tau
+        if not oversubscribed:
+            q, rates = 0.0, u
+        elif P.rate == "window":
+            excess = lambda q: np.sum(w / (tau + q / C)) + c - C  # noqa: E731
+            # sum w/(tau + q/C) < C sum w / q: the root lies below C sum(w)/(C - c)
+            q = (np.inf if c >= C else brentq(excess, 0.0, C * np.sum(w) / (C - c), xtol=1e-12, rtol=1e-14)
+                 if excess(0.0) > 0 else 0.0)
+            rates = w / (tau + q / C)
+        else:
+            q, rates = np.inf, u
+        return {"rate_pps": rates, "queue_pkts": np.array([q]), "window_pkts": w, "survives": survives,
+                "capped": capped,
+                "source": "flow law of eq. (9), (17) of 002 solved for unequal K_i "
+                          "(proofs/symbiosis_equilibrium.py); equal K: eq. (11), (19)-(20)"}
