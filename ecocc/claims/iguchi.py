@@ -318,9 +318,7 @@ def _stability_runs(n, lag, eps_rtt, law="ack"):
     C, tau = pps(100), 0.09
     share = C / (1 + (n - 1) * GAMMA) * tau
     w0 = share * (1 + 0.05 * np.linspace(-1, 1, n))
-    t, W, q = per_ack_run(C, tau, n, 400 * tau, eps_rtt=eps_rtt, lag=lag, w0=1.0, law=law)
-    # start from a perturbed equilibrium instead of w0 = 1: rerun with all flows at w0
-    steps = 400
+    steps = 400  # rounds (RTTs) from a +-5 % perturbation of the equal share
     Wt = np.zeros((steps + 1, n))
     w = w0.copy()
     K = C
