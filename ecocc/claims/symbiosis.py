@@ -52,7 +52,7 @@ def _src(where):
 # ---------------------------------------------------------------------------
 
 def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=None, A_const=None, n_out=4001,
-            events=None):
+            method="DOP853"):
     """Integrate eq. (9) with eq. (17) (or a constant ``A_const``), no delay.
 
     Parameters
@@ -61,6 +61,7 @@ def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=Non
     C, cross : link capacity and constant cross traffic (packets/s)
     starts : per-flow start times (s); a flow is absent (w = 0) before it
     A_const : a constant available bandwidth (packets/s) instead of eq. (17)
+    method : SciPy method ("DOP853"; "LSODA" for long runs near equilibrium)
 
     Returns
     -------
@@ -86,7 +87,7 @@ def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=Non
             return np.where(active, eps * (1 - (w + gamma * (K - A) * tau) / (K * tau)), 0.0)
 
         te = t_eval[(t_eval >= a) & (t_eval <= b)]
-        sol = solve_ivp(rhs, (a, b), y, method="DOP853", rtol=1e-10, atol=1e-12, t_eval=te)
+        sol = solve_ivp(rhs, (a, b), y, method=method, rtol=1e-10, atol=1e-12, t_eval=te)
         T.append(sol.t)
         W.append(np.where(active[:, None], np.exp(sol.y), 0.0).T)
         y = sol.y[:, -1]
@@ -129,6 +130,32 @@ def eq10(w0, K, A, tau, t, eps=EPS, gamma=GAMMA, printed=False):
     E = math.exp(eps * t * (1 - gamma * (1 - A / K)))
     W = K - gamma * (K - A) * tau if printed else (K - gamma * (K - A)) * tau
     return w0 * E * W / (w0 * (E - 1) + W)
+
+
+def save_figure(fig, figdir, name):
+    """Write ``fig`` as PNG and PDF under ``figdir``; return the relative paths ([] when ``figdir`` is None)."""
+    import matplotlib.pyplot as plt
+    if figdir is None:
+        plt.close(fig)
+        return []
+    from pathlib import Path
+    figdir = Path(figdir)
+    figdir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "pdf"):
+        fig.savefig(figdir / f"{name}.{ext}", dpi=120)
+        out.append(f"{figdir.name}/{name}.{ext}")
+    plt.close(fig)
+    return out
+
+
+def _new_figure(title, nrows=1):
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(nrows, 1, figsize=(8, 3.2 * nrows + 0.6), layout="constrained", squeeze=False)
+    fig.suptitle(title)
+    return fig, ax[:, 0]
 
 
 def _fit_slope(x, y):
@@ -452,6 +479,15 @@ def _sec3A(figdir):
                   evidence=out)
 
 
+def _hstcp_a(w):
+    """HighSpeed TCP increase per RTT a(w) (packets), RFC 3649 Sec. 5 (Low_Window 38, High_Window 83000,
+    High_P 1e-7, High_Decrease 0.1; p(w) = 0.078 / w^1.2)."""
+    if w <= 38:
+        return 1.0
+    b = (0.1 - 0.5) * (math.log(w) - math.log(38)) / (math.log(83000) - math.log(38)) + 0.5
+    return w * w * (0.078 / w ** 1.2) * 2 * b / (2 - b)
+
+
 @claim("symbiosis.eq13", _src("Sec. III-A, eq. (13)"),
        "TCP Reno needs T_reno = (w* - w0) tau_bar to grow from w0 to w*: proportional to K and tau")
 def _eq13(figdir):
@@ -619,10 +655,10 @@ def _sec3B_rtt(figdir):
             rows.append({"rtts_s": rtts, "rate_pps_window": x.tolist(), "u_pps_paper": (eq["window_pkts"] /
                                                                                       np.array(rtts)).tolist(),
                          "queue_pkts": float(eq["queue_pkts"][0]), "short_over_long_rate": float(x[0] / x[-1])})
-    tr = fluid_run(K, (0.05, 0.2), 150.0)
+    tr = fluid_run(K, (0.1, 0.4), 100.0)
     s = tr.summary()
     run_rates = [f["mean_rate_pps"] for f in s["flows"]]
-    eqr = equilibrium(K, [0.05, 0.2])["rate_pps"]
+    eqr = equilibrium(K, [0.1, 0.4])["rate_pps"]
     worst = min(r["short_over_long_rate"] for r in rows)
     readings = [
         Reading("rate = w/tau (eq. 18's assumption)", "holds",
@@ -630,14 +666,14 @@ def _sec3B_rtt(figdir):
                 {"grid": rows}),
         Reading("rate = w/(tau + queueing delay) (a window protocol)", "fails",
                 f"eq. (20)'s queue adds the same delay to every flow, so x_i = w_i/(tau_i + q/C) favours the long RTT: "
-                f"short/long rate ratio as low as {worst:.3f}; ecocc fluid run (100 Mbps, RTT 50 and 200 ms, 150 s): "
+                f"short/long rate ratio as low as {worst:.3f}; ecocc fluid run (100 Mbps, RTT 100 and 400 ms, 100 s): "
                 f"{run_rates[0]:.1f} vs {run_rates[1]:.1f} pkt/s (equilibrium {eqr[0]:.1f} vs {eqr[1]:.1f})",
                 {"fluid_rates_pps": run_rates, "equilibrium_rates_pps": eqr.tolist()})]
     return record("symbiosis.sec3B.rtt", "holds",
                   "U_i has no tau_i and the undelayed law gives every flow the same w/tau.  Under a window protocol's "
                   "actual rate w/(tau + queueing) the shared queue of eq. (20) biases the rates toward the longer "
                   f"RTT (ratio down to {worst:.3f}): the no-bias claim depends on the rate reading.",
-                  readings=readings, evidence={"fluid_run": "dumbbell 100 Mbps, RTT 50/200 ms, 150 s"})
+                  readings=readings, evidence={"fluid_run": "dumbbell 100 Mbps, RTT 100/400 ms, 100 s"})
 
 
 # ===========================================================================
@@ -654,7 +690,7 @@ def _eq19(figdir):
                 K = pps(bw)
                 x0 = np.random.default_rng(n).uniform(0.01, 1.0, n) * K * tau / n + 1.0
                 slow = EPS * (1 - GAMMA) / (1 + (n - 1) * GAMMA)  # slowest mode (1/s): run 40 time constants
-                t, w = ode_run(K, tau, K, max(100.0, 40.0 / slow), x0, n_out=3)
+                t, w = ode_run(K, tau, K, max(100.0, 40.0 / slow), x0, n_out=3, method="LSODA")
                 pred = n * K * tau / (1 + (n - 1) * GAMMA)
                 e = rel_err(w[-1].sum(), pred)
                 worst = max(worst, e)
@@ -738,7 +774,7 @@ def _sec3C_gamma(figdir):
         slow = EPS * (1 - g) / (1 + (n - 1) * g)
         # time for a 5th flow joining 4 at equilibrium to reach 99 % of its share (ODE)
         u4 = K / (1 + 3 * g)
-        t, w = ode_run(K, tau, K, 40.0 / slow, [u4 * tau] * 4 + [1.0], gamma=g, n_out=100001)
+        t, w = ode_run(K, tau, K, 40.0 / slow, [u4 * tau] * 4 + [1.0], gamma=g, n_out=100001, method="LSODA")
         T = cross_time(t, w[:, -1], 0.99 * K / (1 + 4 * g) * tau)
         rows.append({"gamma": g, "Q_pkts": Q, "slow_mode_per_s": slow, "T_join_99pct_s": T})
     faster = all(a["T_join_99pct_s"] < b["T_join_99pct_s"] for a, b in zip(rows, rows[1:]))
@@ -778,11 +814,19 @@ def _sec3C(figdir):
     rtt_crit = {n: symbiosis_critical_eps(GAMMA, n, rtt_s=1.0) / EPS for n in (3, 5, 10, 50)}
     runs = {}
     C = pps(100)
-    for e in (0.8 * c5, 1.2 * c5):
+    fig, axs = _new_figure("TCP Symbiosis eq. (10) per RTT, 5 flows, 100 Mbps, RTT 50 ms, A one RTT old", 2)
+    for ax, e in zip(axs, (0.8 * c5, 1.2 * c5)):
         res = simulate_symbiosis_discrete(dumbbell(C, [0.05] * 5, initial_rate_pps=C / 5 * 0.8, packet_bytes=PKT),
                                           60.0, eps_per_s=e, gamma=GAMMA)
         x = res.rate_pps[res.t_s >= 50]
         runs[f"eps_{e:.2f}"] = float(np.nanmax(x) / np.nanmin(x) - 1)
+        for j in range(5):
+            ax.step(res.t_s, res.rate_pps[:, j] * PKT * 8 / 1e6, where="post", lw=0.8, label=f"flow {j + 1}")
+        ax.set_title(f"eps = {e:.1f} /s ({e / c5:.1f} x the critical {c5:.1f} /s)")
+        ax.set_ylabel("rate (Mbps)")
+        ax.legend(loc="upper right", fontsize="small", ncol=5)
+    axs[-1].set_xlabel("time (s)")
+    figs = save_figure(fig, figdir, "symbiosis_sec3C")
     conv = [v < 0.01 for v in runs.values()]
     limited = any(v is not None for k, v in crit.items() if k.startswith("lag1"))
     corrected = {"statement": "with the available bandwidth measured one RTT late, n flows, gamma (n-1) > 1: the update "
@@ -809,7 +853,7 @@ def _sec3C(figdir):
                   f"with several flows and a measurement one RTT old it diverges above a critical eps (n = 5, RTT 50 ms: "
                   f"{c5:.1f} /s; the run at 1.2x oscillates, at 0.8x converges).  The paper's own eps = 1.95 /s is "
                   f"unstable for 5 flows above RTT {rtt_crit[5]:.2f} s.",
-                  readings=readings, corrected=corrected,
+                  readings=readings, corrected=corrected, figures=figs,
                   run="ecocc.discrete.symbiosis_critical_eps and simulate_symbiosis_discrete (5 flows, 100 Mbps)")
 
 
@@ -1081,6 +1125,21 @@ def _eq27(figdir):
         runs.append({"K_mbps": [K1, min(K2, BW)], "BW_mbps": BW, "run_rate_pps": r, "law_rate_pps": e.tolist(),
                      "max_rel": float(np.max(np.abs(np.array(r) / e - 1)))})
     cv = max(r["max_rel"] for r in runs)
+    fig, (ax,) = _new_figure("Two flows, access 10 and 20 Mbps, bottleneck BW, RTT 100 ms: share of flow 1 at "
+                             "equilibrium")
+    bws = np.linspace(5, 35, 121)
+    for avail, style in (("paper", "-"), ("measured", "--")):
+        sh = []
+        for BW in bws:
+            K = [pps(min(10, BW)), pps(min(20, BW))]
+            x = equilibrium(pps(BW), (0.1, 0.1), K=K, available=avail)["rate_pps"]
+            sh.append(x[0] / x.sum())
+        ax.plot(bws, sh, style, label=f"flow law, A {'from eq. (17)' if avail == 'paper' else 'measured'}")
+    ax.plot(bws, [min(10, b) / (min(10, b) + min(20, b)) for b in bws], ":", color="k", label="eq. (27)")
+    ax.set_xlabel("bottleneck bandwidth BW (Mbps)")
+    ax.set_ylabel("share of flow 1 (bw_1 = 10 Mbps)")
+    ax.legend()
+    figs = save_figure(fig, figdir, "symbiosis_eq27")
     readings = [
         Reading("A from eq. (17) (the law as written)", "fails",
                 f"share of flow 1 differs from eq. (27) by up to {wp:.3f}; e.g. K = 10/20 Mbps, BW 15: "
@@ -1093,7 +1152,7 @@ def _eq27(figdir):
                   f"{ex['share1']:.3f} instead of {ex['eq27_share1']:.3f} at K = 10/20 Mbps, BW = 15 Mbps (gamma {g}).  "
                   "It holds exactly if A is measured from the actual rates and the RTTs are equal.",
                   readings=readings, corrected={"statement": corr, "verdict": "holds" if cv < 1e-3 else "fails",
-                                                "runs": runs, "max_rel_err": cv},
+                                                "runs": runs, "max_rel_err": cv}, figures=figs,
                   run="Symbiosis.equilibrium on dumbbells; ecocc simulate for the corrected statement")
 
 
