@@ -27,7 +27,11 @@ EQ_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(EQ_CASES))
+SLOW_CASES = ("cross traffic", "measured available")  # ~3 s of CPU each: under `pytest -m slow`
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c
+                                  for c in EQ_CASES])
 def test_equilibrium_unequal_K_matches_run(case):
     rtts, K, cross, avail = EQ_CASES[case]
     cr = [CrossTraffic("bottleneck", rate_pps=cross)] if cross else []
@@ -167,8 +171,7 @@ def test_sec3C_eps_limit_counterexample_and_corrected_statement():
     c = symbiosis_critical_eps(0.9, 5, rtt_s=1.0)
     g = 0.9 * 4
     assert c == pytest.approx((1 + 4 * 0.9) * np.log(g / (g - 1)), rel=1e-9)  # the corrected closed form
-    r = _rec("symbiosis.sec3C")
-    assert r.verdict == "fails" and r.corrected["verdict"] == "holds"
+    assert 0.5 < c / 1.95 < 1.0  # so eps = 1.95 /s crosses it between the two RTTs run above (0.77 s)
 
 
 def test_reno_areas_and_lambda():
