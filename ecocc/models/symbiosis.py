@@ -132,13 +132,15 @@ class Symbiosis(NetworkModel):
             capped = np.full(n, not oversubscribed)
         else:
             order = np.argsort(-K, kind="stable")
+            survives = np.zeros(n, dtype=bool)
+            D = 0.0
             for m in range(n, 0, -1):
                 top = order[:m]
                 D = (K[top].sum() - (C - c)) / (1 - g + m * g)
                 if K[top].min() - g * D > 0:
+                    survives[top] = True
                     break
-            survives = np.zeros(n, dtype=bool)
-            survives[top] = True
+            # no survivor (cross traffic c >= C leaves nothing): every window dies out
             u = np.where(survives, K - g * D, 0.0)
             capped = np.zeros(n, dtype=bool)
         w = u * tau
