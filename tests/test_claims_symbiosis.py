@@ -209,3 +209,16 @@ def test_every_symbiosis_record_runs():
             r = c.check(None)
             assert r.verdict in ("holds", "approximate", "fails", "not-checkable")
             r.as_dict()
+
+
+def test_fig4_fair_eps_from_the_derived_lambda():
+    K, tau = S.pps(10), 0.05
+    bdp = K * tau
+    e_small, _, _ = S._fair_eps(K, tau, 0.25 * bdp, printed=False)
+    e_large, lo, _ = S._fair_eps(K, tau, 4 * bdp, printed=False)
+    assert np.isfinite(e_small)
+    lam, _ = S.reno_lambda(K, tau, 0.25 * bdp, e_small, printed=False)
+    assert lam == pytest.approx(1.0, abs=1e-6)  # brentq in log eps to 1e-10
+    assert np.isnan(e_large) and lo > 1  # B = 4 BDP: Reno always gets more, for every eps in [1e-3, 1e4] /s
+    e_printed, lo_p, _ = S._fair_eps(K, tau, 0.25 * bdp, printed=True)
+    assert np.isnan(e_printed) and lo_p > 1  # the printed lambda (40x too large at 50 ms) never reaches 1

@@ -98,7 +98,7 @@ def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=Non
 
 
 def first_time(t, cond):
-    """First sample time where ``cond`` holds, linearly interpolated between samples (nan if never)."""
+    """First sample time where ``cond`` holds (nan if never)."""
     idx = np.flatnonzero(cond)
     return float(t[idx[0]]) if idx.size else math.nan
 
