@@ -120,7 +120,7 @@ def _fig1(figdir):
     a2.set_xlabel("step")
     for a in (a1, a2):
         a.set_ylabel("population N")
-        a.legend(fontsize="small", ncol=4)
+        a.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: hides no data
     figs = save_figure(fig, figdir, "iguchi_fig1")
     cont_all_converge = all(abs(v["continuous_final"] - 100) < 1e-4 and v["continuous_max"] <= 100 + 1e-6
                             for v in rows.values())
@@ -455,7 +455,7 @@ def _fig6(figdir):
             ax.plot(t, W[:, j], lw=0.7, label=f"flow {j + 1}")
         ax.set_title(f"available bandwidth {lag} RTT old" if lag else "available bandwidth current (lag 0)")
         ax.set_ylabel("window (packets)")
-        ax.legend(fontsize="small", ncol=5, loc="upper right")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: hides no data
         sel = (t >= 450) & (t < 500 - tau / 2)  # the rounds before the first stop (t = k tau in floating point)
         x = W[sel]
         swing = float(np.max(x.max(axis=0) / x.min(axis=0) - 1))

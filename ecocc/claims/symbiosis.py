@@ -901,7 +901,7 @@ def _sec3C(figdir):
         ax.set_title(f"eps = {e:.1f} /s ({e / c5:.1f} x the critical {c5:.1f} /s); starts 0.7-0.9 x C/5, "
                      "lines overlap once equal", fontsize="small")
         ax.set_ylabel("rate (Mbps)")
-        ax.legend(loc="upper right", fontsize="small", ncol=5)
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: hides no data
     axs[-1].set_xlabel("time (s)")
     figs = save_figure(fig, figdir, "symbiosis_sec3C")
     conv = [v < 0.01 for v in runs.values()]
