@@ -185,7 +185,7 @@ def test_reno_areas_and_lambda():
     assert lp / ld == pytest.approx(2 / tau, rel=1e-12)
     # the cycle model simulated (Reno +1/RTT, eq. 23, both halve at K tau + B) agrees with the derived lambda
     rho_sim, lam_sim, spread = S.reno_cycle_sim(K, tau, B, 1.95)
-    assert spread < 1e-9  # a period-1 cycle
+    assert spread < 5e-3  # a period-1 cycle up to the loss instant's resolution (tau/50): measured 2e-4
     assert rho_sim == pytest.approx(S.reno_rho(K, tau, B, 1.95), abs=5e-3)  # loss resolved to tau/50
     assert lam_sim == pytest.approx(ld, rel=5e-3)  # same resolution; measured 7e-4
     assert _rec("symbiosis.sec3D.sproposed").verdict == "holds"
