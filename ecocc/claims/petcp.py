@@ -234,13 +234,16 @@ def thm2(figdir=None):
     xs = [math.log(pps(p["capacity_mbps"]) / (p["n_flows"] * p["x0_pps"])) for p in pts if p["x0_pps"] == X0]
     ys = [p["t_run_s"] for p in pts if p["x0_pps"] == X0]
     slope, icpt, res = fit_slope(xs, ys)
+    # O(ln(B/(N x0))): t_theta linear in ln(B/(N x0)); judged by the fit's largest residual relative to the mean
+    # t_theta (10 %: a logarithmic law leaves residuals of the size of the neglected constant terms)
+    order_ok = res <= 0.1 * float(np.mean(ys))
     # criterion fixed before computing: 'approximate' if eq. (12) is within 5 % wherever its assumptions hold
     verdict = "approximate" if worst <= 0.05 else "fails"
     readings = [
         Reading("the closed form (12) as an estimate of t_theta, paper's a, b, x0 = 0.1 Mbps, N >= 10",
                 verdict, f"largest relative error {worst:.1%} (eq. 12 overestimates: it drops the additive "
                 f"term a, which dominates while x < a/b = {A / B_GAIN:g} pkt/s = 10 x0)", {"points": paper_pts}),
-        Reading("the order claim O(ln(B/(N x0)))", "holds",
+        Reading("the order claim O(ln(B/(N x0)))", "holds" if order_ok else "fails",
                 f"t_theta from the runs against ln(B/(N x0)): fitted slope {slope:.3f} s (1/b = {1 / B_GAIN:g} s), "
                 f"intercept {icpt:.2f} s, largest residual {res:.2f} s", {"slope_s": slope, "intercept_s": icpt}),
     ]
@@ -313,18 +316,18 @@ def t_eps_eq13(B, N, eps, a=A):
     return B * math.log(1 / (1 - eps)) / (a * N)
 
 
-def t_eps_corrected(B, N, eps, a=A):
-    """Linearised at the new equilibrium (N+1 flows): x_old - x_new decays at rate a (N+1)/B and must fall to
-    (1 - eps) B/(N+1) from about B/N: t = B (ln(1/(1-eps)) + ln(1 + 1/N)) / (a (N+1))."""
-    return B * (math.log(1 / (1 - eps)) + math.log(1 + 1 / N)) / (a * (N + 1))
+def t_eps_corrected(B, N, eps, a=A, x0=X0):
+    """Linearised at the new equilibrium (N+1 flows): x_old - x_new decays at rate a (N+1)/B from B/N - x0 and
+    must fall to (1 - eps) B/(N+1): t = B (ln(1/(1-eps)) + ln((1 + 1/N)(1 - N x0/B))) / (a (N+1))."""
+    return B * (math.log(1 / (1 - eps)) + math.log((1 + 1 / N) * (1 - N * x0 / B))) / (a * (N + 1))
 
 
 def _thm3_grid():
     pts = []
-    for Bm in (10.0, 100.0, 1000.0):
+    for Bm in CAPACITIES_MBPS:
         for N in (3, 10, 100):
             B = pps(Bm)
-            if B / (N * X0) < 10:
+            if B / (N * X0) < 100:   # the theorem assumes B >> N x0
                 continue
             t = petcp_t_eps(B, N, X0, 0.99)
             pts.append({"capacity_mbps": Bm, "n_flows": N, "t_run_s": t, "t_eq13_s": t_eps_eq13(B, N, 0.99),
@@ -361,11 +364,11 @@ def thm3(figdir=None):
                 "N = 3..100, so the O(1/N) correction shows)", {"slope_lnB": sB, "slope_lnN": sN}),
     ]
     return record("petcp.thm3", verdict,
-                  f"Delay-free runs (B = 10 Mbps..1 Gbps, N = 3..100, eps = 99 %): eq. (13) is within {worst_big:.2%} "
+                  f"Delay-free runs (B = 10 Mbps..10 Gbps with B >= 100 N x0, N = 3..100, eps = 99 %): eq. (13) is within {worst_big:.2%} "
                   f"at N = 100 and off by up to {worst_all:.0%} at N = 3. Linearising at the new equilibrium gives the "
                   f"corrected form, within {corr:.2%} of every run.",
                   {"eps": 0.99, "x0_pps": X0, "points": pts}, readings,
-                  {"statement": "t_eps = B (ln(1/(1-eps)) + ln(1 + 1/N)) / (a (N+1))",
+                  {"statement": "t_eps = B (ln(1/(1-eps)) + ln((1 + 1/N)(1 - N x0/B))) / (a (N+1))",
                    "check": f"largest relative error against the runs {corr:.2%}", "holds": corr < 0.02},
                   run="ecocc.claims._huang.petcp_t_eps (LSODA, rtol = atol = 1e-10)")
 
@@ -391,7 +394,7 @@ def ex2(figdir=None):
                   f"153 s is eq. (13) with N = 3; the model takes {t_run:.1f} s (eq. 13 counts N where the decay rate "
                   "has N+1; N = 3 is not N >> 1). Primary reading: 153 s as the fairness time.",
                   {"paper_s": 153, "t_eq13_N3_s": t3, "t_run_s": t_run, "t_corrected_s": tc}, readings,
-                  {"statement": f"about {tc:.0f} s (t_eps = B (ln(1/(1-eps)) + ln(1+1/N))/(a(N+1)), N = 3)",
+                  {"statement": f"about {tc:.0f} s (t_eps = B (ln(1/(1-eps)) + ln((1+1/N)(1 - N x0/B)))/(a(N+1)), N = 3)",
                    "check": f"delay-free run {t_run:.2f} s"},
                   run="ecocc.claims._huang.petcp_t_eps(12500, 3, 12.5, 0.99)")
 
