@@ -507,7 +507,7 @@ def fig5(figdir=None):
 
 @claim("petcp.fig8", f"{SRC} Sec. 5.3, Fig. 8",
        "Robustness: four flows (100 Mbps, RTT 50 ms) with 20 Mbps web traffic converge to 20 Mbps at 10 s; a 40 Mbps "
-       "UDP burst at 100 s: at 110 s they converge to 10 Mbps")
+       "UDP burst at 100 s: at 110 s they converge to 10 Mbps", slow=True)
 def fig8(figdir=None):
     def run():
         from .. import scenarios
