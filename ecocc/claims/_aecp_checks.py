@@ -61,18 +61,22 @@ def _thm1_delay_grid():
 
 
 def _thm1_delay_runs(tau_c):
-    """Engine runs just below and above the critical delay, started 5 % off the equilibrium."""
+    """Engine runs just below and above the critical delay, from x0 = 0.95 C/N, r0 = C/N, empty queue.
+
+    (Starting exactly at x = C/N with an empty queue puts the queue on its projection surface, where the
+    compiled engine stalls at tight tolerances; 5 % below keeps the start clear of it.)
+    """
     out = []
     for Cm in (10.0, 10000.0):
         for N in (2, 50):
             for rtt in (round(0.9 * tau_c, 4), round(1.15 * tau_c, 4)):
                 C = pps(Cm)
-                tr = aecp_engine_run(C, [rtt] * N, 240.0, x0=0.95 * C / N, r0=C / N, output_dt=0.02)
+                tr = aecp_engine_run(C, [rtt] * N, 300.0, x0=0.95 * C / N, r0=C / N, output_dt=0.02)
                 q = tr.queue_pkts[:, 0]
                 early = np.ptp(q[(tr.t_s >= 60) & (tr.t_s < 120)])
-                late = np.ptp(q[tr.t_s >= 180])
+                late = np.ptp(q[tr.t_s >= 240])
                 out.append({"capacity_mbps": Cm, "n_flows": N, "rtt_s": rtt, "queue_p2p_60_120s_pkts": float(early),
-                            "queue_p2p_180_240s_pkts": float(late), "status": tr.status.value})
+                            "queue_p2p_240_300s_pkts": float(late), "status": tr.status.value})
     return out
 
 
@@ -91,15 +95,18 @@ def thm1(figdir, paper):
     tau_c = cached("aecp.critdelay", critical_delay_s, alpha=ALPHA, beta=BETA, T=T_Q)
     nd = cached("aecp.thm1.nodelay", _thm1_nodelay, P=AECP_P, caps=CAPACITIES_MBPS, t=200.0)
     grid = cached("aecp.thm1.delaygrid", _thm1_delay_grid, P=AECP_P, grid=THM1_GRID, n_nodes=24)
-    runs = cached("aecp.thm1.delayruns", lambda: _thm1_delay_runs(tau_c), P=AECP_P, tau_c=tau_c, t=240.0)
+    runs = cached("aecp.thm1.delayruns", lambda: _thm1_delay_runs(tau_c), P=AECP_P, tau_c=tau_c, t=300.0,
+                  x0_frac=0.95, rtol=1e-7)
     g1 = cached("aecp.thm1.rtt1", _thm1_global_delay_run, P=AECP_P, t=300.0)
     # tolerance: after 200 s the slowest delay-free mode (0.5 /s) has decayed by e^{-100}; 1e-6 is LSODA's floor
     nd_ok = all(p["max_rel_rate_err"] < 1e-6 and p["rel_r_err"] < 1e-6 and p["queue_err_pkts"] < 1e-3 for p in nd)
     unstable = [p for p in grid if not p["stable"]]
     pred_ok = all(p["stable"] == (p["rtt_s"] < tau_c) for p in grid)
-    # corrected statement: below tau_c the oscillation shrinks, above it grows (ratio of late/early p2p)
-    corr_ok = all((r["queue_p2p_180_240s_pkts"] < r["queue_p2p_60_120s_pkts"]) == (r["rtt_s"] < tau_c)
-                  for r in runs)
+    # corrected statement: below tau_c the run converges (queue swing over 240-300 s under 2 packets = 2 % of q0,
+    # and shrinking), above it the oscillation is sustained (swing over 240-300 s above q0: the queue empties)
+    conv = lambda r: r["queue_p2p_240_300s_pkts"] < 2.0 and r["queue_p2p_240_300s_pkts"] < r["queue_p2p_60_120s_pkts"]  # noqa: E731
+    sust = lambda r: r["queue_p2p_240_300s_pkts"] > Q0  # noqa: E731
+    corr_ok = all(conv(r) if r["rtt_s"] < tau_c else sust(r) for r in runs)
     readings = [
         Reading("no delay (tau = 0; what the Lyapunov argument covers)", "holds" if nd_ok else "fails",
                 "delay-free eq. (6) from rates spread over 1e-4..10 x C/N and r0 = 1e-3, 1, 100 x C/N, "
@@ -117,8 +124,12 @@ def thm1(figdir, paper):
     corrected = {"statement": f"eq. (6) with alpha = 2, beta = 1, T = 2 is locally asymptotically stable for every "
                               f"capacity and number of synchronous flows iff RTT < {tau_c:.4f} s (= atan(3/4) s; with "
                               "beta = alpha/2, T = 4/alpha: RTT < 2 atan(3/4)/alpha)",
-                 "check": "engine runs 5 % off equilibrium at RTT 0.9 and 1.15 x tau_c, C = 10 Mbps and 10 Gbps, "
-                          "N = 2 and 50: the queue oscillation shrinks below tau_c and grows above it in every run",
+                 "check": "engine runs from x0 = 0.95 C/N, r0 = C/N at RTT 0.9 and 1.15 x tau_c, C = 10 Mbps and "
+                          "10 Gbps, N = 2 and 50; queue peak to peak over 60-120 s -> 240-300 s: "
+                          + ", ".join(f"{r['capacity_mbps']:g} Mbps N={r['n_flows']} RTT {r['rtt_s']:g} s: "
+                                      f"{r['queue_p2p_60_120s_pkts']:.3g} -> {r['queue_p2p_240_300s_pkts']:.3g}"
+                                      for r in runs)
+                          + " (converged: < 2 packets and shrinking; sustained: > q0)",
                  "holds": corr_ok and pred_ok, "runs": runs}
     figs = []
     if figdir is not None:

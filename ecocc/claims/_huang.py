@@ -5,7 +5,8 @@ PE-TCP (000) is eq. (4)-(5).  The papers' proofs ignore the feedback delay,
 so besides runs of the project's DDE engine (:func:`ecocc.simulate`, delay
 kept) this module integrates the **delay-free** equations exactly as printed
 with SciPy's LSODA (``rtol = atol = 1e-10``).  The queue is projected at 0
-(eq. 5: ``q' = X - C`` only while ``q > 0`` or ``X > C``).
+(eq. 5: ``q' = X - C`` only while ``q > 0`` or ``X > C``) by a hybrid integration
+that locates each switch with an event (:func:`solve_projected`).
 
 Units: rates in packets/s, queues in packets, times in seconds.
 """
@@ -34,9 +35,64 @@ def pps(mbps):
     return mbps_to_pps(mbps, PKT_BYTES)
 
 
-def _qdot(q, load, C):
-    d = load - C
-    return d if (q > 0 or d > 0) else 0.0
+class _Sol:
+    """The pieces of a hybrid integration glued together (the subset of ``OdeResult`` the ledger uses)."""
+
+    def __init__(self, t, y, t_events, status):
+        self.t, self.y, self.t_events, self.status = t, y, t_events, status
+
+
+def solve_projected(rhs, y0, t_end, qi, load, C, *, events=None, t_eval=None):
+    """Integrate ``y' = rhs(t, y, queue_free)`` with the queue ``y[qi]`` projected at 0 (eq. 5).
+
+    A hybrid integration: while the queue is positive (``queue_free``) q' = load - C, an event stops the
+    segment when q reaches 0; while it is empty q is held at 0 until the load exceeds C.  Switching is
+    located by events, so LSODA never steps across the discontinuity (stepping across it stalls it).
+    ``events`` are the caller's terminal events ``ev(t, y)``; ``t_events`` holds their times.
+    """
+    events = list(events or [])
+    y = np.asarray(y0, float).copy()
+    t0 = 0.0
+    busy = y[qi] > 0 or load(y) > C
+    T, Y = [t0], [y.copy()]
+    found = [np.empty(0) for _ in events]
+    while t0 < t_end:
+        # switching surfaces offset by a hair (1e-9 packet, 1e-12 C) so that a segment never starts on its own
+        # surface (SciPy's event location needs a strict sign change)
+        if busy:
+            sw = lambda t, yy: yy[qi] + 1e-9  # noqa: E731
+            sw.terminal, sw.direction = True, -1
+        else:
+            sw = lambda t, yy: load(yy) - C * (1 + 1e-12)  # noqa: E731
+            sw.terminal, sw.direction = True, 1
+        te = None if t_eval is None else [x for x in t_eval if t0 <= x <= t_end]
+        sol = solve_ivp(lambda t, yy, b=busy: rhs(t, yy, b), (t0, t_end), y, method="LSODA", rtol=ODE_TOL,
+                        atol=ODE_TOL, events=events + [sw], t_eval=te or None)
+        if sol.status < 0:
+            raise RuntimeError(f"LSODA failed: {sol.message}")
+        if t_eval is None:
+            T.extend(sol.t[1:])
+            Y.extend(sol.y[:, 1:].T)
+        elif te:
+            T.extend(sol.t)
+            Y.extend(np.asarray(sol.y).T)
+        stop = False
+        for k in range(len(events)):
+            if sol.t_events[k].size:
+                found[k] = sol.t_events[k][:1]
+                stop = True
+        if stop or sol.status == 0:
+            break
+        # a switch: restart from the switching state
+        t0 = float(sol.t_events[-1][0])
+        y = sol.y_events[-1][0].copy()
+        if busy:
+            y[qi] = 0.0
+        busy = not busy
+    if t_eval is not None:
+        T, Y = [x for x in T[1:]], Y[1:]
+    return _Sol(np.asarray(T), np.asarray(Y).T if len(Y) else np.empty((len(y), 0)), found,
+                1 if any(f.size for f in found) else 0)
 
 
 # ---------------------------------------------------------------------------
@@ -55,17 +111,18 @@ def aecp_dumbbell_ode(C, x0, r0, t_end, *, alpha=2.0, beta=1.0, T=2.0, q0=100.0,
     w = np.ones_like(x0) if weights is None else np.asarray(weights, float)
     n = x0.size
 
-    def rhs(t, y):
+    def load(y):
+        return float(w @ np.exp(y[:n]))
+
+    def rhs(t, y, busy):
         u, v, q = y[:n], y[n], y[n + 1]
-        x = np.exp(u)
-        load = float(w @ x)
+        X = float(w @ np.exp(u))
         du = alpha * (v - u)
-        dv = beta * (1.0 - (load + (q - q0) / T) / C)
-        return np.concatenate([du, [dv, _qdot(q, load, C)]])
+        dv = beta * (1.0 - (X + (q - q0) / T) / C)
+        return np.concatenate([du, [dv, (X - C) if busy else 0.0]])
 
     y0 = np.concatenate([np.log(x0), [math.log(r0), q_init]])
-    sol = solve_ivp(rhs, (0.0, t_end), y0, method="LSODA", rtol=ODE_TOL, atol=ODE_TOL, events=events,
-                    t_eval=t_eval, dense_output=t_eval is None)
+    sol = solve_projected(rhs, y0, t_end, n + 1, load, C, events=events, t_eval=t_eval)
     sol.x = np.exp(sol.y[:n])
     sol.r = np.exp(sol.y[n])
     sol.q = sol.y[n + 1]
@@ -113,14 +170,15 @@ def thm3_solved(C, N, x0, eps, alpha=2.0):
     return math.log(math.log(C / (N * x0)) / math.log(1 / eps)) / alpha
 
 
-def aecp_engine_run(C, rtts, t_end, *, x0=10.0, r0=None, starts=0.0, stops=math.inf, output_dt=0.01, **params):
+def aecp_engine_run(C, rtts, t_end, *, x0=10.0, r0=None, starts=0.0, stops=math.inf, output_dt=0.01, rtol=1e-7,
+                    **params):
     """A run of the project's DDE engine (compiled AECP kernel, feedback delay = RTT)."""
     from ..network import dumbbell
     from ..simulate import simulate
     kw = {} if r0 is None else {"r0_pps": r0}
     kw.update(params)
     net = dumbbell(C, list(rtts), initial_rate_pps=x0, starts_s=starts, stops_s=stops)
-    return simulate(net, "aecp", t_end_s=t_end, output_dt_s=output_dt, engine="numba", **kw)
+    return simulate(net, "aecp", t_end_s=t_end, output_dt_s=output_dt, engine="numba", rtol=rtol, **kw)
 
 
 # ---------------------------------------------------------------------------
@@ -134,15 +192,16 @@ def petcp_dumbbell_ode(B, x0, t_end, *, a=125.0, b=1.0, T=0.01, q_init=0.0, even
     w = np.ones_like(x0) if weights is None else np.asarray(weights, float)
     n = x0.size
 
-    def rhs(t, y):
+    def load(y):
+        return float(w @ y[:n])
+
+    def rhs(t, y, busy):
         x, q = y[:n], y[n]
         X = float(w @ x)
         dx = a + b * x * (1.0 - (X + q / T) / B)
-        return np.concatenate([dx, [_qdot(q, X, B)]])
+        return np.concatenate([dx, [(X - B) if busy else 0.0]])
 
-    sol = solve_ivp(rhs, (0.0, t_end), np.concatenate([x0, [q_init]]), method="LSODA", rtol=ODE_TOL,
-                    atol=ODE_TOL, events=events, t_eval=t_eval, dense_output=t_eval is None)
-    return sol
+    return solve_projected(rhs, np.concatenate([x0, [q_init]]), t_end, n, load, B, events=events, t_eval=t_eval)
 
 
 def petcp_t_theta(B, N, x0, theta, **P):
