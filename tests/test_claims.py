@@ -103,7 +103,7 @@ def test_petcp_parameter_guideline_holds():
     r = one("petcp.sec4.3")
     assert r.verdict == "holds"
     tb = r.evidence["t_theta_s_by_b"]
-    assert tb["0.5"] > tb["1.0"] > tb["2.0"]
+    assert tb["0.5"] > tb["1"] > tb["2"]
 
 
 @pytest.mark.slow
@@ -133,7 +133,7 @@ def test_petcp_fig3_and_robustness():
 def test_theorem3_counterexample_and_solved_form(paper):
     r = one(f"{paper}.thm3")
     assert r.verdict == "fails"
-    for p in r.evidence["points"]:
+    for p in r.readings[0].evidence["points"]:
         C = p["capacity_mbps"] * 125.0
         g0 = C / (p["n_flows"] * 10.0)
         # eq. (31) solved: ln g(t) = ln g0 e^{-alpha t}; g = 1/eps at t = ln(ln g0 / ln(1/eps)) / alpha

@@ -417,7 +417,8 @@ def sec4_3(figdir=None):
                   f"b = 0.5/1/2; t_eps = {tep[62.5]:.1f}/{tep[125.0]:.1f}/{tep[250.0]:.1f} s for a = 0.5/1/2 Mbps/s. "
                   f"q*/N = aT/b = {q_per_flow:g} packet per flow ({5 * q_per_flow:g} packets for 5 flows, "
                   f"{5 * q_per_flow / bdp_5flows:.1%} of the 100 Mbps x 50 ms BDP).",
-                  {"t_theta_s_by_b": tth, "t_eps_s_by_a": tep, "q_star_per_flow_pkts": q_per_flow},
+                  {"t_theta_s_by_b": {f"{k:g}": v for k, v in tth.items()},
+                   "t_eps_s_by_a_pps2": {f"{k:g}": v for k, v in tep.items()}, "q_star_per_flow_pkts": q_per_flow},
                   run="ecocc.claims._huang.petcp_t_theta / petcp_t_eps")
 
 
