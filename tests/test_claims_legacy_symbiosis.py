@@ -12,6 +12,7 @@ def _rec(cid):
     return r
 
 
+@pytest.mark.slow  # ~50 s: a 300 s Symbiosis run
 def test_queue_eq20():
     r = _rec("symbiosis.eq20")
     # (n-1)(1-gamma) K tau / (1+(n-1) gamma) with K tau = 8333.3 pkt/s * 0.06 s = 500 packets

@@ -25,7 +25,6 @@ def run(script):
     return fails, follows, out.stdout
 
 
-@pytest.mark.slow  # ~30-60 s of SymPy on this shared machine
 def test_lyapunov_argument_of_theorem1():
     fails, follows, out = run("aecp_theorem1_lyapunov.py")
     assert fails == [
@@ -42,7 +41,7 @@ def test_lyapunov_argument_of_theorem1():
     assert "WHAT THE ARGUMENT ESTABLISHES" in out
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # ~75 s: SymPy dsolve
 def test_convergence_times_cltcp_aecp():
     fails, follows, _ = run("aecp_convergence_time.py")
     assert fails == [
@@ -57,7 +56,6 @@ def test_convergence_times_cltcp_aecp():
     assert len(follows) >= 10
 
 
-@pytest.mark.slow
 def test_petcp_derivations():
     fails, follows, _ = run("petcp_derivations.py")
     assert fails == [

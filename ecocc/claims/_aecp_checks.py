@@ -582,23 +582,30 @@ def _convergence_run(Cm):
 
 def fig6(figdir, paper, Cm):
     out = cached(f"{paper}.fig6", lambda: _convergence_run(Cm), P=AECP_P, C=Cm, t=400.0)
-    buf = 10e6 / 1000 if paper == "cltcp" else pps(Cm) * 0.1  # CLTCP: 10 MB; AECP: BDP at 100 ms RTT (our choice)
+    # buffers: CLTCP 10 MB = 10000 packets; AECP 'the product of bandwidth and delay', read as C x 100 ms (the
+    # RTTs are 50-400 ms; our choice, stated in the reading)
+    buf = 10e6 / 1000 if paper == "cltcp" else pps(Cm) * 0.1
     # tolerance: 1 % of the fair share 10 s after each join/leave (the slowest mode at 400 ms decays at ~0.3 /s)
     fair = all(w["max_rel_dev_from_C_over_n"] < 0.01 for w in out["windows"])
     full = all(w["utilization"] > 0.99 for w in out["windows"])
+    noloss = out["max_queue_pkts"] <= buf
     readings = [
         Reading("max-min fairness independent of RTT", "holds" if fair else "fails",
                 "largest deviation from C/n in the last 10 s before each change: "
                 + ", ".join(f"{w['max_rel_dev_from_C_over_n']:.1e}" for w in out["windows"]), {}),
-        Reading("full utilization", "holds" if full else "fails",
+        Reading("full utilization" + ("" if paper == "cltcp" else " (not claimed by AECP Sec. 6.1; for information)"),
+                "holds" if full else "fails",
                 "utilization: " + ", ".join(f"{w['utilization']:.4f}" for w in out["windows"]), {}),
-        Reading("zero packet loss (fluid, buffer as in the paper)",
-                "holds" if out["max_queue_pkts"] <= buf else "fails",
-                f"largest fluid queue {out['max_queue_pkts']:.0f} packets against a buffer of {buf:.0f} packets", {}),
+        Reading("zero packet loss, fluid tail drop" + ("" if paper == "cltcp" else
+                                                       " (not claimed by AECP Sec. 6.1; for information)"),
+                "holds" if noloss else "fails",
+                f"largest fluid queue {out['max_queue_pkts']:.0f} packets (when a flow joins, x0 = 10 pkt/s, r0 = C/4: "
+                f"our choices) against a buffer of {buf:.0f} packets "
+                + ("(10 MB)" if paper == "cltcp" else "(C x 100 ms)"), {}),
         Reading("zero packet loss in ns-2", "not-checkable",
                 "packet-level effect; the ns-3 comparison of issue 12 (`ecocc compare`) can settle it", {}),
     ]
-    v = "holds" if fair and full else "fails"
+    v = "holds" if fair and (paper != "cltcp" or (full and noloss)) else "fails"
     return (v, f"Engine run of the experiment ({Cm:g} Mbps, RTT 50/100/200/400 ms, joins at 0/50/100/150 s, leaves at "
                "400/350/300/250 s, x0 = 10 pkt/s, r0 = C/4: our choices).", out, readings, None, [])
 
