@@ -137,11 +137,15 @@ def thm1(figdir, paper):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(6, 4))
+        styles = iter([("o", 11, "-"), ("s", 8, "--"), ("^", 6, "-."), ("x", 5, ":")])
         for Cm in THM1_GRID["caps_mbps"]:
             for N in THM1_GRID["n_flows"]:
+                mk, ms, ls = next(styles)
                 pts = [p for p in grid if p["capacity_mbps"] == Cm and p["n_flows"] == N]
-                ax.plot([p["rtt_s"] for p in pts], [p["rightmost_root_per_s"] for p in pts], "o-",
-                        label=f"C = {Cm:g} Mbps, N = {N}")
+                ax.plot([p["rtt_s"] for p in pts], [p["rightmost_root_per_s"] for p in pts], marker=mk, ms=ms,
+                        ls=ls, mfc="none", label=f"C = {Cm:g} Mbps, N = {N}")
+        ax.text(0.02, 0.95, "the four curves coincide: L(s) contains neither C nor N", transform=ax.transAxes,
+                fontsize=7, va="top")
         ax.axhline(0, color="k", lw=0.8)
         ax.axvline(tau_c, color="r", ls="--", label=f"critical delay {tau_c:.4f} s")
         ax.set_xlabel("round-trip time (s)")
@@ -273,6 +277,15 @@ def thm2(figdir, paper):
                             "t_theta: " + ", ".join(f"{r['capacity_mbps']:g} Mbps {r['reading']}: {r['t_theta_s']:.3f} s "
                                                     f"(bounds {max(r['t1_s'], r['t2_s']):.2f}..{r['t1_s'] + r['t2_s']:.2f})"
                                                     for r in dl), {"runs": dl}))
+    # the order claim O(ln(C/N)): t_theta linear in ln(C/(N x0)) (reading r0 = x0, the sigmoid start); judged by
+    # the fit's largest residual relative to the mean t_theta (10 %, as for PE-TCP's Theorem 2)
+    sel = [r for r in rows if r["reading"] == "r0=x0"]
+    xs = [math.log(pps(r["capacity_mbps"]) / (r["n_flows"] * X0)) for r in sel]
+    ys = [r["t_theta_s"] for r in sel]
+    slope, icpt, res = fit_slope(xs, ys)
+    readings.append(Reading("the order claim O(ln(C/N))", "holds" if res <= 0.1 * float(np.mean(ys)) else "fails",
+                            f"t_theta (r0 = x0, no delay) against ln(C/(N x0)): fitted slope {slope:.3f} s, intercept "
+                            f"{icpt:.2f} s, largest residual {res:.3f} s", {"slope_s": slope, "intercept_s": icpt}))
     ex = lower_fail[0] if lower_fail else None
     figs = []
     if figdir is not None:

@@ -166,11 +166,13 @@ def thm1(figdir=None):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(6, 4))
-        for N, mk in ((1, "o"), (100, "^")):
+        styles = iter([("o", 11, "-"), ("s", 8, "--"), ("^", 6, "-."), ("x", 5, ":")])
+        for N in DELAY_GRID["n_flows"]:
             for Bm in DELAY_GRID["caps_mbps"]:
+                mk, ms, ls = next(styles)
                 pts = [p for p in dl["points"] if p["n_flows"] == N and p["capacity_mbps"] == Bm]
-                ax.semilogx([p["rtt_s"] for p in pts], [p["rightmost_root_per_s"] for p in pts], marker=mk,
-                            label=f"N={N}, B={Bm:g} Mbps")
+                ax.semilogx([p["rtt_s"] for p in pts], [p["rightmost_root_per_s"] for p in pts], marker=mk, ms=ms,
+                            ls=ls, mfc="none", label=f"N={N}, B={Bm:g} Mbps")
         ax.axhline(0, color="k", lw=0.8)
         ax.set_xlabel("round-trip time (s)")
         ax.set_ylabel("real part of rightmost root (1/s)")
