@@ -117,6 +117,10 @@ def test_petcp_theorem1_holds_as_printed_fails_with_delay():
     lo, hi = dl.evidence["run_100mbps_5flows_50ms"]["queue_range_pkts_40_60s"]
     assert hi - lo > 1.0   # still oscillating by more than a packet after 40 s
     assert r.verdict == "holds"
+    # corrected statement: stable iff RTT < the loop's delay margin at (B, N), at every grid point
+    for p in dl.evidence["grid"]["points"]:
+        assert p["stable"] == (p["rtt_s"] < p["critical_delay_s"])
+    assert r.corrected["holds"]
 
 
 @pytest.mark.slow
