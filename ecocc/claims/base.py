@@ -157,10 +157,11 @@ _DIGEST: str | None = None
 
 
 def code_digest() -> str:
-    """SHA-256 over every ``.py`` file of the ecocc package and the NumPy/SciPy versions.
+    """SHA-256 over every ``.py`` and ``.toml`` file of the ecocc package and the NumPy/SciPy versions.
 
-    Any change to a model, solver, network, claims module or library version
-    changes the digest, so a cached result never survives a code change.
+    Any change to a model, solver, network, claims module, shipped scenario or
+    library version changes the digest, so a cached result never survives a
+    code change.
     """
     global _DIGEST
     if _DIGEST is None:
@@ -170,7 +171,7 @@ def code_digest() -> str:
         import scipy
         root = Path(__file__).resolve().parents[1]
         h = hashlib.sha256(f"numpy {numpy.__version__} scipy {scipy.__version__}".encode())
-        for p in sorted(root.rglob("*.py")):
+        for p in sorted([*root.rglob("*.py"), *root.rglob("*.toml")]):  # code and shipped scenarios
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
         _DIGEST = h.hexdigest()
