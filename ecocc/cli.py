@@ -129,31 +129,6 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         sys.exit(3)
 
 
-@main.command("claims")
-@click.option("--only", "only", multiple=True, metavar="ID", help="Check only these claim ids (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
-@click.option("--list", "list_only", is_flag=True, help="List the claim ids and statements without running them.")
-def claims_cmd(only, as_json, list_only):
-    """Check the papers' claims against numeric runs and print the verdicts."""
-    from . import claims
-    for cid in only:
-        if cid not in claims.REGISTRY:
-            raise click.BadParameter(f"{cid!r} is not allowed: one of {sorted(claims.REGISTRY)}", param_hint="--only")
-    if list_only:
-        for c in claims.REGISTRY.values():
-            click.echo(f"{c.id:22s} [{c.paper}] {c.statement}")
-        return
-    results = claims.evaluate(list(only) or None, progress=None if as_json else lambda i: click.echo(f"checking {i} ...", err=True))
-    if as_json:
-        click.echo(json.dumps([r.as_dict() for r in results], indent=2))
-        return
-    for r in results:
-        click.echo(f"{r.id:22s} {r.verdict.upper():13s} {r.statement}")
-        click.echo(f"{'':22s} run: {r.run}")
-        if r.notes:
-            click.echo(f"{'':22s} note: {r.notes}")
-
-
 @main.command("sweep")
 @click.argument("scenario")
 @click.option("--axis", "axes", multiple=True, required=True, metavar="NAME=VALUES",
@@ -189,6 +164,9 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
     if res.interrupted:
         sys.exit(130)
 
+
+from .cli_claims import claims_cmd  # noqa: E402  (ecocc.cli_claims)
+main.add_command(claims_cmd)
 
 try:  # stability commands (ecocc.cli_stability)
     from .cli_stability import margins, sim_map, stability_map  # noqa: E402

@@ -140,3 +140,80 @@ def rel_err(a: float, b: float) -> float:
     if b == 0:
         return 0.0 if a == 0 else math.inf
     return abs(a - b) / abs(b)
+
+
+def first_time(t, cond) -> float:
+    """First time ``t[k]`` (s) where ``cond[k]`` holds; NaN if never."""
+    import numpy as np
+    idx = np.flatnonzero(cond)
+    return float(t[idx[0]]) if idx.size else math.nan
+
+
+# ---------------------------------------------------------------------------
+# On-disk cache of expensive evidence, keyed by everything that determines it
+# ---------------------------------------------------------------------------
+
+_DIGEST: str | None = None
+
+
+def code_digest() -> str:
+    """SHA-256 over every ``.py`` and ``.toml`` file of the ecocc package and the NumPy/SciPy versions.
+
+    Any change to a model, solver, network, claims module, shipped scenario or
+    library version changes the digest, so a cached result never survives a
+    code change.
+    """
+    global _DIGEST
+    if _DIGEST is None:
+        import hashlib
+        from pathlib import Path
+        import numpy
+        import scipy
+        root = Path(__file__).resolve().parents[1]
+        h = hashlib.sha256(f"numpy {numpy.__version__} scipy {scipy.__version__}".encode())
+        for p in sorted([*root.rglob("*.py"), *root.rglob("*.toml")]):  # code and shipped scenarios
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+        _DIGEST = h.hexdigest()
+    return _DIGEST
+
+
+def cache_dir():
+    """The cache directory: ``$ECOCC_CLAIMS_CACHE`` or ``~/.cache/ecocc/claims``; ``None`` if set to ``off``."""
+    import os
+    from pathlib import Path
+    env = os.environ.get("ECOCC_CLAIMS_CACHE")
+    if env and env.lower() in ("off", "0", "no", "false"):
+        return None
+    return Path(env) if env else Path.home() / ".cache" / "ecocc" / "claims"
+
+
+def cached(name: str, fn: Callable, **key):
+    """``fn()`` (a JSON-able value), cached on disk under ``name`` and ``key``.
+
+    The cache key is the code digest (:func:`code_digest`), ``name`` and
+    every keyword (parameters, grid, solver settings), so a cached value is
+    reused only for the same code, the same parameters and the same solver
+    settings.  Files are written atomically.  Set ``ECOCC_CLAIMS_CACHE=off``
+    to disable.
+    """
+    import hashlib
+    import json
+    import os
+    d = cache_dir()
+    if d is None:
+        return fn()
+    blob = json.dumps({"name": name, "code": code_digest(), "key": key}, sort_keys=True, default=repr)
+    path = d / f"{name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}.json"
+    if path.exists():
+        try:
+            return json.loads(path.read_text())["value"]
+        except (ValueError, KeyError, OSError):
+            pass
+    value = fn()
+    from ..results import _jsonable
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"key": json.loads(blob), "value": _jsonable(value)}))
+    os.replace(tmp, path)
+    return json.loads(json.dumps(_jsonable(value)))

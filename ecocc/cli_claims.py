@@ -1,0 +1,104 @@
+"""``ecocc claims``: check the papers' claims and print, export or report the verdicts."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+def _table(records) -> list[str]:
+    lines = [f"{'id':24s} {'verdict':13s} statement"]
+    for r in records:
+        lines.append(f"{r.id:24s} {r.verdict:13s} {r.statement}")
+    return lines
+
+
+def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
+    """Write ``out_dir/claims.md``: per-paper verdict counts, then each record with its evidence and figures."""
+    from .claims import VERDICTS, counts
+    from .claims.base import PAPERS, SEEDS
+    out_dir.mkdir(parents=True, exist_ok=True)
+    c = counts(records)
+    L = ["# ecocc claims ledger", "",
+         "Verdicts are about each statement as printed, under the paper's own model: holds, approximate (true within "
+         "the paper's own stated approximation; error given), fails (counterexample given; corrected statement "
+         "checked where derivable), not-checkable (needs what a fluid model lacks).", "",
+         "| paper | seed | " + " | ".join(VERDICTS) + " | total |", "|---|---|" + "---|" * (len(VERDICTS) + 1)]
+    for p in PAPERS:
+        if p in c:
+            L.append(f"| {p} | {SEEDS[PAPERS[p]]} | " + " | ".join(str(c[p][v]) for v in VERDICTS)
+                     + f" | {sum(c[p].values())} |")
+    L.append("")
+    for r in records:
+        L += [f"## `{r.id}` — **{r.verdict}**", "", f"*Source:* {r.source}", "", f"*Statement:* {r.statement}", "",
+              r.detail, ""]
+        if r.readings:
+            L += ["| reading | verdict | evidence |", "|---|---|---|"]
+            for rd in r.readings:
+                L.append(f"| {rd.name} | {rd.verdict} | {rd.detail.replace('|', '/')} |")
+            L.append("")
+        if r.corrected:
+            L += [f"*Corrected statement:* {r.corrected.get('statement')} — check: {r.corrected.get('check')}", ""]
+        for f in r.figures:
+            if f.endswith(".png"):
+                L += [f"![{r.id}]({figdir_name}/{f})", ""]
+        if r.run:
+            L += [f"*Reproduce:* `ecocc claims --only {r.id}`; {r.run}", ""]
+        ev = json.dumps(r.as_dict()["evidence"], indent=1)
+        if len(ev) > 4000:
+            ev = ev[:4000] + "\n... (truncated; full evidence in claims.json)"
+        L += ["<details><summary>evidence</summary>", "", "```json", ev, "```", "", "</details>", ""]
+    path = out_dir / "claims.md"
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text("\n".join(L))
+    tmp.replace(path)
+    (out_dir / "claims.json").write_text(json.dumps([r.as_dict() for r in records], indent=1))
+    return path
+
+
+@click.command("claims")
+@click.option("--only", "only", multiple=True, metavar="ID", help="Check only this claim id (repeatable).")
+@click.option("--paper", "papers", multiple=True, metavar="NAME",
+              help="Check only this paper's claims (petcp, cltcp, symbiosis, iguchi, aecp; repeatable).")
+@click.option("--slow", "include_slow", is_flag=True, help="Also run the claims marked slow.")
+@click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
+@click.option("--list", "list_only", is_flag=True, help="List the claim ids and statements without running them.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None,
+              help="Write a Markdown report (claims.md, claims.json, figures/ in PNG and PDF) into this directory.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def claims_cmd(only, papers, include_slow, as_json, list_only, report_dir, quiet):
+    """Check the papers' claims against analysis and numeric runs and print the verdicts."""
+    from . import claims
+    chosen = claims.select(list(only) or None, list(papers) or None, include_slow)
+    if list_only:
+        for c in chosen:
+            click.echo(f"{c.id:24s} {'(slow) ' if c.slow else ''}{c.statement}")
+        return
+    from tqdm.auto import tqdm
+    bar = tqdm(total=len(chosen), unit="claim", disable=quiet, leave=False)
+
+    def progress(cid):
+        bar.set_description(cid)
+        bar.update(0)
+
+    figdir = Path(report_dir) / "figures" if report_dir else None
+    records = []
+    try:
+        for c in chosen:
+            progress(c.id)
+            records += claims.evaluate([c.id], figdir=figdir)
+            bar.update(1)
+    finally:
+        bar.close()
+    if report_dir:
+        path = write_report(records, Path(report_dir))
+        click.echo(f"wrote {path}", err=True)
+    if as_json:
+        click.echo(json.dumps([r.as_dict() for r in records], indent=2))
+        return
+    for line in _table(records):
+        click.echo(line)
+    click.echo("")
+    for p, d in claims.counts(records).items():
+        click.echo(f"{p}: " + ", ".join(f"{v} {k}" for k, v in d.items()))
