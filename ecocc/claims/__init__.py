@@ -11,22 +11,9 @@ settings (:func:`base.cached`).
 """
 from __future__ import annotations
 
-import importlib
-
 from .base import (KINDS, PAPERS, REGISTRY, SEEDS, VERDICTS, Claim, Reading, Record, cached, claim,  # noqa: F401
                    record)
-
-# paper modules; a module another helper has not written yet is skipped.  ``symbiosis`` comes before
-# ``_legacy_symbiosis`` so that its records supersede the legacy ones with the same ids.
-_MODULES = ("petcp", "cltcp", "symbiosis", "iguchi", "aecp", "_legacy_symbiosis")
-LOADED: list[str] = []
-for _m in _MODULES:
-    try:
-        importlib.import_module(f"{__name__}.{_m}")
-        LOADED.append(_m)
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"{__name__}.{_m}":
-            raise
+from . import aecp, cltcp, iguchi, petcp, symbiosis  # noqa: F401,E402  (each registers its paper's records)
 
 
 def select(ids=None, papers=None, include_slow=False) -> list[Claim]:
