@@ -35,8 +35,10 @@ class LoopAnalysis:
     margins : MarginResult
     roots : CharacteristicRoots
     consistent : bool
-        Whether the frequency-domain verdict equals the root verdict.
+        Whether the frequency-domain verdict equals the root verdict (a
+        stable root verdict needs the certified root count).
     status : str
+        ``"ok"``, ``"inconsistent"`` or ``"uncertain"`` (roots not certified).
     messages : tuple of str
     """
 
@@ -62,11 +64,12 @@ class LoopAnalysis:
                 "phase_crossover_rad_s": m.phase_crossover_rad_s, "delay_margin_s": m.delay_margin_s,
                 "critical_delay_s": m.critical_delay_s, "stable": m.stable,
                 "rightmost_root_per_s": [rm.real, rm.imag], "root_residual": float(self.roots.residuals[0])
-                if self.roots.residuals.size else math.nan,
+                if self.roots.residuals.size else math.nan, "root_status": self.roots.status,
+                "roots_certified_right_of_per_s": self.roots.certified_right_of_per_s,
                 "consistent": self.consistent, "status": self.status, "messages": list(self.messages)}
 
 
-def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=40, **params) -> LoopAnalysis:
+def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=None, **params) -> LoopAnalysis:
     """Linearize ``model`` (N synchronous flows, one link) and analyse it.
 
     Parameters
@@ -89,12 +92,20 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
     mr = margins(rl)
     roots = characteristic_roots(rl.A0, [rl.A1], [rtt], n_nodes=n_nodes)
-    consistent = (roots.status != "unconverged") and (roots.stable == mr.stable)
     msgs = list(lp.messages) + list(mr.messages) + list(roots.messages)
-    if not consistent:
+    if roots.certified:
+        consistent = roots.stable == mr.stable
+        status = "ok" if consistent else "inconsistent"
+    elif roots.status == "uncertain" and roots.rightmost_per_s.real > 0:
+        consistent = not mr.stable   # a converged right-half-plane root: unstable without a count
+        status = "ok" if consistent else "inconsistent"
+    else:
+        consistent, status = False, "uncertain"
+        msgs.append(f"characteristic roots {roots.status}: the root verdict is not certified")
+    if status == "inconsistent":
         msgs.append(f"frequency verdict stable={mr.stable} but rightmost root {roots.rightmost_per_s:.4g}")
     return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, str(lp.L), mr, roots, consistent,
-                        "ok" if consistent else "inconsistent", tuple(msgs))
+                        status, tuple(msgs))
 
 
 @dataclass(frozen=True)

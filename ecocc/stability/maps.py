@@ -21,7 +21,7 @@ def _unit(name):
 
 def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
                   y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
-                  simulate_points=(), sim_t_end_s=60.0, n_nodes=30, **params):
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, **params):
     """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
 
     Parameters
@@ -42,7 +42,8 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     xarray.Dataset
         Variables on (y, x): ``stable``, ``phase_margin_deg``,
         ``delay_margin_s``, ``critical_delay_s``, ``crossover_rad_s``,
-        ``rightmost_real_per_s``, ``consistent``; on ``sample``:
+        ``rightmost_real_per_s``, ``consistent`` (root and frequency verdicts
+        agree), ``roots_certified``; on ``sample``:
         ``sample_x``, ``sample_y``, ``sim_decays``, ``sim_growth_per_s``,
         ``predicted_stable``.
     """
@@ -53,7 +54,7 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     shape = (ys.size, xs.size)
     out = {k: np.full(shape, np.nan) for k in ("phase_margin_deg", "delay_margin_s", "critical_delay_s",
                                                 "crossover_rad_s", "rightmost_real_per_s")}
-    stable = np.zeros(shape, bool); cons = np.zeros(shape, bool)
+    stable = np.zeros(shape, bool); cons = np.zeros(shape, bool); cert = np.zeros(shape, bool)
 
     def point(xv, yv):
         kw = dict(n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps, **params)
@@ -71,10 +72,11 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
             out["critical_delay_s"][i, j] = m.critical_delay_s
             out["crossover_rad_s"][i, j] = m.crossover_rad_s
             out["rightmost_real_per_s"][i, j] = a.roots.rightmost_per_s.real
-            stable[i, j] = m.stable; cons[i, j] = a.consistent
+            stable[i, j] = m.stable; cons[i, j] = a.consistent; cert[i, j] = a.roots.certified
     dims = ("y", "x")
     ds = xr.Dataset({k: (dims, v) for k, v in out.items()}, coords={"x": xs, "y": ys})
     ds["stable"] = (dims, stable); ds["consistent"] = (dims, cons)
+    ds["roots_certified"] = (dims, cert, {"long_name": "rightmost root certified by the argument-principle count"})
     units = {"phase_margin_deg": "deg", "delay_margin_s": "s", "critical_delay_s": "s", "crossover_rad_s": "rad/s",
              "rightmost_real_per_s": "1/s"}
     for k, u in units.items():
