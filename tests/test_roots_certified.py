@@ -152,3 +152,25 @@ def test_petcp_network_3s_rtt_unstable_and_oscillates():
     q, t = tr.queue_pkts[:, 0], tr.t_s
     s1, s2 = (np.ptp(q[(t >= a) & (t < a + 10)]) for a in (80.0, 110.0))
     assert s1 > 10 and s2 > 10 and abs(s2 / s1 - 1) < 0.01   # a limit cycle: > 10 packets, not decaying
+
+
+def test_margins_marginal_delay_free_loop_counts_axis_roots_once():
+    # L(s) = (6 s + 12) / (s^3 + 2 s^2) = 6 / s^2 after cancelling (s + 2).  Delay-free closed loop:
+    # D + N = (s + 2)(s^2 + 6), roots -2 and +-j sqrt(6): marginal.  By hand (Nyquist): at w = sqrt(6),
+    # L(jw) = -6 / w^2 = -1 exactly; a delay tau adds phase lag -w tau, so for small tau > 0 the pair
+    # moves right (d(Re s)/d tau = Re(s N e / (D' + N' e - tau N e)) > 0 at s = j sqrt 6, tau = 0);
+    # the next crossing is at tau = 2 pi / sqrt(6) = 2.565 s.  So at tau = 0.2 s: 2 roots in the RHP.
+    m = margins(([6, 12], [1, 2, 0, 0]), 0.2)
+    assert m.n_unstable == 2 and not m.stable
+    assert m.critical_delay_s == 0.0
+    # independently: certified roots of s^2 + 6 exp(-0.2 s) (the cancelled factor s + 2 is stable)
+    r = characteristic_roots([[0.0, 1.0], [0.0, 0.0]], [[[0.0, 0.0], [-6.0, 0.0]]], [0.2])
+    assert r.certified and int(np.sum(r.roots_per_s.real > 0)) == 2
+    assert margins(([6], [1, 0, 0]), 0.2).n_unstable == 2
+    # beyond the second crossing 2.565 s: 4
+    assert margins(([6, 12], [1, 2, 0, 0]), 3.0).n_unstable == 4
+    r3 = characteristic_roots([[0.0, 1.0], [0.0, 0.0]], [[[0.0, 0.0], [-6.0, 0.0]]], [3.0])
+    assert r3.certified and int(np.sum(r3.roots_per_s.real > 0)) == 4
+    # at delay 0 the pair is on the axis: marginal, none in the RHP, not called stable
+    m0 = margins(([6, 12], [1, 2, 0, 0]), 0.0)
+    assert m0.n_unstable == 0 and not m0.stable and m0.status == "marginal"
