@@ -51,8 +51,11 @@ def _parse_sets(model, sets):
 
 
 def _clean(v):
+    """JSON-ready: non-finite floats become null (JSON has no inf/NaN), tuples lists, NumPy scalars Python."""
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
-        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return None
     if isinstance(v, dict):
         return {k: _clean(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -140,6 +143,7 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
 
 #: simulate_map argument -> sim-map option, for error messages
 _MAP_OPTIONS = {"x_name": "--x", "y_name": "--y", "t_end_s": "--t-end-s", "window_s": "--window-s",
+                "decay_ratio": "--decay-ratio",
                 "swing_threshold_pkts": "--threshold-pkts", "engine": "--engine"}
 
 
@@ -181,7 +185,10 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="Final window over which the queue swing is measured (s; default: the scenario's summary window, "
                    "else a tenth of --t-end-s).")
 @click.option("--threshold-pkts", type=float, default=1.0, show_default=True,
-              help="Stable: every link's queue swings (peak to peak) less than this over the window (packets).")
+              help="Settled: every link's queue swings (peak to peak) less than this over the window (packets).")
+@click.option("--decay-ratio", type=float, default=0.99, show_default=True,
+              help="Decaying (not settled): the largest swing over the last window is below this factor times the "
+                   "one over the window before.  Otherwise: growing or limit cycle.")
 @click.option("--engine", type=click.Choice(["numba", "numpy"]), default=None,
               help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
                    "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
@@ -193,14 +200,15 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
-def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, engine, rtol,
+def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine, rtol,
             steps_within_delay, as_json, quiet, no_figure):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
     aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
 
-    A point is stable when its run succeeded and every link's queue swings by less than --threshold-pkts over the
-    last --window-s seconds of --t-end-s.  Interrupted with Ctrl-C, the finished points are written; the same
+    A point has settled when its run succeeded and every link's queue swings by less than --threshold-pkts over
+    the last --window-s seconds of --t-end-s; otherwise it is decaying (not settled) when that swing is below
+    --decay-ratio times the swing over the window before, else growing or in a limit cycle.  Interrupted with Ctrl-C, the finished points are written; the same
     command again runs only the missing ones.
     """
     import numpy as np
@@ -234,7 +242,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
                 click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
                            err=True)
     out = Path(out_dir)
-    kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
+    kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, decay_ratio=decay_ratio,
+              engine=engine, rtol=rtol,
               progress=not quiet, overlap=not steps_within_delay, **params)
     previous = None
     if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
@@ -258,9 +267,12 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
     ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
-    stable = ds["stable"].values.astype(bool)
+    regime = ds["regime"].values
     ok = status == "success"
-    counts = {"points": int(status.size), "stable": int(stable.sum()), "not_stable": int((ok & ~stable).sum()),
+    counts = {"points": int(status.size), "settled": int((ok & (regime == 0)).sum()),
+              "decaying_not_settled": int((ok & (regime == 1)).sum()),
+              "growing_or_limit_cycle": int((ok & (regime == 2)).sum()),
+              "not_classified": int((ok & (regime == -1)).sum()),
               "failed": int((~ok & (status != "interrupted")).sum()),
               "interrupted": int((status == "interrupted").sum())}
     statuses, n_status = np.unique(status, return_counts=True)
@@ -275,7 +287,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         "scenario": a["scenario"], "scenario_source": sc.source, "model": a["model"],
         "x": axis(x_name, ds["x"]), "y": axis(y_name, ds["y"]), "counts": counts,
         "status_counts": {str(k): int(n) for k, n in zip(statuses, n_status)},
-        "verdict": a["verdict"], "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
+        "verdict": a["verdict"], "regime_rule": a["regime_rule"], "decay_ratio": float(a["decay_ratio"]),
+        "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
         "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
         "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
         "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
@@ -291,9 +304,12 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     else:
         c = counts
         click.echo(f"{a['scenario']} ({a['model']}): {ds.sizes['y']} x {ds.sizes['x']} points "
-                   f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['stable']} stable, "
-                   f"{c['not_stable']} not stable, {c['failed']} failed, {c['interrupted']} interrupted")
+                   f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['settled']} settled, "
+                   f"{c['decaying_not_settled']} decaying but not settled, {c['growing_or_limit_cycle']} growing or "
+                   f"limit cycle, {c['not_classified']} not classified, {c['failed']} failed, "
+                   f"{c['interrupted']} interrupted")
         click.echo(f"  {a['verdict']}")
+        click.echo(f"  {a['regime_rule']}")
         click.echo("  wrote " + ", ".join(str(out / f) for f in files.values() if f))
     if counts["interrupted"]:
         click.echo("interrupted: the points not reached are marked 'interrupted'", err=True)

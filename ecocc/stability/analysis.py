@@ -123,6 +123,11 @@ class SimDecay:
     amplitude_first, amplitude_last : float
         Max |x - x*| (packets/s) in the second and last quarter.
     status : str
+    regime : str
+        ``"settled"`` (``amplitude_last`` below ``settle_fraction`` of the
+        initial perturbation ``perturbation C/N``), ``"decaying_not_settled"``
+        (``decays`` but not settled), ``"growing_or_limit_cycle"`` (neither),
+        or ``"failed"`` when the run did not succeed.
     """
 
     growth_per_s: float
@@ -130,12 +135,19 @@ class SimDecay:
     amplitude_first: float
     amplitude_last: float
     status: str
+    regime: str = "not_classified"
 
 
 def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t_end_s=60.0,
-                   perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, **params) -> SimDecay:
+                   perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, settle_fraction=0.01,
+                   **params) -> SimDecay:
     """Simulate ``model`` on ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` from
     rates ``(1 + perturbation) C/N`` and judge the decay from the trajectory.
+
+    Three regimes: settled (the last quarter's deviation is below
+    ``settle_fraction`` of the initial perturbation), decaying but not
+    settled (``decays``: the last quarter's deviation is below
+    ``decay_ratio`` times the second quarter's), growing or limit cycle.
     """
     from ..network import dumbbell
     from ..simulate import simulate
@@ -155,4 +167,11 @@ def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t
         g = float(np.polyfit(th[pk], np.log(h[pk]), 1)[0])
     else:
         g = float(np.polyfit(th, np.log(np.maximum(h, 1e-300)), 1)[0])
-    return SimDecay(g, bool(a2 < decay_ratio * a1), a1, a2, str(tr.status))
+    decays = bool(a2 < decay_ratio * a1)
+    if str(getattr(tr.status, "value", tr.status)) != "success":
+        regime = "failed"
+    elif a2 < settle_fraction * perturbation * capacity_pps / n_flows:
+        regime = "settled"
+    else:
+        regime = "decaying_not_settled" if decays else "growing_or_limit_cycle"
+    return SimDecay(g, decays, a1, a2, str(getattr(tr.status, "value", tr.status)), regime)

@@ -45,7 +45,7 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         ``rightmost_real_per_s``, ``consistent`` (root and frequency verdicts
         agree), ``roots_certified``; on ``sample``:
         ``sample_x``, ``sample_y``, ``sim_decays``, ``sim_growth_per_s``,
-        ``predicted_stable``.
+        ``sim_regime``, ``predicted_stable``.
     """
     import xarray as xr
     if x_name == y_name:
@@ -84,16 +84,19 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name))
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name))
     sp = list(simulate_points)
-    sx, sy, dec, gr, pred = [], [], [], [], []
+    sx, sy, dec, gr, pred, reg = [], [], [], [], [], []
     for (xv, yv) in sp:
         kw = point(xv, yv)
         a = analyze(model, n_nodes=n_nodes, **kw)
         nf, rtt, cap = kw.pop("n_flows"), kw.pop("rtt_s"), kw.pop("capacity_pps")
         d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
         sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
+        reg.append(d.regime)
     ds["sample_x"] = ("sample", np.asarray(sx, float)); ds["sample_y"] = ("sample", np.asarray(sy, float))
     ds["sim_decays"] = ("sample", np.asarray(dec, bool)); ds["sim_growth_per_s"] = ("sample", np.asarray(gr, float))
     ds["predicted_stable"] = ("sample", np.asarray(pred, bool))
+    ds["sim_regime"] = ("sample", np.asarray(reg, dtype="U24"), {
+        "long_name": "settled / decaying_not_settled / growing_or_limit_cycle / failed (see simulate_decay)"})
     ds.attrs.update(model=str(model), x_name=x_name, y_name=y_name, n_flows=int(n_flows), capacity_pps=float(capacity_pps),
                     default_rtt_s=float(rtt_s), scenario=f"{model}: {n_flows} synchronous flows, one bottleneck of "
                     f"{capacity_pps:g} packets/s", params=str(params))
@@ -124,11 +127,20 @@ def plot_stability_map(ds, ax=None):
         ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
         handles.append(Line2D([], [], color="m", ls="--", label="critical delay (exact)"))
     if ds.sizes.get("sample", 0):
-        d = ds["sim_decays"].values
-        ax.plot(ds["sample_x"].values[d], ds["sample_y"].values[d], "o", mfc="none", mec="g", ms=9, mew=2)
-        ax.plot(ds["sample_x"].values[~d], ds["sample_y"].values[~d], "x", color="r", ms=9, mew=2)
-        handles += [Line2D([], [], marker="o", mfc="none", mec="g", ls="", label="simulation decays"),
-                    Line2D([], [], marker="x", color="r", ls="", label="simulation does not decay")]
+        if "sim_regime" in ds:
+            reg = ds["sim_regime"].values.astype(str)
+        else:
+            reg = np.where(ds["sim_decays"].values, "decaying_not_settled", "growing_or_limit_cycle")
+        styles = {"settled": ("simulation settles", dict(marker="o", mfc="none", mec="g", mew=2)),
+                  "decaying_not_settled": ("simulation decays, not settled", dict(marker="v", mfc="none", mec="c",
+                                                                                 mew=2)),
+                  "growing_or_limit_cycle": ("simulation grows or cycles", dict(marker="x", color="r", mew=2)),
+                  "failed": ("simulation failed", dict(marker="s", mfc="none", mec="0.4", mew=2))}
+        for key, (label, st) in styles.items():
+            sel = reg == key
+            if sel.any():
+                ax.plot(ds["sample_x"].values[sel], ds["sample_y"].values[sel], ls="", ms=9, **st)
+                handles.append(Line2D([], [], ls="", ms=9, **st, label=f"{label} ({int(sel.sum())})"))
     ax.set_xlabel(f"{ds['x'].attrs.get('long_name', 'x')} ({ds['x'].attrs.get('units', '-')})")
     ax.set_ylabel(f"{ds['y'].attrs.get('long_name', 'y')} ({ds['y'].attrs.get('units', '-')})")
     ax.set_title(f"Linear stability, {ds.attrs.get('scenario', '')}", fontsize=9)
