@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+import numpy as np
 
 from .errors import InputError
 
@@ -63,34 +64,126 @@ def _clean(v):
     return v
 
 
+#: the paper's setting of each model: the shipped scenario whose link, flows and parameters ``margins MODEL`` uses
+PAPER_SCENARIO = {"aecp": "aecp-dumbbell", "cltcp": "cltcp-dumbbell", "petcp": "petcp-dumbbell",
+                  "symbiosis": "symbiosis-join", "reno": "reno-dumbbell"}
+LINEAR_MODELS = SUPPORTED + ("reno",)
+
+
+def linear_setting(target):
+    """Model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
+
+    A model name reads its paper's scenario (:data:`PAPER_SCENARIO`).  The
+    scenario must have one link; with RTTs that differ the loop takes the
+    largest (the most delay-sensitive reading) and says so.
+    Returns a dict (``model``, ``params``, ``n_flows``, ``capacity_pps``,
+    ``rtt_s``, ``scenario``, ``source``, ``packet_bytes``, ``notes``).
+    """
+    from . import scenarios
+    key = str(target).lower()
+    name = PAPER_SCENARIO.get(key, target)
+    sc = scenarios.load(name)
+    if sc.model not in LINEAR_MODELS:
+        raise InputError("scenario model", sc.model, f"one of {', '.join(LINEAR_MODELS)} (a linear loop exists)")
+    net = sc.network
+    if net.n_links != 1:
+        raise InputError("scenario", sc.name, f"a scenario with one bottleneck link for the synchronous loop "
+                         f"(it has {net.n_links}; see ecocc.stability.network_linear for whole networks)")
+    a = net.arrays
+    rtts = np.asarray(a.rtt_s, float)
+    notes = []
+    if np.ptp(rtts) > 0:
+        notes.append(f"the flows' RTTs differ ({rtts.min():g}-{rtts.max():g} s): the synchronous loop takes the "
+                     f"largest, {rtts.max():g} s (--rtt-s to choose another)")
+    if net.cross_traffic:
+        notes.append("the scenario's cross traffic is not in the synchronous loop")
+    if np.any(np.isfinite(a.stop_s)) or np.ptp(a.start_s) > 0:
+        notes.append(f"all {net.n_flows} flows taken as active together (in the scenario they join/leave)")
+    return {"model": sc.model, "params": dict(sc.params), "n_flows": int(net.n_flows),
+            "capacity_pps": float(a.capacity_pps[0]), "rtt_s": float(rtts.max()), "scenario": sc.name,
+            "source": sc.source, "packet_bytes": int(net.packet_bytes), "notes": notes}
+
+
 @click.command("margins")
-@click.argument("model")
+@click.argument("target", metavar="MODEL|SCENARIO")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Model parameter, e.g. alpha_per_s=1.")
-@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=4, show_default=True, help="Number of flows N.")
-@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True,
-              help="Round-trip (feedback) delay in seconds.")
-@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
-              help="Bottleneck capacity in packets/s.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def margins(model, sets, n_flows, rtt_s, capacity_pps, as_json):
-    """Gain/phase/delay margins of MODEL's linearized loop (N synchronous flows, one link)."""
-    from .stability import analyze
-    key = _model(model)
-    params = _parse_sets(key, sets)
+@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=None,
+              help="Number of flows N (default: the scenario's).")
+@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Round-trip (feedback) delay in seconds (default: the scenario's largest RTT).")
+@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Bottleneck capacity in packets/s (default: the scenario's).")
+@click.option("--figures", "fig_dir", type=click.Path(file_okay=False), default=None,
+              help="Write Bode and Nyquist plots (delay exact) to this directory.")
+@click.option("--format", "formats", default="png,pdf", show_default=True,
+              help="Figure formats, comma-separated (png, pdf, svg).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (non-finite numbers as null).")
+def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_json):
+    """Gain/phase/delay margins and certified characteristic roots of a linearized loop.
+
+    MODEL|SCENARIO is a model name (aecp, cltcp, petcp, symbiosis, reno: the setting of its paper's
+    scenario, e.g. petcp -> petcp-dumbbell, 5 flows, 100 Mbps, 50 ms) or a scenario (shipped name or TOML
+    file) with one bottleneck.  N synchronous flows; --flows, --rtt-s, --capacity-pps override.
+    """
+    from .stability import analyze, bode_plot, nyquist_plot
     try:
-        a = analyze(key, n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps, **params)
+        st = linear_setting(target)
     except InputError as e:
         raise click.UsageError(str(e)) from None
-    d = _clean(a.as_dict())
+    key = st["model"]
+    params = {**st["params"], **_parse_sets(key, sets)}
+    for k, v in (("n_flows", n_flows), ("rtt_s", rtt_s), ("capacity_pps", capacity_pps)):
+        if v is not None:
+            st[k] = v
+            st["notes"] = [n for n in st["notes"] if not (k == "rtt_s" and "RTTs differ" in n)]
+    fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
+    if not fmts or any(f not in ("png", "pdf", "svg") for f in fmts):
+        raise click.BadParameter(f"{formats!r} is not allowed: comma-separated png, pdf, svg", param_hint="--format")
+    try:
+        a = analyze(key, n_flows=st["n_flows"], rtt_s=st["rtt_s"], capacity_pps=st["capacity_pps"], **params)
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    d = a.as_dict()
+    mbps = st["capacity_pps"] * st["packet_bytes"] * 8 / 1e6
+    d["setting"] = {"scenario": st["scenario"], "source": st["source"], "n_flows": st["n_flows"],
+                    "capacity_pps": st["capacity_pps"], "capacity_mbps": mbps, "packet_bytes": st["packet_bytes"],
+                    "rtt_s": st["rtt_s"], "notes": st["notes"]}
+    if key == "reno":
+        from .stability.reno_loop import reno_equilibrium
+        d["reno_equilibrium"] = reno_equilibrium(st["n_flows"], st["capacity_pps"], st["rtt_s"], None,
+                                                 **{k: v for k, v in params.items()})
+    files = []
+    if fig_dir:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        out = Path(fig_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        where = (f"{st['scenario']}: {key}, N = {st['n_flows']}, C = {st['capacity_pps']:g} packets/s "
+                 f"({mbps:g} Mbps at {st['packet_bytes']} B), RTT {st['rtt_s']:g} s")
+        for kind, fn in (("bode", bode_plot), ("nyquist", nyquist_plot)):
+            r = fn(a, title=f"{kind.capitalize()} plot (delay exact), {where}")
+            for f in fmts:
+                path = out / f"margins_{key}_{kind}.{f}"
+                r["figure"].savefig(path, dpi=120)
+                files.append(str(path))
+            plt.close(r["figure"])
+        d["files"] = files
+    d = _clean(d)
     if as_json:
         click.echo(json.dumps(d, indent=2))
         return
-    click.echo(f"{key}: L(s) = {a.loop}   (loop delay e^(-s tau), tau = {rtt_s:g} s)")
+    stp = d["setting"]
+    click.echo(f"{stp['scenario']} ({key}): N = {stp['n_flows']}, C = {stp['capacity_pps']:g} packets/s "
+               f"({mbps:g} Mbps at {stp['packet_bytes']} B), RTT {stp['rtt_s']:g} s")
+    click.echo(f"  L(s) = {a.loop}   (loop delay e^(-s tau), tau = {stp['rtt_s']:g} s)")
     for k in ("phase_margin_deg", "gain_margin", "crossover_rad_s", "delay_margin_s", "critical_delay_s", "stable",
-              "rightmost_root_per_s", "status"):
+              "rightmost_root_per_s", "root_status", "status"):
         click.echo(f"  {k:22s} {d[k]}")
-    for msg in a.messages:
+    for msg in list(st["notes"]) + list(a.messages):
         click.echo(f"  note: {msg}")
+    if files:
+        click.echo("  wrote " + ", ".join(files))
 
 
 @click.command("stability-map")

@@ -34,6 +34,8 @@ class LoopAnalysis:
         ``L(s)`` (symbolic, delay apart) as a string.
     margins : MarginResult
     roots : CharacteristicRoots
+    rational : RationalLoop
+        The numeric loop ``L(s)``, its delay and the DDE matrices.
     consistent : bool
         Whether the frequency-domain verdict equals the root verdict (a
         stable root verdict needs the certified root count).
@@ -53,6 +55,12 @@ class LoopAnalysis:
     consistent: bool
     status: str
     messages: tuple = ()
+    rational: object = None
+
+    def to_control(self, pade_order=None):
+        """The loop as python-control objects; see :func:`ecocc.stability.to_control`."""
+        from .control_io import to_control
+        return to_control(self.rational, pade_order=pade_order)
 
     def as_dict(self) -> dict:
         m = self.margins
@@ -87,12 +95,19 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     P = m.make_params(None, **params)   # validates names and values
     rtt = check_finite("rtt_s", rtt_s, positive=True)
     C = check_finite("capacity_pps", capacity_pps, positive=True)
-    lp = _loop(m.name, int(n_flows))
-    numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
-    rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
+    if m.name == "reno":
+        from .reno_loop import reno_loop
+        rl = reno_loop(int(n_flows), C, rtt, P)
+        loop_text, loop_msgs = rl.label, ("reno: margins of the classic transfer function (dW(t - tau) ~ dW(t), "
+                                          "Hollot et al. 2001), roots of the full linearization",)
+    else:
+        lp = _loop(m.name, int(n_flows))
+        numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
+        rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
+        loop_text, loop_msgs = str(lp.L), lp.messages
     mr = margins(rl)
     roots = characteristic_roots(rl.A0, [rl.A1], [rtt], n_nodes=n_nodes)
-    msgs = list(lp.messages) + list(mr.messages) + list(roots.messages)
+    msgs = list(loop_msgs) + list(mr.messages) + list(roots.messages)
     if roots.certified:
         consistent = roots.stable == mr.stable
         status = "ok" if consistent else "inconsistent"
@@ -104,8 +119,8 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
         msgs.append(f"characteristic roots {roots.status}: the root verdict is not certified")
     if status == "inconsistent":
         msgs.append(f"frequency verdict stable={mr.stable} but rightmost root {roots.rightmost_per_s:.4g}")
-    return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, str(lp.L), mr, roots, consistent,
-                        status, tuple(msgs))
+    return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, loop_text, mr, roots, consistent,
+                        status, tuple(msgs), rl)
 
 
 @dataclass(frozen=True)

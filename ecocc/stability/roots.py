@@ -30,7 +30,8 @@ class CharacteristicRoots:
     Attributes
     ----------
     roots_per_s : ndarray (complex)
-        Refined roots (1/s), sorted by decreasing real part.
+        Refined roots (1/s), sorted by decreasing real part; a multiple root
+        (counted by the argument principle) is repeated by its multiplicity.
     residuals : ndarray
         ``sigma_min(Delta(lam)) / (1 + ||A0|| + sum ||A_k|| + |lam|)``.
     rightmost_per_s : complex
@@ -334,6 +335,24 @@ def characteristic_roots(A0, delayed, delays_s, *, n_nodes=None, n_roots=12, tol
             if float(roots.real.max()) <= rm_re:
                 have = int(np.sum(roots.real > sigma))
                 break
+        if k is not None and k > have:
+            # multiple roots (e.g. N - 1 identical modes of N identical flows) count once in the list: count
+            # each listed root's multiplicity in a small box around it and repeat it that many times
+            right = roots[roots.real > sigma]
+            extra_r, extra_res = [], []
+            for i, r in enumerate(right):
+                others = np.delete(right, i)
+                rad = 0.3 * float(np.min(np.abs(others - r))) if others.size else 0.1 * (1 + abs(r))
+                rad = min(rad, 0.1 * (1 + abs(r)), 0.5 * (r.real - sigma))
+                mk, _ = cz.count_zeros(f, (r.real - rad, r.real + rad, r.imag - rad, r.imag + rad), rad / 8)
+                if mk is not None and mk > 1:
+                    extra_r += [r] * (mk - 1)
+                    extra_res += [_refined(r, A0, As, taus, normA)[1]] * (mk - 1)
+            if extra_r:
+                roots = np.concatenate([roots, np.array(extra_r, complex)])
+                res = np.concatenate([res, extra_res])
+                have = int(np.sum(roots.real > sigma))
+                msgs.append(f"{len(extra_r)} repeated root(s) counted by multiplicity")
         if k is None:
             msgs.append("argument-principle count failed (roots on every tried line or sampling budget spent)")
         else:
