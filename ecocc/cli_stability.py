@@ -187,26 +187,40 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
 
 
 @click.command("stability-map")
-@click.argument("model")
+@click.argument("model", metavar="MODEL|SCENARIO")
 @click.option("--x", "x_name", default="alpha_per_s", show_default=True, help="Parameter on the x axis.")
 @click.option("--x-values", default="0.5,1,2,3,4", show_default=True, help="Comma-separated x values.")
 @click.option("--y", "y_name", default="rtt_s", show_default=True, help="Parameter on the y axis.")
 @click.option("--y-values", default="0.05,0.2,0.4,0.6,0.8,1.0", show_default=True, help="Comma-separated y values.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Other model parameters.")
-@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True)
-@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True)
-@click.option("--simulate", "sim_points", multiple=True, metavar="X,Y", help="Simulate the nonlinear model at X,Y.")
+@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=None,
+              help="Number of flows N (default: the paper's scenario's).")
+@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="RTT (s) where it is not an axis (default: the scenario's largest).")
+@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Capacity (packets/s) where it is not an axis (default: the scenario's).")
+@click.option("--simulate", "sim_points", multiple=True, metavar="X,Y",
+              help="Simulate the nonlinear model at X,Y: settled / decaying, not settled / growing or limit cycle.")
 @click.option("--sim-t-end-s", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
 def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
                   sim_t_end_s, out_dir):
-    """Stability map of MODEL over a parameter plane: PNG + NetCDF in --out."""
+    """Linear stability map over a parameter plane (exact-delay margins, certified roots): PNG, PDF and NetCDF
+    in --out.  MODEL|SCENARIO as for `ecocc margins`: a model name takes its paper's setting."""
     from .models import get_model
     from .stability import plot_stability_map
     from .stability import stability_map as smap
-    key = _model(model)
-    params = _parse_sets(key, sets)
+    try:
+        st = linear_setting(model)
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    key = st["model"]
+    params = {**st["params"], **_parse_sets(key, sets)}
+    if rtt_s is not None or "rtt_s" in (x_name, y_name):
+        st["notes"] = [n for n in st["notes"] if "RTTs differ" not in n]
+    n_flows = st["n_flows"] if n_flows is None else n_flows
+    rtt_s = st["rtt_s"] if rtt_s is None else rtt_s
+    capacity_pps = st["capacity_pps"] if capacity_pps is None else capacity_pps
     allowed = get_model(key).Params.field_names() + ["rtt_s", "capacity_pps", "n_flows"]
     for hint, nm in (("--x", x_name), ("--y", y_name)):
         if nm not in allowed:
@@ -227,11 +241,22 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
     except InputError as e:
         raise click.UsageError(str(e)) from None
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    nc = out / f"stability_map_{key}.nc"; png = out / f"stability_map_{key}.png"
+    nc = out / f"stability_map_{key}.nc"; png = out / f"stability_map_{key}.png"; pdf = png.with_suffix(".pdf")
+    ds.attrs["setting"] = f"{st['scenario']}: " + "; ".join(st["notes"] or ["as in the scenario"])
     ds.to_netcdf(nc)
     fig = plot_stability_map(ds)
     fig.savefig(png, dpi=120, bbox_inches="tight")
-    click.echo(f"wrote {png} and {nc}")
+    fig.savefig(pdf, bbox_inches="tight")
+    stable = ds["stable"].values
+    click.echo(f"{key} ({st['scenario']}: N = {n_flows}, C = {capacity_pps:g} packets/s, RTT {rtt_s:g} s where not "
+               f"an axis): {int(stable.sum())} of {stable.size} points stable (exact-delay margins), roots certified "
+               f"at {int(ds['roots_certified'].values.sum())}, verdicts consistent at {int(ds['consistent'].values.sum())}")
+    if ds.sizes.get("sample", 0):
+        reg = ds["sim_regime"].values.astype(str)
+        for xv, yv, r, pr in zip(ds["sample_x"].values, ds["sample_y"].values, reg, ds["predicted_stable"].values):
+            click.echo(f"  simulated at ({xv:g}, {yv:g}): {r.replace('_', ' ')}; linear: "
+                       f"{'stable' if pr else 'unstable'}")
+    click.echo(f"wrote {png}, {pdf} and {nc}")
 
 
 #: simulate_map argument -> sim-map option, for error messages

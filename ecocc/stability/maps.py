@@ -9,6 +9,14 @@ from .analysis import analyze, simulate_decay
 _UNITS = {"rtt_s": "s", "capacity_pps": "packets/s", "n_flows": "flows"}
 
 
+#: axis names in words for the map figures
+WORDS = {"rtt_s": "round-trip time", "capacity_pps": "bottleneck capacity", "n_flows": "number of flows",
+         "alpha_per_s": "gain α", "beta_per_s": "gain β", "T_s": "time constant T", "q0_pkts": "target queue q0",
+         "a_pps2": "additive increase a", "b_per_s": "gain b", "epsilon_per_s": "rate ε", "gamma": "factor γ",
+         "rtt_scale": "RTT scale factor", "red_p_max": "RED p_max", "red_min_th_pkts": "RED min_th",
+         "red_max_th_pkts": "RED max_th"}
+
+
 def _unit(name):
     if name in _UNITS:
         return _UNITS[name]
@@ -123,7 +131,7 @@ def plot_stability_map(ds, ax=None):
     if x.size > 1 and y.size > 1:
         ax.contour(x, y, z, levels=[0.0], colors="k", linewidths=2)
         handles.append(Line2D([], [], color="k", lw=2, label="stability boundary (Re = 0)"))
-    if ds.attrs.get("y_name") == "rtt_s":
+    if ds.attrs.get("y_name") == "rtt_s" and ds.attrs.get("model") != "reno":  # reno's gains depend on the RTT
         ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
         handles.append(Line2D([], [], color="m", ls="--", label="critical delay (exact)"))
     if ds.sizes.get("sample", 0):
@@ -141,9 +149,20 @@ def plot_stability_map(ds, ax=None):
             if sel.any():
                 ax.plot(ds["sample_x"].values[sel], ds["sample_y"].values[sel], ls="", ms=9, **st)
                 handles.append(Line2D([], [], ls="", ms=9, **st, label=f"{label} ({int(sel.sum())})"))
-    ax.set_xlabel(f"{ds['x'].attrs.get('long_name', 'x')} ({ds['x'].attrs.get('units', '-')})")
-    ax.set_ylabel(f"{ds['y'].attrs.get('long_name', 'y')} ({ds['y'].attrs.get('units', '-')})")
-    ax.set_title(f"Linear stability, {ds.attrs.get('scenario', '')}", fontsize=9)
+    if "roots_certified" in ds and not ds["roots_certified"].values.all():
+        Y, X = np.meshgrid(y, x, indexing="ij")
+        bad = ~ds["roots_certified"].values.astype(bool)
+        ax.plot(X[bad], Y[bad], "s", mfc="none", mec="0.3", ms=10)
+        handles.append(Line2D([], [], marker="s", mfc="none", mec="0.3", ls="",
+                              label=f"roots not certified ({int(bad.sum())})"))
+    for axis, setter in (("x", ax.set_xlabel), ("y", ax.set_ylabel)):
+        nm = ds[axis].attrs.get("long_name", axis)
+        setter(f"{WORDS.get(nm, nm)} ({ds[axis].attrs.get('units', '-')})")
+    head = f"Linear stability (exact delay), {ds.attrs.get('scenario', '')}"
+    if ds.attrs.get("setting"):
+        head += f"\n{ds.attrs['setting']}"
+    import textwrap
+    ax.set_title("\n".join(textwrap.fill(t, 95) for t in head.split("\n")), fontsize=8)
     if handles:
         ax.legend(handles=handles, loc="best", fontsize=8)
     ax.set_ylim(y.min(), y.max())
