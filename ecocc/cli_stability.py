@@ -177,8 +177,8 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
     click.echo(f"{stp['scenario']} ({key}): N = {stp['n_flows']}, C = {stp['capacity_pps']:g} packets/s "
                f"({mbps:g} Mbps at {stp['packet_bytes']} B), RTT {stp['rtt_s']:g} s")
     click.echo(f"  L(s) = {a.loop}   (loop delay e^(-s tau), tau = {stp['rtt_s']:g} s)")
-    for k in ("phase_margin_deg", "gain_margin", "crossover_rad_s", "delay_margin_s", "critical_delay_s", "stable",
-              "rightmost_root_per_s", "root_status", "status"):
+    for k in ("phase_margin_deg", "phase_margin_unwrapped_deg", "gain_margin", "crossover_rad_s", "delay_margin_s",
+              "critical_delay_s", "stable", "rightmost_root_per_s", "root_status", "status"):
         click.echo(f"  {k:22s} {d[k]}")
     for msg in list(st["notes"]) + list(a.messages):
         click.echo(f"  note: {msg}")

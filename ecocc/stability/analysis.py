@@ -67,7 +67,8 @@ class LoopAnalysis:
         rm = self.roots.rightmost_per_s
         return {"model": self.model, "params": self.params, "n_flows": self.n_flows, "rtt_s": self.rtt_s,
                 "capacity_pps": self.capacity_pps, "loop": self.loop,
-                "phase_margin_deg": m.phase_margin_deg, "gain_margin": m.gain_margin,
+                "phase_margin_deg": m.phase_margin_deg, "phase_margin_unwrapped_deg": m.phase_margin_unwrapped_deg,
+                "gain_margin": m.gain_margin,
                 "gain_margin_lower": m.gain_margin_lower, "crossover_rad_s": m.crossover_rad_s,
                 "phase_crossover_rad_s": m.phase_crossover_rad_s, "delay_margin_s": m.delay_margin_s,
                 "critical_delay_s": m.critical_delay_s, "stable": m.stable,

@@ -60,6 +60,12 @@ class MarginResult:
         Number of characteristic roots with positive real part at ``delay_s``.
     stability_intervals_s : tuple of (float, float)
         Delay intervals (s) on which the loop is stable (up to ``max_delay_s``).
+    phase_margin_unwrapped_deg : float
+        ``180 + phase`` with the phase of ``L(jw) e^{-jw tau}`` unwrapped
+        continuously from low frequency, at the crossover of
+        ``phase_margin_deg``: equal to it unless the delay has turned the
+        phase past -180 deg more than once (then the wrapped value can look
+        healthy on an unstable loop).
     status : str
         ``"ok"``, ``"unstable"`` or ``"marginal"`` (roots on the imaginary
         axis at ``delay_s``, none to the right).
@@ -80,6 +86,7 @@ class MarginResult:
     stability_intervals_s: tuple
     status: str = "ok"
     messages: tuple = ()
+    phase_margin_unwrapped_deg: float = math.nan
 
     def as_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -269,8 +276,12 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
     if wg.size:
         i = int(np.argmin(pms))
         pm, wc = float(pms[i]), float(wg[i])
+        pm_unw = 180.0 + math.degrees(float(unwrapped_phase_rad(num, den, np.array([wc]), tau)[0]))
+        if abs(pm_unw - pm) > 1e-6:
+            msgs.append(f"the phase margin wraps: unwrapped, the phase at {wc:.4g} rad/s is "
+                        f"{pm_unw - 180.0:.1f} deg ({pm_unw:.1f} deg from -180), wrapped it reads {pm:.3g} deg")
     else:
-        pm, wc = math.nan, math.nan
+        pm, wc, pm_unw = math.nan, math.nan, math.nan
         msgs.append("no gain crossover: |L(jw)| never equals 1")
     # delay margin: next destabilising crossing beyond tau
     if stable_now:
@@ -317,6 +328,7 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
                         gain_margin=float(gm), gain_margin_lower=float(gml), phase_crossover_rad_s=float(wpc),
                         delay_margin_s=float(dm), critical_delay_s=float(crit), stable=bool(stable_now),
                         n_unstable=int(n_at_tau), stability_intervals_s=tuple(intervals),
+                        phase_margin_unwrapped_deg=float(pm_unw),
                         status="ok" if stable_now else ("marginal" if (marginal_now or at_origin) and n_at_tau == 0
                                                         else "unstable"), messages=tuple(msgs))
 
