@@ -382,7 +382,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         raise _as_option(e, x_name, y_name) from None
 
     out.mkdir(parents=True, exist_ok=True)
-    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
+    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png",
+             "figure_pdf": None if no_figure else "sim_map.pdf"}
     ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
     regime = ds["regime"].values
@@ -417,6 +418,7 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         from .plotting import plot_simulated_map
         fig = plot_simulated_map(ds)
         fig.savefig(out / files["figure"], dpi=120)
+        fig.savefig(out / files["figure_pdf"])
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:

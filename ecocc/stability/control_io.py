@@ -182,9 +182,9 @@ def nyquist_plot(loop, delay_s=None, *, omega_rad_s=None, ax=None, max_magnitude
     ax.set_aspect("equal", adjustable="datalim")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize=8)
-    if title is None:
-        title = (f"Nyquist plot, delay τ = {tau:g} s exact, ω from {w[0]:.3g} to {w[-1]:.3g} rad/s"
-                 + (f" (|L| ≤ {max_magnitude:g})" if not keep.all() else ""))
+    span = (f"ω from {w[0]:.3g} to {w[-1]:.3g} rad/s"
+            + (f" (lower frequencies, where |L| > {max_magnitude:g}, left out)" if not keep.all() else ""))
+    title = (f"Nyquist plot, delay τ = {tau:g} s exact" if title is None else title) + "; " + span
     import textwrap
     ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=8)
     return {"figure": fig, "axes": ax, "positive": pos, "negative": neg, "critical_point": crit}
