@@ -135,7 +135,8 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
     for k, v in (("n_flows", n_flows), ("rtt_s", rtt_s), ("capacity_pps", capacity_pps)):
         if v is not None:
             st[k] = v
-            st["notes"] = [n for n in st["notes"] if not (k == "rtt_s" and "RTTs differ" in n)]
+            st["notes"] = [n for n in st["notes"] if not ((k == "rtt_s" and "RTTs differ" in n)
+                                                          or (k == "n_flows" and "taken as active" in n))]
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     if not fmts or any(f not in ("png", "pdf", "svg") for f in fmts):
         raise click.BadParameter(f"{formats!r} is not allowed: comma-separated png, pdf, svg", param_hint="--format")
@@ -169,6 +170,7 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
                 files.append(str(path))
             plt.close(r["figure"])
         d["files"] = files
+    raw = d
     d = _clean(d)
     if as_json:
         click.echo(json.dumps(d, indent=2))
@@ -179,7 +181,7 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
     click.echo(f"  L(s) = {a.loop}   (loop delay e^(-s tau), tau = {stp['rtt_s']:g} s)")
     for k in ("phase_margin_deg", "phase_margin_unwrapped_deg", "gain_margin", "crossover_rad_s", "delay_margin_s",
               "critical_delay_s", "stable", "rightmost_root_per_s", "root_status", "status"):
-        click.echo(f"  {k:22s} {d[k]}")
+        click.echo(f"  {k:26s} {raw[k]}")   # text: inf printed as inf (JSON: null)
     for msg in list(st["notes"]) + list(a.messages):
         click.echo(f"  note: {msg}")
     if files:
@@ -218,6 +220,8 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
     params = {**st["params"], **_parse_sets(key, sets)}
     if rtt_s is not None or "rtt_s" in (x_name, y_name):
         st["notes"] = [n for n in st["notes"] if "RTTs differ" not in n]
+    if n_flows is not None or "n_flows" in (x_name, y_name):
+        st["notes"] = [n for n in st["notes"] if "taken as active" not in n]
     n_flows = st["n_flows"] if n_flows is None else n_flows
     rtt_s = st["rtt_s"] if rtt_s is None else rtt_s
     capacity_pps = st["capacity_pps"] if capacity_pps is None else capacity_pps
