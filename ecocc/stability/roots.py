@@ -262,13 +262,13 @@ def characteristic_roots(A0, delayed, delays_s, *, n_nodes=None, n_roots=12, tol
     R0 = cz.root_bound(nA0, nAs, taus, 0.0)
     n_cap = max(8, int(max_nodes_size // n) - 1)
     if n_nodes is None:
-        n_nodes = int(min(max(40, math.ceil(2.2 * R0 * tmax / math.pi) + 8), n_cap))
+        n_nodes = int(min(max(16, math.ceil(2.2 * R0 * tmax / math.pi) + 8), n_cap))
         if 2.2 * R0 * tmax / math.pi + 8 > n_cap:
             msgs.append(f"collocation capped at N = {n_nodes} (the root bound {R0:.4g} 1/s needs "
                         f"N ~ {2.2 * R0 * tmax / math.pi:.0f}); the count finds what it misses")
     n_nodes = int(n_nodes)
     ev = _candidates(A0, As, taus, n_nodes)
-    ev = ev[np.argsort(-ev.real)][: max(3 * n_roots, 40)]
+    ev = ev[np.argsort(-ev.real)][: max(2 * n_roots, 16)]  # the count finds any root these miss
     roots, res = [], []
     for lam in ev:
         r, rs = _refined(lam, A0, As, taus, normA)
