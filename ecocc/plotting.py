@@ -64,8 +64,10 @@ def plot_simulated_map(ds, ax=None):
 
     Colour: log10 of the largest queue swing over the links (packets, peak to
     peak over the verdict window; swings below 1e-6 packet are clipped).
-    The stable region is outlined (contour of ``stable`` at 0.5) and its
-    points dotted; points whose run did not succeed are marked by status.
+    The settled region is outlined (contour of ``stable`` at 0.5); every
+    point carries the marker of its regime (settled, decaying but not
+    settled, growing or limit cycle, not classified), counted in the legend;
+    points whose run did not succeed are marked by status.
     Axis labels come from the ``long_name`` and ``units`` of ``x``/``y``.
     Returns the figure.
     """
@@ -99,13 +101,23 @@ def plot_simulated_map(ds, ax=None):
     handles = []
     if stable.any() and not stable.all() and x.size > 1 and y.size > 1:
         ax.contour(x, y, stable.astype(float), levels=[0.5], colors="w", linewidths=2, path_effects=outline)
-        handles.append(Line2D([], [], color="w", lw=2, path_effects=outline, label="boundary of the stable region"))
-    if stable.any():
-        dot = dict(marker="o", color="w", mec="k", mew=0.6, ms=4, ls="")
-        ax.plot(X[stable], Y[stable], **dot)
-        handles.append(Line2D([], [], **dot, label=f"stable ({int(stable.sum())} of {_points(stable.size)})"))
-    else:
-        handles.append(Line2D([], [], ls="none", label=f"no stable point (of {_points(stable.size)})"))
+        handles.append(Line2D([], [], color="w", lw=2, path_effects=outline, label="boundary of the settled region"))
+    if "regime" in ds:
+        regime = ds["regime"].values
+    else:  # a map written before the regimes: settled or not only
+        regime = np.where(stable, 0, np.where(ds["status"].values.astype(str) == "success", -2, -1))
+    ok = ds["status"].values.astype(str) == "success"
+    styles = {0: ("settled", dict(marker="o", color="w", mec="k", mew=0.6, ms=4)),
+              1: ("decaying, not settled", dict(marker="v", color="c", mec="k", mew=0.4, ms=4)),
+              2: ("growing or limit cycle", dict(marker="^", color="r", mec="k", mew=0.4, ms=4)),
+              -1: ("not classified (decay not measured)", dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4)),
+              -2: ("not settled (map without regimes)", dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4))}
+    for code, (label, style) in styles.items():
+        sel = (regime == code) & ok
+        if sel.any() or code in (0, 1, 2):
+            if sel.any():
+                ax.plot(X[sel], Y[sel], ls="", **style)
+            handles.append(Line2D([], [], ls="", **style, label=f"{label} ({_points(sel.sum())} of {stable.size})"))
 
     status = ds["status"].values.astype(str)
     for st in sorted(set(status.ravel()) - {"success"}):
@@ -118,8 +130,12 @@ def plot_simulated_map(ds, ax=None):
     ax.set_ylabel(_axis_label(ds["y"]))
     head = f"Stability by simulation: scenario {ds.attrs.get('scenario', '?')}, model {ds.attrs.get('model', '?')}"
     verdict = str(ds.attrs.get("verdict", ""))
-    ax.set_title("\n".join(textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)),
-                 fontsize=9)
+    lines = textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)
+    if "decay_ratio" in ds.attrs:
+        w = float(ds.attrs.get("window_s", float("nan")))
+        lines += textwrap.wrap(f"Decaying: the swing shrinks by at least {100 * (1 - float(ds.attrs['decay_ratio'])):g} % "
+                               f"from one {w:g} s window to the last", 90)
+    ax.set_title("\n".join(lines), fontsize=9)
     if own:  # legend below the axes, off the map
         fig.legend(handles=handles, loc="outside lower center", ncol=min(3, len(handles)), fontsize=8)
     else:
