@@ -34,7 +34,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "numpy", checkpoint=None, checkpoint_every_s: float = 30.0,
-             **param_overrides) -> Trajectory:
+             rtt_includes_queueing: bool = False, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -69,6 +69,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         Adaptive NumPy solver only: save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
+    rtt_includes_queueing : bool
+        ``False`` (default, the papers' reading): every feedback delay is the
+        constant propagation delay.  ``True``: the round trip of flow ``p`` is
+        ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays, adaptive
+        NumPy solver only (see :class:`ecocc.system.NetworkSystem`).
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
     """
     m = get_model(model)
@@ -101,7 +106,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                                   allowed="a finite number of seconds > 0")
     check(checkpoint is None or (solver == "adaptive" and engine == "numpy"), "checkpoint", checkpoint,
           "None unless solver='adaptive' and engine='numpy' (the only solver that checkpoints)")
-    sysm = NetworkSystem(m, network, P, t_end)
+    rtt_includes_queueing = opt.flag("rtt_includes_queueing", rtt_includes_queueing)
+    check(not rtt_includes_queueing or (solver == "adaptive" and engine == "numpy"), "rtt_includes_queueing",
+          rtt_includes_queueing, "False unless solver='adaptive' and engine='numpy' (the only solver with "
+          "state-dependent delays)")
+    sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
     atol = sysm.default_atol() if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:

@@ -186,3 +186,69 @@ def test_conservation_on_every_sample(model, params, net, solver):
     counters = (tr.arrived_pkts, tr.departed_pkts, tr.lost_pkts) if solver == "adaptive" else (tr.arrived_pkts,)
     for c in counters:
         assert np.min(np.diff(c, axis=0)) >= -1e-9 * scale
+
+
+# --- log-space states ----------------------------------------------------------------------------------------
+
+def test_aecp_log_states_survive_exp_underflow():
+    # the case: AECP at 1 kbps (0.125 packets/s at 1000-byte packets), x0 = 1e9 packets/s, alpha = 100 /s,
+    # RTT 5 s.  The rate factor's logarithm falls by ~8e9 per second, far below ln(min float) = -745: the landed
+    # NumPy right-hand side computed exp(u) = 0, then 0/0 and log(0), and the run failed "non-finite state".
+    C, x0, alpha, rtt = 0.125, 1e9, 100.0, 5.0
+    tr = simulate(dumbbell(C, [rtt], initial_rate_pps=x0), "aecp", t_end_s=60.0, alpha_per_s=alpha)
+    assert tr.ok, tr.message
+    # independent value: for t < RTT the flow sees the constant history r0 = C, so ln x relaxes from ln x0 to
+    # ln C: x(t) = C (x0/C)^(e^(-alpha t)); after t = RTT it sees a rate factor of exp(-1e9...), i.e. 0, and
+    # stops within its lag 1/alpha = 10 ms.  The queue (which never empties: it holds 4.6e5 packets served at
+    # 0.125 packets/s) is then q(60) = int_0^5 x dt - 60 C.
+    from scipy.integrate import quad
+    a, b = np.log(C), np.log(x0 / C)
+    sent, _ = quad(lambda t: np.exp(a + b * np.exp(-alpha * t)), 0.0, rtt, points=[0.01, 0.05, 0.1, 0.3],
+                   limit=500, epsabs=1e-10, epsrel=1e-13)
+    q_exact = sent - 60.0 * C
+    # 2e-3 packets: the closed form leaves out the 10 ms lag after t = 5 s, during which the flow still sends at
+    # most C = 0.125 packets/s (at most 1.25e-3 packets); measured difference 1.1e-4 packets
+    assert abs(tr.queue_pkts[-1, 0] - q_exact) < 2e-3
+    assert tr.rate_pps[-1, 0] == 0.0  # exp of a logarithm near -1e10: an exact zero, and no NaN anywhere
+    assert np.all(np.isfinite(tr.queue_pkts)) and np.all(np.isfinite(tr.rate_pps))
+
+
+@pytest.mark.parametrize("model, params", [("aecp", {}), ("petcp", {}), ("symbiosis", {}),
+                                           ("symbiosis", {"available": "measured", "rate": "propagation"}),
+                                           ("reno", {"aqm": "red"}), ("reno", {"aqm": "droptail"})])
+def test_log_space_laws_equal_the_natural_laws(model, params):
+    # the derived log-space derivative is the same law: at ordinary states both forms of the right-hand side
+    # agree to round-off
+    from ecocc import NetworkSystem, get_model, parking_lot
+    m = get_model(model)
+    net = parking_lot([800.0, 1200.0], 0.02, buffer_pkts=200.0, delay_split="propagation")
+    sysm = NetworkSystem(m, net, m.make_params(**params), 10.0)
+    assert sysm.log_laws is not None
+    nat = NetworkSystem(m, net, m.make_params(**params), 10.0)
+    nat.__dict__["log_laws"] = None  # the natural-unit path: f(exp(u)) / exp(u)
+    rng = np.random.default_rng(1)
+    y0 = sysm.initial_state()
+    for trial in range(20):
+        y = y0 + rng.normal(0.0, 0.5, y0.size)
+        qs = sysm.layout["queue"].sl
+        y[qs] = rng.uniform(0.0, 250.0, y[qs].shape)  # some queues over RED's max threshold, some full
+        Z = [y0[lk.comps] + rng.normal(0.0, 0.5, lk.comps.size) for lk in sysm.lookups]
+        sat = np.zeros(net.n_links, dtype=bool)
+        t = float(rng.uniform(0.0, 10.0))
+        a, b = sysm.rhs(t, y, Z, sat, sat), nat.rhs(t, y, Z, sat, sat)
+        # 1e-12 relative (+1e-12 absolute for components near 0): both are a few dozen flops of round-off apart
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_aecp_log_laws_are_in_log_space():
+    # what "in log space" means for AECP, read off the derived expressions: no exp of a state, no log
+    import sympy as sp
+    from ecocc import NetworkSystem, get_model
+    m = get_model("aecp")
+    sysm = NetworkSystem(m, dumbbell(100.0, [0.1]), m.make_params(), 1.0)
+    ex = sysm.log_laws.exprs
+    assert sysm.log_laws.signal_in_log
+    for e in (ex["flow"]["x"], ex["link"]["r"], ex["signal_log"]):
+        assert not e.has(sp.exp) and not e.has(sp.log)
+    u, phi, alpha = sp.Symbol("u_x", real=True), sp.Symbol("phi", real=True), sp.Symbol("P_alpha_per_s", real=True)
+    assert sp.simplify(ex["flow"]["x"] - alpha * (phi - u)) == 0  # eq. (7) of 001/004

@@ -148,12 +148,17 @@ class _Evaluator:
     def lookups(self, s, y, nudge):
         out = []
         t0 = self.p.t0
-        for comps, d, zero, czero, pos, cpos, dpos, y0pos in self.plans:
+        extra = self.p.state_delays(s, y) if self.p.state_delays is not None else None
+        for k, (comps, d, zero, czero, pos, cpos, dpos, y0pos) in enumerate(self.plans):
             z = np.empty(comps.shape[0])
             if zero.size:
                 z[zero] = y[czero]
             if pos.size:
-                tau = s - dpos
+                if extra is not None and extra[k] is not None:
+                    # state-dependent part (>= 0: a stage's queue may sit a hair below zero)
+                    tau = s - (dpos + np.maximum(np.asarray(extra[k], dtype=float)[pos], 0.0))
+                else:
+                    tau = s - dpos
                 tsel = tau + nudge
                 before = tsel < t0
                 if y0pos is not None and before.any():
@@ -335,7 +340,9 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     delays = problem.positive_delays()
     dmin = float(delays.min()) if delays.size else math.inf
     dmax = float(delays.max()) if delays.size else 0.0
-    hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps else 1.5 * dmax + 1e-9))
+    sd_max = float(problem.state_delay_max_s) if problem.state_delays is not None else 0.0
+    hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps or not math.isfinite(sd_max)
+                                                     else 1.5 * (dmax + sd_max) + 1e-9))
     ev = _Evaluator(problem, hist)
     dcomp = ev.delayed_comps
     bps = problem.breakpoints(t_end)
@@ -448,16 +455,18 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 status, message = Status.FAILED, (
                     f"step size underflow at t = {t:.9g} s: step {h:.3g} s < {hmin:.3g} s (16 ulp of t); {why}")
                 break
-            # --- one Runge--Kutta step with error estimate
+            # --- one Runge--Kutta step with error estimate (an overflow in a trial step is
+            # handled below: the step is shrunk, or the run fails naming the component)
             K[0] = f
-            for i in range(1, n_st):
-                yi = y + h * (np.dot(A[i], K[:i]) if len(A[i]) else 0.0)
-                c = C[i]
-                K[i] = ev.clamp(ev.raw(t + c * h, yi, (0.5 - c) * tiny(t, h), sat_lo, sat_hi), sat_lo, sat_hi)
-            y_new = y + h * np.dot(B, K[:n_st])
-            f_new_raw = ev.raw(t + h, y_new, -0.5 * tiny(t, h), sat_lo, sat_hi)
-            K[n_st] = ev.clamp(f_new_raw, sat_lo, sat_hi)
-            err_vec = h * np.dot(E, K[: n_st + 1])
+            with np.errstate(over="ignore", invalid="ignore"):
+                for i in range(1, n_st):
+                    yi = y + h * (np.dot(A[i], K[:i]) if len(A[i]) else 0.0)
+                    c = C[i]
+                    K[i] = ev.clamp(ev.raw(t + c * h, yi, (0.5 - c) * tiny(t, h), sat_lo, sat_hi), sat_lo, sat_hi)
+                y_new = y + h * np.dot(B, K[:n_st])
+                f_new_raw = ev.raw(t + h, y_new, -0.5 * tiny(t, h), sat_lo, sat_hi)
+                K[n_st] = ev.clamp(f_new_raw, sat_lo, sat_hi)
+                err_vec = h * np.dot(E, K[: n_st + 1])
             if not (np.all(np.isfinite(y_new)) and np.all(np.isfinite(err_vec))):
                 if h > hmin * 4:
                     h *= 0.25
@@ -606,4 +615,5 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     return DDESolution(ty, yy, status, message, t, n_steps, n_rej, ev.nfev, n_clamp, n_inacc,
                        hmin_seen, hmax_seen, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax))
+                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax,
+                            state_dependent_delays=problem.state_delays is not None))
