@@ -225,6 +225,26 @@ class NetworkSystem:
         from .models.logspace import derive
         return derive(self.model, self.P, tuple(self.st), tuple(self.lst))
 
+    #: a log state beyond +-LOG_SWITCH switches the right-hand side to the log-space laws for the rest of the
+    #: run: exp(+-300) = 1e+-130 leaves room for products of two rates before float64 over/underflows, while
+    #: exp(u) underflows to 0 below -745 (0/0 and log(0) in the natural form).  Both forms are the same law
+    #: (equal to ~1e-12 relative, tests/test_solver_robustness.py); below the threshold the natural form runs,
+    #: so ordinary runs pay no SymPy import and keep the numbers the compiled kernels are checked against.
+    LOG_SWITCH = 300.0
+    _log_mode = False
+
+    def _check_log_range(self, y):
+        for b in self._log_blocks:
+            v = y[..., b]
+            if v.size and (v.max() > self.LOG_SWITCH or v.min() < -self.LOG_SWITCH):
+                if self.log_laws is not None:
+                    self._log_mode = True
+                return
+
+    @functools.cached_property
+    def _log_blocks(self):
+        return [b.sl for name, b in self.layout.items() if name.startswith(("flow:", "link:")) and b.log]
+
     # -- right-hand side -----------------------------------------------------
     def rhs(self, t, y, Z, sat_lo, sat_hi):
         m, a, ops, P = self.model, self.a, NUMPY_OPS, self.P
@@ -270,7 +290,9 @@ class NetworkSystem:
                 contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
             cross_pair = self.cross(t - self.bwd)[..., np.arange(npair), a.pair_link]
             y_pair = _spmv(self.arr_sum_T, contrib) + cross_pair
-        laws = self.log_laws
+        if not self._log_mode:
+            self._check_log_range(y)
+        laws = self.log_laws if self._log_mode else None
         if laws is not None and laws.signal_in_log:
             # log of the signal from the stored (log) link states, aggregated in log space (min/max are
             # monotone): fb is passed as its logarithm phi, never exponentiated

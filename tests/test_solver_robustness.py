@@ -197,6 +197,7 @@ def test_aecp_log_states_survive_exp_underflow():
     C, x0, alpha, rtt = 0.125, 1e9, 100.0, 5.0
     tr = simulate(dumbbell(C, [rtt], initial_rate_pps=x0), "aecp", t_end_s=60.0, alpha_per_s=alpha)
     assert tr.ok, tr.message
+    assert np.min(tr.link_vars["r"]) == 0.0  # exp of the rate factor's logarithm underflowed: the case at issue
     # independent value: for t < RTT the flow sees the constant history r0 = C, so ln x relaxes from ln x0 to
     # ln C: x(t) = C (x0/C)^(e^(-alpha t)); after t = RTT it sees a rate factor of exp(-1e9...), i.e. 0, and
     # stops within its lag 1/alpha = 10 ms.  The queue (which never empties: it holds 4.6e5 packets served at
@@ -224,8 +225,8 @@ def test_log_space_laws_equal_the_natural_laws(model, params):
     net = parking_lot([800.0, 1200.0], 0.02, buffer_pkts=200.0, delay_split="propagation")
     sysm = NetworkSystem(m, net, m.make_params(**params), 10.0)
     assert sysm.log_laws is not None
-    nat = NetworkSystem(m, net, m.make_params(**params), 10.0)
-    nat.__dict__["log_laws"] = None  # the natural-unit path: f(exp(u)) / exp(u)
+    sysm._log_mode = True  # the derived log-space laws (used past |ln| > NetworkSystem.LOG_SWITCH)
+    nat = NetworkSystem(m, net, m.make_params(**params), 10.0)  # the natural-unit path: f(exp(u)) / exp(u)
     rng = np.random.default_rng(1)
     y0 = sysm.initial_state()
     for trial in range(20):
@@ -236,6 +237,7 @@ def test_log_space_laws_equal_the_natural_laws(model, params):
         sat = np.zeros(net.n_links, dtype=bool)
         t = float(rng.uniform(0.0, 10.0))
         a, b = sysm.rhs(t, y, Z, sat, sat), nat.rhs(t, y, Z, sat, sat)
+        assert not nat._log_mode
         # 1e-12 relative (+1e-12 absolute for components near 0): both are a few dozen flops of round-off apart
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
@@ -252,3 +254,19 @@ def test_aecp_log_laws_are_in_log_space():
         assert not e.has(sp.exp) and not e.has(sp.log)
     u, phi, alpha = sp.Symbol("u_x", real=True), sp.Symbol("phi", real=True), sp.Symbol("P_alpha_per_s", real=True)
     assert sp.simplify(ex["flow"]["x"] - alpha * (phi - u)) == 0  # eq. (7) of 001/004
+
+
+def test_ordinary_runs_stay_on_the_natural_form_without_sympy():
+    # the log-space laws cost a SymPy import and derivation (seconds on a loaded machine): ordinary runs, whose
+    # log states stay within +-LOG_SWITCH, never load SymPy (checked in a fresh interpreter)
+    import subprocess
+    import sys
+    code = ("import sys\nfrom ecocc import simulate, dumbbell\n"
+            "for m in ('aecp', 'petcp', 'symbiosis', 'reno'):\n"
+            "    assert simulate(dumbbell(1000.0, [0.05, 0.2], buffer_pkts=100.0), m, t_end_s=2.0).ok\n"
+            "print('sympy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(__file__)
+                                                                                .resolve().parents[1])})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
