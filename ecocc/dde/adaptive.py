@@ -401,7 +401,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     ckpt = None
     if checkpoint is not None:
         sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
-                               if math.isfinite(max_step) else -1.0, t_eval_arr.size, bps.size],
+                               if math.isfinite(max_step) else -1.0, t_eval_arr.size, bps.size,
+                               float(problem.state_delays is not None)],  # a queueing-delay run is another run
                               atol_v, problem.y0.ravel(), t_eval_arr[[0, -1]] if t_eval_arr.size else []])
         ckpt = _Checkpoint(checkpoint, checkpoint_every_s, sig)
         st = ckpt.load()
