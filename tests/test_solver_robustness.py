@@ -270,3 +270,10 @@ def test_ordinary_runs_stay_on_the_natural_form_without_sympy():
                                                                                 .resolve().parents[1])})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("delays", [[-1.0], [math.inf], [math.nan], [0.1, 0.2]])
+def test_lookup_rejects_bad_delays(delays):
+    with pytest.raises(InputError) as ei:
+        Lookup([0], delays)
+    assert ei.value.field == "Lookup.delays"

@@ -77,10 +77,13 @@ class Lookup:
     def __post_init__(self):
         self.comps = np.asarray(self.comps, dtype=np.int64)
         self.delays = np.asarray(self.delays, dtype=float)
+        from ..errors import InputError
         if self.delays.shape[-1] != self.comps.shape[-1]:
-            raise ValueError(f"Lookup: {self.comps.shape[-1]} components but delays of shape {self.delays.shape}")
+            raise InputError("Lookup.delays", f"array of shape {self.delays.shape}",
+                             f"one delay per component ({self.comps.shape[-1]})")
         if np.any(self.delays < 0) or not np.all(np.isfinite(self.delays)):
-            raise ValueError("Lookup: delays must be finite and >= 0")
+            raise InputError("Lookup.delays", self.delays.tolist() if self.delays.size <= 8 else "array",
+                             "finite delays in seconds >= 0")
 
 
 @dataclass
