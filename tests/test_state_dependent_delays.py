@@ -126,7 +126,7 @@ def test_reno_queueing_delay_matches_jitcdde():
     J = _reno_jitcdde(ts, rtts, C_r, True)
     assert J[:, -1].max() < 1000.0  # queue below 1000 packets: delays below max(rtts) + 1 s, jitcdde's max_delay
     # atol 1e-10 on every component: the default queue atol (1e-4 packets) limits W to ~1e-6 relative here,
-    # since the RED loss reads the queue directly (measured 1.5e-6 with the default, 4.6e-9 with this)
+    # since the RED loss reads the queue directly (measured 1.5e-6 with the default, 2e-8 with this)
     tr = simulate(dumbbell(C_r, rtts, initial_rate_pps=10.0), "reno", t_end_s=t_end, output_dt_s=0.25, rtol=1e-10,
                   atol=1e-10, rtt_includes_queueing=True)
     assert tr.ok, tr.message
@@ -136,11 +136,13 @@ def test_reno_queueing_delay_matches_jitcdde():
     q_abs = np.abs(tr.queue_pkts[idx, 0] - J[:, N]).max()
     print(f"Reno: max rel err W {w_rel:.3g}, max abs err q {q_abs:.3g} pkts (peak {J[:, N].max():.4g})")
     # as the AECP test: neither solver locates the kink of RED's profile at min_th in the delayed queue.
-    # Measured 4.6e-9 relative in W and 5.2e-7 packets in q (peak 52); bounds ~10x above
-    assert w_rel < 5e-8 and q_abs < RENO_Q_TOL
+    # Measured 2.0e-8 relative in W and 1.3e-6 packets in q (peak 52) with the natural-unit right-hand side,
+    # 4.6e-9 and 5.2e-7 with the log-space one (same law, other round-off: the kink makes the last digits
+    # path-dependent); bounds 5x above the larger
+    assert w_rel < 1e-7 and q_abs < RENO_Q_TOL
 
 
-RENO_Q_TOL = 5e-6  # packets
+RENO_Q_TOL = 1e-5  # packets
 
 
 @pytest.mark.parametrize("model", ["aecp", "petcp", "symbiosis", "reno"])
