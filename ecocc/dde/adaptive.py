@@ -503,7 +503,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                         worst = int(np.argmax(np.where(err_vec == 0, 0.0, np.abs(err_vec) / sc)))
                     status, message = Status.FAILED, (
                         f"step size underflow at t = {t:.9g} s: the error estimate is {err:.3g} x the tolerance "
-                        f"(largest in {cname(worst)}) even at the smallest step {h:.3g} s (64 ulp of t); "
+                        f"(largest in {cname(worst)}) even at the smallest step {h:.3g} s (<= 64 ulp of t); "
                         f"the solution may be discontinuous or singular there, or rtol = {rtol:g} / atol too tight")
                     break
                 else:
