@@ -495,7 +495,10 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 dh = mid_dense - mid_herm
                 with np.errstate(divide="ignore", invalid="ignore"):
                     err = max(err, float(np.max(np.where(dh == 0, 0.0, np.abs(dh) / sc[dcomp]))))
-            if err > 1.0 and not retake_for_crossing:
+            if err > 1.0:
+                # a step retaken to end at a bound crossing is error-controlled like any other (it was accepted
+                # unchecked before): if it fails, a shorter step ends before the crossing, which is found again
+                retake_for_crossing = False
                 if h <= hmin * 4:
                     # step-size underflow: no step that t can resolve meets the tolerance (scipy's solve_ivp
                     # fails here too); accepting such steps would crawl at 64 ulp per step to max_steps
