@@ -25,6 +25,8 @@ MAX_RING_BYTES = 4 * 2**30
 
 def real(field, value, *, lo=None, hi=None, lo_open=False, allow_inf=False, allowed=None) -> float:
     """A real scalar (not bool) in the stated range; returns it as float."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise InputError(field, value, allowed or "a real number")
     v = float(value)
