@@ -162,7 +162,7 @@ def test_queueing_delay_run_conserves_with_a_finite_buffer(model):
     # a finite buffer exercises the projection while the delays move with the queue; conservation holds at
     # every sample
     net = dumbbell(1000.0, [0.05, 0.2], initial_rate_pps=10.0, buffer_pkts=400.0)
-    tr = simulate(net, model, t_end_s=20.0, output_dt_s=0.05, rtt_includes_queueing=True)
+    tr = simulate(net, model, t_end_s=10.0, output_dt_s=0.05, rtt_includes_queueing=True)
     assert tr.ok, tr.message
     resid = tr.arrived_pkts - tr.departed_pkts - tr.lost_pkts - tr.queue_pkts
     # round-off of cumulative counters, as in test_solver_robustness
