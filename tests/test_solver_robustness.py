@@ -107,9 +107,16 @@ def test_tiny_delay_fails_fast_with_a_reason():
     w0 = time.perf_counter()
     sol = solve_dde(prob, 2.0)
     assert time.perf_counter() - w0 < 5.0  # seconds, against minutes before (10^7 steps)
-    assert sol.status == "failed"
-    assert "step size underflow at t = 1 s" in sol.message and "smallest delay" in sol.message
-    assert sol.n_steps == 0
+    assert sol.status == "failed" and sol.n_steps == 0
+    # refused before the first step: 1e300 steps are more than max_steps
+    assert "not started" in sol.message and "smallest delay 1e-300 s" in sol.message
+    # a span short enough for max_steps, at a time where a 1e-8 s step no longer moves t by 16 ulp: the
+    # underflow is met at the first step, and the message names the delay
+    prob = DDEProblem(n=1, rhs=lambda t, y, Z, lo, hi: -Z[0], y0=np.array([1.0]), t0=1e10,
+                      lookups=[Lookup([0], [1e-8])])
+    sol = solve_dde(prob, 1e10 + 1e-3)
+    assert sol.status == "failed" and sol.n_steps == 0
+    assert "step size underflow at t = 1e+10 s" in sol.message and "smallest delay 1e-08 s" in sol.message
 
 
 def test_error_control_underflow_fails_with_time_and_component():
@@ -285,3 +292,11 @@ def test_lookup_rejects_bad_delays(delays):
     with pytest.raises(InputError) as ei:
         Lookup([0], delays)
     assert ei.value.field == "Lookup.delays"
+
+
+def test_a_run_that_cannot_finish_within_max_steps_is_not_started():
+    # an RTT of 1e-9 s caps every step at 1e-9 s: 1e10 steps for 10 s (hours), more than max_steps = 1e7
+    w0 = time.perf_counter()
+    tr = simulate(dumbbell(100.0, [1e-9]), "aecp", t_end_s=10.0)
+    assert time.perf_counter() - w0 < 10.0  # seconds
+    assert tr.status == "failed" and "not started" in tr.message and "smallest delay 1e-09 s" in tr.message

@@ -371,6 +371,13 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         out_t.append(t0); out_y.append(y.copy())
 
     tiny = nudge
+    cap = min(dmin, max_step)
+    if (t_end - t0) / cap > max_steps:
+        # a run that cannot finish within max_steps is refused before it starts (it used to run for hours)
+        why = f"the smallest delay {dmin:.3g} s" if dmin <= max_step else f"max_step = {max_step:.3g} s"
+        return DDESolution(np.array(out_t), np.array(out_y).reshape(len(out_t), n), Status.FAILED,
+                           f"not started: {why} caps every step, so [{t0:g}, {t_end:g}] s needs at least "
+                           f"{(t_end - t0) / cap:.3g} steps, more than max_steps = {max_steps}", t0, method=method)
     e0 = np.zeros(problem.bounded.size, dtype=bool)
     f_raw = ev.raw(t, y, tiny(t, 1.0), e0, e0)
     sat_lo, sat_hi = ev.masks(y, f_raw, 16 * np.finfo(float).eps * max(1.0, abs(t)))
