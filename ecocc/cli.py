@@ -198,6 +198,8 @@ try:  # stability commands (ecocc.cli_stability)
 except ImportError:  # pragma: no cover - while the module is being written
     pass
 
+from .cli_packet import register as _register_packet  # noqa: E402  packet level: ecocc packet, ecocc compare
+_register_packet(main)
 
 if __name__ == "__main__":
     main()
