@@ -15,6 +15,6 @@ __all__ = ["run_packet", "run_spec", "to_trajectory", "available", "PacketBacken
 
 def __getattr__(name):
     if name == "compare":
-        from .compare import compare
+        from .comparison import compare
         return compare
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

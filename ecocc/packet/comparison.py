@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..results import Trajectory, _jsonable
+from ..results import Trajectory, _jsonable, jain_index
 from ..units import pps_to_mbps
 
 CONV_BAND = 0.10         # +-10 % of the final-window mean rate
@@ -168,7 +168,6 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
     paper = PAPER.get(sc.name, {})
     pb = net.packet_bytes
     rows = []
-    at_end = np.array([f["active_at_end"] for f in sp["flows"]])
     for j, nm in enumerate(packet.flow_names):
         pm = paper.get("rate_mbps", {}).get(nm)
         rows.append({"quantity": f"rate {nm}", "unit": "Mbps", "fluid": sf["flows"][j]["mean_rate_mbps"],
@@ -180,10 +179,22 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
             pk = {"mean_queue_pkts": "queue_pkts"}.get(key, key)
             rows.append({"quantity": f"{q} {nm}", "unit": unit, "fluid": sf["links"][j][key],
                          "packet": sp["links"][j][key], "paper": paper.get(pk, {}).get(nm)})
-    rows.append({"quantity": "Jain's index (active flows)", "unit": "1", "fluid": sf["jain_index"],
-                 "packet": sp["jain_index"], "paper": None})
     steady_f = np.array([f["mean_rate_pps"] for f in sf["flows"]])
     steady_p = np.array([f["mean_rate_pps"] for f in sp["flows"]])
+    # flows active over the whole last bin (a flow whose stop_s is t_end is inactive *at* t_end in
+    # Trajectory.summary, yet it is the one the final window describes)
+    at_end = act[-1]
+    rows.append({"quantity": "Jain's index (flows active at the end)", "unit": "1",
+                 "fluid": float(jain_index(steady_f[at_end])) if at_end.any() else None,
+                 "packet": float(jain_index(steady_p[at_end])) if at_end.any() else None, "paper": None})
+    idx = np.nonzero(at_end)[0]
+    if idx.size >= 2 and np.ptp(net.arrays.rtt_s[idx]) > 0:  # RTT (un)fairness: shortest- over longest-RTT flow
+        i0 = idx[np.argmin(net.arrays.rtt_s[idx])]
+        i1 = idx[np.argmax(net.arrays.rtt_s[idx])]
+        ratio = lambda s: float(s[i0] / s[i1]) if s[i1] > 0 else math.inf  # noqa: E731
+        rows.append({"quantity": f"rate ratio {net.flows[i0].name}/{net.flows[i1].name} (RTT "
+                                 f"{1e3 * net.flows[i0].rtt_s:g}/{1e3 * net.flows[i1].rtt_s:g} ms)",
+                     "unit": "1", "fluid": ratio(steady_f), "packet": ratio(steady_p), "paper": None})
     tcf = convergence_time(rf, e, steady_f, at_end, bin_s)
     tcp = convergence_time(rp, e, steady_p, at_end, bin_s)
     rows.append({"quantity": "convergence time", "unit": "s", "fluid": tcf if tcf is not None else "never",
