@@ -295,7 +295,7 @@ class EcoSender : public Application {
   // Symbiosis
   double eps = 1.95, gamma = 0.9, K = 1.0, window = 1.0;
   // state / statistics
-  double nextUpdate = 0.0, lastRtt = 0.0, minRtt = 1e9, minGap = 1e9, lastAckTime = -1.0;
+  double nextUpdate = 0.0, lastRtt = 0.0, minRtt = 1e9, minGap = 1e9, lastAckTime = -1.0, srtt = 0.0;
   uint32_t nUpdates = 0, nAcks = 0;
   double lastFactor = -1.0, lastAvail = -1.0;
 
@@ -383,6 +383,7 @@ class EcoSender : public Application {
       minRtt = std::min(minRtt, tau);
       lastFactor = h.r;
       lastAvail = h.avail;
+      srtt = srtt > 0 ? 0.875 * srtt + 0.125 * tau : tau;  // smoothed RTT (RFC 6298 gain 1/8)
       if (mode == ECO_S_AECP) {
         // eq. (48) of 004 with T1 = tau: x <- x^(1 - alpha tau) r^(alpha tau), once per RTT, r the
         // factor echoed by this ACK (stamped when its packet crossed the routers)
@@ -415,8 +416,11 @@ class EcoSender : public Application {
           lastRtt = tau;
         }
       } else if (mode == ECO_S_SYMB) {
-        // eq. (10) of 002 once per RTT; A = router-stamped unused capacity + own rate
-        // (= K - sum of the other flows' rates), clipped to [0, K]
+        // eq. (10) of 002 once per RTT, with w(0) the current window and t the measured RTT;
+        // tau_i of eq. (10) is the propagation RTT (the smallest RTT measured).  A = the unused
+        // capacity the routers stamped (min along the path) + this flow's own rate (= K - the other
+        // flows' rates, eq. 17), clipped to [0, K].  A window protocol: the window is sent over
+        // one (smoothed, measured) RTT, paced at w / srtt, so that a standing queue slows it down.
         if (now >= nextUpdate) {
           double tp = minRtt;
           double A = std::isfinite(h.avail) ? (double)h.avail + rate : K;
@@ -427,8 +431,9 @@ class EcoSender : public Application {
           window = window * W / (window * (1.0 - em) + W * em);
           nextUpdate = now + tau;
           nUpdates++;
-          SetRate(window / tp);
         }
+        double want = window / srtt;
+        if (std::fabs(want - rate) > 0.01 * rate) SetRate(want);
       }
     }
   }
