@@ -163,8 +163,8 @@ def claims_cmd(only, as_json, list_only):
 @click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
-@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="Solver engine of every point (numba: AECP/CLTCP only).")
+@click.option("--engine", type=click.Choice(["numpy", "numba", "ns3"]), default="numpy", show_default=True,
+              help="Solver engine of every point (numba: AECP/CLTCP only; ns3: packet level, the packet extra).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
