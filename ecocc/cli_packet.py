@@ -8,8 +8,6 @@ from pathlib import Path
 
 import click
 
-from .cli import parse_assignment
-
 
 def _common(f):
     opts = [
@@ -32,6 +30,11 @@ def _common(f):
     for o in reversed(opts):
         f = o(f)
     return f
+
+
+def _overrides(sets):
+    from .cli import parse_assignment  # not at import time: ecocc.cli imports this module
+    return dict(parse_assignment(s) for s in sets)
 
 
 def _require_ns3(python):
@@ -69,7 +72,7 @@ def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tr = run_packet(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,
-                    overrides=dict(parse_assignment(s) for s in sets), progress=not quiet, python=python)
+                    overrides=_overrides(sets), progress=not quiet, python=python)
     stem = out / f"{sc.name}_packet"
     tmp = Path(f"{stem}.nc.tmp{os.getpid()}")
     tr.to_netcdf(tmp)
@@ -117,7 +120,7 @@ def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, see
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cmp = compare(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,
-                  overrides=dict(parse_assignment(s) for s in sets), progress=not quiet, python=python,
+                  overrides=_overrides(sets), progress=not quiet, python=python,
                   fluid_kwargs={"engine": engine})
     stem = out / f"{sc.name}_compare"
     _atomic_write(f"{stem}.json", json.dumps(cmp.to_dict(), indent=2))

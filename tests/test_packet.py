@@ -1,4 +1,6 @@
-"""Packet-level cross-check in ns-3 (marker ``packet``; run with ``pytest -m packet``).
+"""Packet-level cross-check in ns-3 (ns-3 runs carry the marker ``packet``: ``pytest -m packet``).
+
+The tests without ns-3 (specification, comparison arithmetic, CLI errors) run in the default suite.
 
 These need the ``packet`` extra (``pip install -e '.[packet]'``); they are skipped, with the
 reason, when the ``ns3`` wheel is not importable by the child interpreter (``$ECOCC_NS3_PYTHON``
@@ -16,10 +18,12 @@ from ecocc import scenarios
 from ecocc.packet import available, build_spec, run_packet
 from ecocc.packet.comparison import build_comparison, compare
 
-pytestmark = pytest.mark.packet
-
 _OK, _WHY = available()
-needs_ns3 = pytest.mark.skipif(not _OK, reason=f"ns-3 not available: {_WHY}")
+
+
+def needs_ns3(f):
+    """ns-3 runs: marker ``packet`` (not in the default suite), skipped with the reason without ns-3."""
+    return pytest.mark.packet(pytest.mark.skipif(not _OK, reason=f"ns-3 not available: {_WHY}")(f))
 
 C_PPS = 1250.0          # 10 Mbps of 1000-byte packets
 RTTS_MS = (50, 100, 200, 400)
@@ -30,7 +34,7 @@ def aecp_dumbbell_10mbps(duration_s=60.0):
     the longest RTT, 500 packets, as the papers' ns-2 runs: buffer = bandwidth x delay)."""
     return scenarios.from_dict({
         "scenario": {"name": "aecp-dumbbell-10mbps", "model": "aecp", "duration_s": duration_s,
-                     "summary_window_s": 20.0, "output_dt_s": 0.1, "packet_bytes": 1000},
+                     "summary_window_s": min(20.0, duration_s), "output_dt_s": 0.1, "packet_bytes": 1000},
         "params": {"alpha_per_s": 2.0, "beta_per_s": 1.0, "T_s": 2.0, "q0_pkts": 100.0},
         "links": [{"name": "bottleneck", "capacity_mbps": 10, "buffer_pkts": 500}],
         "flows": [{"name": f"f{i + 1}", "route": ["bottleneck"], "rtt_ms": r, "initial_rate_pps": 10}
@@ -56,6 +60,29 @@ def test_spec_rejects_impossible_rtt():
     net = sc.network.replace(flows=(bad,) + sc.network.flows[1:])
     with pytest.raises(InputError, match="rtt_s"):
         build_spec(dataclasses.replace(sc, network=net))
+
+
+def test_comparison_of_a_run_with_itself_is_zero():
+    # the comparison arithmetic (binning from cumulative counters, RMS, table) on a fluid run against itself
+    from ecocc.simulate import simulate
+    sc = aecp_dumbbell_10mbps(duration_s=10.0)
+    tr = simulate(sc.network, sc.model, t_end_s=10.0, output_dt_s=0.1, summary_window_s=5.0, **sc.params)
+    tr.t_s = np.round(tr.t_s, 9)
+    c = build_comparison(sc, tr, tr)
+    assert all(v["rms_pps"] == 0 for v in c.rms["flows"].values())
+    assert all(v["rms_queue_pkts"] == 0 for v in c.rms["links"].values())
+    for r in c.rows:
+        if isinstance(r["fluid"], float) and isinstance(r["packet"], float):
+            assert r["fluid"] == r["packet"], r
+    assert "rate f1" in c.format_table() and c.format_markdown().startswith("| quantity")
+
+
+def test_cli_packet_without_ns3_is_one_line_error(tmp_path):
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "ecocc.cli", "packet", "aecp-dumbbell", "--out", str(tmp_path),
+                           "--python", str(tmp_path / "no-such-python")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "cannot start" in proc.stderr
 
 
 @needs_ns3

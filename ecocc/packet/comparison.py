@@ -150,7 +150,7 @@ class Comparison:
         for a in ax:
             a.grid(alpha=0.3)
         fig.suptitle(f"{self.scenario}: fluid model ({self.fluid.model}, dashed) vs ns-3 packet level "
-                     f"({self.packet.solver.get('protocol')}, solid)")
+                     f"({self.packet.solver.get('driver_protocol')}, solid)")
         return fig
 
 
@@ -218,6 +218,9 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
     notes = [f"packet size {pb:g} bytes; bins of {bin_s:g} s; steady values over {sp['window_s'][0]:g}-"
              f"{sp['window_s'][1]:g} s",
              f"packet protocol: {packet.solver.get('driver_protocol')}; fluid model: {fluid.model}"]
+    if packet.solver.get("red"):
+        notes.append("loss: the packet run counts RED drops and tail drops; the fluid Reno model's RED probability "
+                     "is a loss signal, and its loss ratio counts buffer overflow only")
     if capacity_scale != 1.0:
         notes.append(f"capacities scaled by {capacity_scale:g}; the paper's rates scaled alike")
     c = Comparison(scenario=sc.name, fluid=fluid, packet=packet, edges_s=e, rows=rows, rms=rms,
