@@ -147,3 +147,23 @@ def test_packet_sweep_through_local_worker_processes(tmp_path):
     # the queue follows the target q0 of each point; same sampling tolerance as above: T/T2 = 20 packets
     assert np.all(np.abs(q - np.array([50.0, 150.0])) <= 2.0 / 0.1), q
     assert np.all(res.dataset["utilization"].values > 0.99)  # the link stays full: y + (q - q0)/T = C, q stationary
+
+
+@needs_ns3
+def test_ns3_cubic_baseline_keeps_a_bdp_buffered_link_busy():
+    # ns-3's own TcpCubic through the same runner: 2 flows, RTT 100 ms, 10 Mbps, buffer = 1 BDP (125 packets)
+    sc = scenarios.from_dict({
+        "scenario": {"name": "cubic-10mbps", "model": "reno", "duration_s": 40.0, "summary_window_s": 20.0,
+                     "packet_bytes": 1000},
+        "params": {"aqm": "droptail"},
+        "links": [{"name": "bottleneck", "capacity_mbps": 10, "buffer_pkts": 125}],
+        "flows": [{"name": "f", "count": 2, "route": ["bottleneck"], "rtt_ms": 100}],
+    })
+    tr = run_packet(sc, protocol="cubic")
+    assert tr.ok and tr.solver["driver_protocol"] == "tcp:ns3::TcpCubic"
+    s = tr.summary()
+    # Cubic cuts its window to beta = 0.7 of it on a loss; the link stays busy through the cut when the buffer
+    # holds (1 - beta)/beta = 0.43 BDP or more, and it holds 1 BDP.  Utilization over the final 20 s >= 0.95
+    # leaves 5 % for the slow-start overshoot losses and any retransmission timeout in the window.
+    assert s["links"][0]["utilization"] >= 0.95, s["links"][0]
+    assert all(f["mean_rate_pps"] > 0 for f in s["flows"])
