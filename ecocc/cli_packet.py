@@ -25,6 +25,9 @@ def _common(f):
         click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a model parameter."),
         click.option("--python", "python", default=None,
                      help="Interpreter that has the ns3 wheel (default: $ECOCC_NS3_PYTHON or this one)."),
+        click.option("--symbiosis-tau", type=click.Choice(["measured", "propagation"]), default="measured",
+                     show_default=True, help="TCP Symbiosis tau_i: the smallest RTT measured (002's definition) or "
+                                             "the flow's propagation RTT."),
         click.option("--quiet", is_flag=True, help="No progress bar."),
     ]
     for o in reversed(opts):
@@ -60,7 +63,7 @@ def _atomic_write(path, text):
 @click.command("packet")
 @click.argument("scenario")
 @_common
-def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed, sets, python, quiet):
+def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed, sets, python, symbiosis_tau, quiet):
     """Run SCENARIO (a TOML file or a shipped name) at packet level in ns-3.
 
     Writes OUT/<name>_packet.nc (xarray), OUT/<name>_packet_summary.json and a figure (PNG, PDF).
@@ -72,7 +75,7 @@ def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tr = run_packet(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,
-                    overrides=_overrides(sets), progress=not quiet, python=python)
+                    overrides=_overrides(sets), progress=not quiet, python=python, symbiosis_tau=symbiosis_tau)
     stem = out / f"{sc.name}_packet"
     tmp = Path(f"{stem}.nc.tmp{os.getpid()}")
     tr.to_netcdf(tmp)
@@ -107,8 +110,8 @@ def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed
 @click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
               help="Engine of the fluid run.")
 @click.option("--markdown", is_flag=True, help="Print the table as Markdown.")
-def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed, sets, python, quiet, engine,
-                markdown):
+def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed, sets, python, symbiosis_tau, quiet,
+                engine, markdown):
     """Run SCENARIO with the fluid model and in ns-3 and print them side by side.
 
     Writes OUT/<name>_compare.json, OUT/<name>_compare.{png,pdf} and both runs as NetCDF.
@@ -121,7 +124,7 @@ def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, see
     out.mkdir(parents=True, exist_ok=True)
     cmp = compare(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,
                   overrides=_overrides(sets), progress=not quiet, python=python,
-                  fluid_kwargs={"engine": engine})
+                  fluid_kwargs={"engine": engine}, symbiosis_tau=symbiosis_tau)
     stem = out / f"{sc.name}_compare"
     _atomic_write(f"{stem}.json", json.dumps(cmp.to_dict(), indent=2))
     for tr, tag in ((cmp.fluid, "fluid"), (cmp.packet, "packet")):

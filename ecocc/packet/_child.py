@@ -47,6 +47,7 @@ def main(argv=None):
     d.peT = float(P.get("T_s", 0.01)) if spec["protocol"] == "petcp" else 0.01
     d.eps = float(P.get("epsilon_per_s", 1.95))
     d.gamma = float(P.get("gamma", 0.9))
+    d.symbGivenTau = spec.get("symbiosis_tau", "measured") == "propagation"
     if spec.get("red"):
         d.red = True
         d.redMin = float(spec["red"]["min_th_pkts"])

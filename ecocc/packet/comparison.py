@@ -236,7 +236,7 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
 
 
 def compare(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, capacity_scale=1.0, overrides=None,
-            progress=False, python=None, fluid_kwargs=None) -> Comparison:
+            progress=False, python=None, fluid_kwargs=None, symbiosis_tau="measured") -> Comparison:
     """Run ``scenario`` with the fluid model (:func:`ecocc.simulate`) and in ns-3, and compare.
 
     Parameters are those of :func:`ecocc.packet.run_packet`; ``fluid_kwargs`` go to
@@ -255,5 +255,5 @@ def compare(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, capacit
     fl = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=min(sc.output_dt_s or bin_s, bin_s),
                   summary_window_s=w, name=sc.name, progress=progress, **(fluid_kwargs or {}), **params)
     pk = run_packet(sc, protocol=protocol, t_end_s=t_end, bin_s=bin_s, seed=seed, overrides=overrides,
-                    progress=progress, python=python)
+                    progress=progress, python=python, symbiosis_tau=symbiosis_tau)
     return build_comparison(sc, fl, pk, capacity_scale=capacity_scale)

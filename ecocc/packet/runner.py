@@ -148,7 +148,7 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
         "driver_protocol": spec["driver_protocol"], "packet_bytes": spec["packet_bytes"], "bin_s": spec["bin_s"],
         "access_factor": spec["access_factor"], "seed": spec["seed"],
         "buffers_pkts": [lk["buffer_pkts"] for lk in spec["links"]],
-        "red": spec["red"], "wall_s": float(data.get("wall_s", np.nan)),
+        "red": spec["red"], "symbiosis_tau": spec.get("symbiosis_tau"), "wall_s": float(data.get("wall_s", np.nan)),
         "import_s": float(timing[0]), "compile_s": float(timing[1]), "simulate_s": float(timing[2]),
         "t_reached_s": reached, "controller_updates": [float(v) for v in data.get("updates", [])],
         "min_rtt_s": [float(v) for v in data.get("min_rtt", [])],
@@ -167,7 +167,8 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
 
 
 def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, access_factor=10.0,
-               capacity_scale=1.0, overrides=None, progress=False, python=None, log_path=None) -> Trajectory:
+               capacity_scale=1.0, overrides=None, progress=False, python=None, log_path=None,
+               symbiosis_tau="measured") -> Trajectory:
     """Run ``scenario`` (a name, a TOML path or a :class:`~ecocc.scenarios.Scenario`) in ns-3.
 
     Parameters
@@ -189,6 +190,8 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
         Model parameters.
     progress : bool
         A progress bar in simulated seconds on stderr.
+    symbiosis_tau : {"measured", "propagation"}
+        TCP Symbiosis's tau_i (see :func:`ecocc.packet.spec.build_spec`).
     python : str, optional
         Interpreter with the ``ns3`` wheel (default ``$ECOCC_NS3_PYTHON`` or this one).
 
@@ -201,7 +204,7 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
     sc = scenario if isinstance(scenario, scenarios.Scenario) else scenarios.load(scenario)
     sc = scaled_scenario(sc, capacity_scale)
     spec = build_spec(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, access_factor=access_factor,
-                      overrides=overrides)
+                      overrides=overrides, symbiosis_tau=symbiosis_tau)
     spec["summary_window_s"] = min(sc.summary_window_s or 0.1 * spec["t_end_s"], spec["t_end_s"])
     data = run_spec(spec, progress=progress, python=python, log_path=log_path)
     return to_trajectory(spec, data, sc.network)

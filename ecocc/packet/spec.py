@@ -53,7 +53,8 @@ def protocol_for(model: str, protocol: str | None = None) -> str:
 
 
 def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None, bin_s: float = 0.1,
-               seed: int = 1, access_factor: float = 10.0, overrides: dict | None = None) -> dict:
+               seed: int = 1, access_factor: float = 10.0, overrides: dict | None = None,
+               symbiosis_tau: str = "measured") -> dict:
     """The JSON run specification of scenario ``sc`` (an :class:`ecocc.scenarios.Scenario`).
 
     Parameters
@@ -71,7 +72,11 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
         Access links run at this multiple of the fastest link's capacity.
     overrides : dict, optional
         Model parameters replacing the scenario's.
+    symbiosis_tau : {"measured", "propagation"}
+        TCP Symbiosis's tau_i of eq. (10): the smallest RTT the sender measured (002 defines tau_i so,
+        "assumed to equal the propagation delay"; default), or the flow's propagation RTT given to it.
     """
+    check(symbiosis_tau in ("measured", "propagation"), "symbiosis_tau", symbiosis_tau, "'measured' or 'propagation'")
     net = sc.network
     proto = protocol_for(sc.model, protocol)
     t_end = check_finite("t_end_s", sc.duration_s if t_end_s is None else t_end_s, positive=True)
@@ -130,7 +135,7 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
     return {
         "scenario": sc.name, "model": sc.model, "protocol": proto,
         "driver_protocol": f"tcp:{tcp_type}" if tcp_type else proto,
-        "packet_bytes": pb, "t_end_s": t_end, "bin_s": bin_s, "seed": int(seed), "access_factor": access_factor,
+        "symbiosis_tau": symbiosis_tau, "packet_bytes": pb, "t_end_s": t_end, "bin_s": bin_s, "seed": int(seed), "access_factor": access_factor,
         "params": {k: v for k, v in P.items() if isinstance(v, (int, float, str)) or v is None}, "red": red,
         "links": links, "flows": flows, "cross": cross,
     }

@@ -294,6 +294,7 @@ class EcoSender : public Application {
   double a = 125.0, b = 1.0, T = 0.01;
   // Symbiosis
   double eps = 1.95, gamma = 0.9, K = 1.0, window = 1.0;
+  double tauGiven = -1.0;  // Symbiosis tau_i (s): <= 0 -> the smallest RTT measured (002, after eq. 8)
   // state / statistics
   double nextUpdate = 0.0, lastRtt = 0.0, minRtt = 1e9, minGap = 1e9, lastAckTime = -1.0, srtt = 0.0;
   uint32_t nUpdates = 0, nAcks = 0;
@@ -422,7 +423,7 @@ class EcoSender : public Application {
         // flows' rates, eq. 17), clipped to [0, K].  A window protocol: the window is sent over
         // one (smoothed, measured) RTT, paced at w / srtt, so that a standing queue slows it down.
         if (now >= nextUpdate) {
-          double tp = minRtt;
+          double tp = tauGiven > 0 ? tauGiven : minRtt;
           double A = std::isfinite(h.avail) ? (double)h.avail + rate : K;
           A = std::min(std::max(A, 0.0), K);
           double growth = eps * (1.0 - gamma * (1.0 - A / K));
@@ -502,6 +503,7 @@ class EcoDriver {
   double alpha = 2.0, beta = 1.0, Tq = 2.0, T2 = 0.1;           // AECP (q0, r0 per link)
   double peA = 125.0, peB = 1.0, peT = 0.01;                     // PE-TCP
   double eps = 1.95, gamma = 0.9;                                // Symbiosis
+  bool symbGivenTau = false;  // Symbiosis: tau_i = the flow's propagation RTT instead of the measured minimum
   double maxRateFactor = 10.0;
   bool red = false;                                              // RED on every link (Reno aqm = "red")
   double redMin = 50, redMax = 550, redPmax = 0.1;  // rate-based senders are capped at this multiple of the fastest link
@@ -673,6 +675,7 @@ class EcoDriver {
         snd->gamma = gamma;
         snd->K = f.K;
         snd->window = f.x0 * f.rtt;
+        snd->tauGiven = symbGivenTau ? f.rtt : -1.0;
         hosts.Get(0)->AddApplication(snd);
         snd->SetStartTime(Seconds(f.start));
         snd->SetStopTime(Seconds(stop));
