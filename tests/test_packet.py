@@ -94,7 +94,7 @@ def test_aecp_dumbbell_steady_state_matches_fluid_equilibrium():
     N = 4
     # Independent expectation: eq. (16) of 001/004, x* = r* = C/N and q* = q0 (the fluid equilibrium).
     x_star, q0 = C_PPS / N, 100.0
-    eq = sc.network and tr.equilibrium
+    eq = tr.equilibrium  # the fluid model's own equilibrium (ecocc.models.aecp.AECP.equilibrium)
     assert np.allclose(eq["rate_pps"], x_star) and np.allclose(eq["queue_pkts"], q0)
     # Tolerances from the sampling.  The router knows the arrival rate y only as a packet count per
     # T2 = 0.1 s interval: +-1 packet per interval, i.e. +-1/T2 = 10 pkt/s on y.  In eq. (49) that
