@@ -167,3 +167,17 @@ def test_ns3_cubic_baseline_keeps_a_bdp_buffered_link_busy():
     # leaves 5 % for the slow-start overshoot losses and any retransmission timeout in the window.
     assert s["links"][0]["utilization"] >= 0.95, s["links"][0]
     assert all(f["mean_rate_pps"] > 0 for f in s["flows"])
+
+
+def test_spec_rejects_a_route_that_is_not_the_fewest_hop_path():
+    from ecocc.errors import InputError
+    # routers Z -z-> A -a-> R -b-> B -y-> Y and a shortcut A -c-> B (f2): f1's route z, a, b, y has 4 hops where
+    # z, c, y has 3, so ns-3's global routing (fewest hops) would carry f1 over c
+    sc = scenarios.from_dict({
+        "scenario": {"name": "detour", "model": "aecp", "duration_s": 1.0},
+        "links": [{"name": n, "capacity_pps": 100.0} for n in ("z", "a", "b", "c", "y")],
+        "flows": [{"name": "f1", "route": ["z", "a", "b", "y"], "rtt_s": 0.1},
+                  {"name": "f2", "route": ["z", "c", "y"], "rtt_s": 0.1}],
+    })
+    with pytest.raises(InputError, match=r"flow\[f1\].route.*fewest hops are 3 over 1 path"):
+        build_spec(sc)

@@ -116,6 +116,7 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
         flows.append({"name": f.name, "route": [net.link_index(n) for n in f.route], "rtt_s": f.rtt_s,
                       "start_s": f.start_s, "stop_s": f.stop_s if math.isfinite(f.stop_s) else None,
                       "initial_rate_pps": f.initial_rate_pps, "physical_bw_pps": float(a.physical_bw_pps[j])})
+    _check_routes(net)
     cross = []
     for c in net.cross_traffic:
         li = net.link_index(c.link)
@@ -139,3 +140,49 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
         "params": {k: v for k, v in P.items() if isinstance(v, (int, float, str)) or v is None}, "red": red,
         "links": links, "flows": flows, "cross": cross,
     }
+
+
+def _check_routes(net) -> None:
+    """Every route must be the unique fewest-hop path of the router graph the routes build.
+
+    The packet back end joins consecutive links of a route at one router and lets ns-3's global
+    routing (fewest hops) find the paths; a route that is not the unique fewest-hop path between its
+    ends would silently carry its packets elsewhere, so it is refused.
+    """
+    from collections import deque
+    L = net.n_links
+    parent = list(range(2 * L))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    for f in net.flows:
+        idx = [net.link_index(n) for n in f.route]
+        for a, b in zip(idx, idx[1:]):
+            parent[find(2 * a + 1)] = find(2 * b)
+    adj = {}
+    for lk in range(L):
+        u, v = find(2 * lk), find(2 * lk + 1)
+        check(u != v, "network.flows", net.links[lk].name, "routes that do not turn a link into a loop")
+        adj.setdefault(u, set()).add(v)
+        adj.setdefault(v, set()).add(u)  # point-to-point links carry both directions
+    for f in net.flows:
+        idx = [net.link_index(n) for n in f.route]
+        src, dst = find(2 * idx[0]), find(2 * idx[-1] + 1)
+        dist, count = {src: 0}, {src: 1}
+        q = deque([src])
+        while q:
+            u = q.popleft()
+            for v in adj.get(u, ()):
+                if v not in dist:
+                    dist[v], count[v] = dist[u] + 1, count[u]
+                    q.append(v)
+                elif dist[v] == dist[u] + 1:
+                    count[v] += count[u]
+        if dist.get(dst) != len(idx) or count.get(dst) != 1:
+            raise InputError(f"flow[{f.name}].route", list(f.route),
+                             "the unique fewest-hop path between its ends at packet level "
+                             f"(ns-3 global routing); here the fewest hops are {dist.get(dst)} over "
+                             f"{count.get(dst)} path(s)")
