@@ -138,8 +138,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
-@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="Solver engine of every point (numba: AECP/CLTCP only).")
+@click.option("--engine", type=click.Choice(["numpy", "numba", "ns3"]), default="numpy", show_default=True,
+              help="Solver engine of every point (numba: AECP/CLTCP only; ns3: packet level, the packet extra).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -176,6 +176,8 @@ try:  # stability commands (ecocc.cli_stability)
 except ImportError:  # pragma: no cover - while the module is being written
     pass
 
+from .cli_packet import register as _register_packet  # noqa: E402  packet level: ecocc packet, ecocc compare
+_register_packet(main)
 
 if __name__ == "__main__":
     main()

@@ -74,8 +74,12 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
     net = sc.network.scaled(**special)
     t_end = t_end_s or sc.duration_s
     window = min(sc.summary_window_s or 0.1 * t_end, t_end)
-    tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
-                  engine=engine, **params)
+    if engine == "ns3":  # packet level: one ns-3 child process per point (ecocc.packet)
+        from .packet import run_packet
+        tr = run_packet(dataclasses.replace(sc, network=net, params=params), t_end_s=t_end)
+    else:
+        tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
+                      engine=engine, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
     t = tr.t_s
