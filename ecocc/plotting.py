@@ -128,6 +128,22 @@ def _legend(ax, where, **kw):
     return ax.legend(loc="best", framealpha=0.9, **kw)
 
 
+@dataclass
+class SweepPlot:
+    """Artists drawn by :func:`ecocc.sweeps.plot_sweep`: ``figure``, ``axes``, ``lines`` (Line2D, one-axis
+    sweeps), ``mesh`` (QuadMesh, heat maps) and ``colorbar``."""
+
+    figure: object
+    axes: object
+    lines: list = field(default_factory=list)
+    mesh: object = None
+    colorbar: object = None
+
+    def savefig(self, *args, **kwargs):
+        """``self.figure.savefig(...)``."""
+        return self.figure.savefig(*args, **kwargs)
+
+
 # -- time series ------------------------------------------------------------------------------------
 
 TRAJECTORY_PANELS = ("rate", "queue", "fairness")
