@@ -374,11 +374,20 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
 
     if "queue" in A:
         a = A["queue"]
+        wq = t >= t[-1] - tr.summary_window_s
         for li, ln in enumerate(tr.link_names):
+            lab = f"queue at {ln}"
+            if wq.sum() > 1:  # say what the final window holds: a dense oscillation reads as a solid band
+                qw = tr.queue_pkts[wq, li]
+                i0 = np.flatnonzero(wq)[0]
+                # time mean from the integrated queue (exact, as in the summary), not from the samples
+                qmean = (tr.queue_area_pkt_s[-1, li] - tr.queue_area_pkt_s[i0, li]) / (t[-1] - t[i0])
+                lab += (f"\n(last {t[-1] - t[i0]:g} s: mean {qmean:.3g},"
+                        f" range {np.min(qw):.4g}–{np.max(qw):.4g} packets)")
             # thick-to-thin and dashed, as for the rates: equal queues on several links stay visible
             kw = dict(color=f"C{li % 10}" if len(tr.link_names) > 1 else "C0",
                       lw=2.2 - 1.0 * li / max(len(tr.link_names) - 1, 1) if len(tr.link_names) > 1 else 1.3,
-                      ls=_LINESTYLES[li % len(_LINESTYLES)], label=f"queue at {ln}")
+                      ls=_LINESTYLES[li % len(_LINESTYLES)], label=lab)
             kw.update(line_kw)
             kw.update(queue_kw or {})
             out.lines["queue"] += a.plot(t, tr.queue_pkts[:, li], **kw)
@@ -444,7 +453,7 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
             from .results import jain_index
             ok = x_eq > 0
             xn = np.where(tr.active & ok[None, :], tr.rate_pps / np.where(ok, x_eq, 1.0)[None, :], np.nan)
-            lab = "Jain's index of x_i / x_i*\n(x*: model equilibrium, here unequal)"
+            lab = "Jain's index of x_i / x_i*: rates over the\nmodel equilibrium x* (unequal shares here)"
             if not ok.all():
                 lab += f"; {int((~ok).sum())} flow(s) with x* = 0 left out"
             out.lines["fairness"] += a.plot(t, jain_index(xn, axis=1), label=lab, **fkw)
