@@ -382,8 +382,11 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
                 i0 = np.flatnonzero(wq)[0]
                 # time mean from the integrated queue (exact, as in the summary), not from the samples
                 qmean = (tr.queue_area_pkt_s[-1, li] - tr.queue_area_pkt_s[i0, li]) / (t[-1] - t[i0])
-                lab += (f"\n(last {t[-1] - t[i0]:g} s: mean {qmean:.3g},"
-                        f" range {np.min(qw):.4g}–{np.max(qw):.4g} packets)")
+                lo, hi = float(np.min(qw)), float(np.max(qw))
+                if hi - lo <= 1e-3 * max(abs(hi), 1.0):  # constant to 0.1 % (or 0.001 packet)
+                    lab += f"\n(last {t[-1] - t[i0]:g} s: {qmean:.4g} packets, constant to 0.1 %)"
+                else:
+                    lab += f"\n(last {t[-1] - t[i0]:g} s: mean {qmean:.3g}, range {lo:.3g}–{hi:.3g} packets)"
             # thick-to-thin and dashed, as for the rates: equal queues on several links stay visible
             kw = dict(color=f"C{li % 10}" if len(tr.link_names) > 1 else "C0",
                       lw=2.2 - 1.0 * li / max(len(tr.link_names) - 1, 1) if len(tr.link_names) > 1 else 1.3,
@@ -406,14 +409,6 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
                 rkw = dict(color="k", lw=1.0, ls=(0, (4, 2)), zorder=5)
                 rkw.update(ref_kw or {})
                 out.lines["queue_ref"].append(a.axhline(v, label=lab, **rkw))
-        P = tr.params or {}
-        if P.get("aqm") == "red" and "red_min_th_pkts" in P:
-            for k, key in enumerate(("red_min_th_pkts", "red_max_th_pkts")):
-                rkw = dict(color="0.4", lw=0.9, ls=":", zorder=1.5)
-                rkw.update(ref_kw or {})
-                lab = (f"RED thresholds ({P['red_min_th_pkts']:g} and {P['red_max_th_pkts']:g} packets)"
-                       if k == 0 else None)
-                out.lines["queue_ref"].append(a.axhline(P[key], label=lab, **rkw))
         qmax = float(np.nanmax(tr.queue_pkts)) if tr.queue_pkts.size else 0.0
         refs = [ln.get_ydata()[0] for ln in out.lines["queue_ref"]]
         if queue_scale == "auto":
@@ -422,6 +417,21 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
             # a factor of ten: beyond it a linear axis squeezes the reference into the bottom tenth
             queue_scale = "symlog" if qmax > 10 * max(ref, 1.0) else "linear"
         out.queue_scale = queue_scale
+        top = 1.12 * max([qmax, 1.0] + refs)  # linear axis: room above the largest queue and the reference
+        P = tr.params or {}
+        if P.get("aqm") == "red" and "red_min_th_pkts" in P:
+            th = {"minimum": P["red_min_th_pkts"], "maximum": P["red_max_th_pkts"]}
+            shown = {k: v for k, v in th.items() if queue_scale != "linear" or v <= top}
+            hidden = [f"{k} {v:g}" for k, v in th.items() if k not in shown]
+            for k, (nm, v) in enumerate(shown.items()):
+                rkw = dict(color="0.4", lw=0.9, ls=":", zorder=1.5)
+                rkw.update(ref_kw or {})
+                lab = None
+                if k == 0:
+                    lab = "RED " + " and ".join(f"{n} threshold {x:g}" for n, x in shown.items()) + " packets"
+                    if hidden:
+                        lab += f"\n(RED {', '.join(hidden)} packets: above the axis)"
+                out.lines["queue_ref"].append(a.axhline(v, label=lab, **rkw))
         if queue_scale == "symlog":
             # linear below one packet (an empty queue reads 0), logarithmic above
             a.set_yscale("symlog", linthresh=1.0, linscale=0.4)
@@ -429,7 +439,7 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
         elif queue_scale == "log":
             a.set_yscale("log")
         else:
-            a.set_ylim(0, 1.12 * max([qmax, 1.0] + refs))  # room above the largest queue and reference
+            a.set_ylim(0, top)
         a.set_ylabel("queue (packets)" + ("" if queue_scale == "linear" else f", {queue_scale} scale"))
         lg = _legend(a, legend)
         if lg is not None:
