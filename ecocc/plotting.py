@@ -192,9 +192,12 @@ class TrajectoryPlot:
 
 def _coincident_groups(tr, rate_mbps, tol_rel):
     """Groups of flows whose rate curves coincide: two flows are linked when, over the second half of
-    the samples at which both are active (after the transient of the later one), their rates differ by
-    at most ``tol_rel`` times the largest rate plotted.  Groups are the connected sets (>= 2 flows)."""
+    the samples at which both are active (after the transient of the later one) or over the final
+    summary window, their rates differ by at most ``tol_rel`` times the largest rate plotted.  Groups
+    are the connected sets (>= 2 flows)."""
     n = rate_mbps.shape[1]
+    t = np.asarray(tr.t_s, dtype=float)
+    t_final = t[-1] - tr.summary_window_s  # start of the final (summary) window
     scale = float(np.nanmax(rate_mbps)) if np.isfinite(rate_mbps).any() else 0.0
     parent = list(range(n))
 
@@ -208,14 +211,21 @@ def _coincident_groups(tr, rate_mbps, tol_rel):
             idx = np.flatnonzero(tr.active[:, j] & tr.active[:, k])
             if idx.size < 10:  # too short a common stretch to call two curves equal
                 continue
-            late = idx[idx.size // 2:]
-            d = np.abs(rate_mbps[late, k] - rate_mbps[late, j])
-            if np.isfinite(d).all() and d.max() <= tol_rel * scale:
-                parent[root(k)] = root(j)
+            for late in (idx[idx.size // 2:], idx[t[idx] >= t_final]):
+                d = np.abs(rate_mbps[late, k] - rate_mbps[late, j])
+                if late.size >= 2 and np.isfinite(d).all() and d.max() <= tol_rel * scale:
+                    parent[root(k)] = root(j)
+                    break
     groups = {}
     for j in range(n):
         groups.setdefault(root(j), []).append(j)
     return [g for g in groups.values() if len(g) > 1]
+
+
+def _num(v):
+    """Three significant digits without exponents for the numbers a legend shows (1170, 6.6, 0.05)."""
+    v = float(v)
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
 def _names(names):
@@ -386,7 +396,8 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
                 if hi - lo <= 1e-3 * max(abs(hi), 1.0):  # constant to 0.1 % (or 0.001 packet)
                     lab += f"\n(last {t[-1] - t[i0]:g} s: {qmean:.4g} packets, constant to 0.1 %)"
                 else:
-                    lab += f"\n(last {t[-1] - t[i0]:g} s: mean {qmean:.3g}, range {lo:.3g}–{hi:.3g} packets)"
+                    lab += (f"\n(last {t[-1] - t[i0]:g} s: mean {_num(qmean)}, range {_num(lo)}–{_num(hi)}"
+                            " packets)")
             # thick-to-thin and dashed, as for the rates: equal queues on several links stay visible
             kw = dict(color=f"C{li % 10}" if len(tr.link_names) > 1 else "C0",
                       lw=2.2 - 1.0 * li / max(len(tr.link_names) - 1, 1) if len(tr.link_names) > 1 else 1.3,

@@ -190,3 +190,18 @@ def test_cli_writes_png_and_pdf(tmp_path):
     assert not (tmp_path / "svg" / "aecp-parking-lot.png").exists()
     r = CliRunner().invoke(main, ["simulate", "aecp-parking-lot", "--out", str(tmp_path), "--format", "gif"])
     assert r.exit_code == 2 and "--format" in r.output
+
+
+def test_red_thresholds_named_when_off_axis():
+    """Reno/RED: a threshold above a linear queue axis is named in the legend, not drawn off the axis."""
+    net = ecocc.dumbbell(C, [0.05, 0.1], name="test-reno")
+    tr = ecocc.simulate(net, "reno", t_end_s=10.0, output_dt_s=0.02, summary_window_s=2.0)
+    p = tr.plot(queue_scale="linear")
+    top = p.axes["queue"].get_ylim()[1]
+    drawn = [ln.get_ydata()[0] for ln in p.lines["queue_ref"]]
+    assert all(v <= top for v in drawn)
+    labels = " ".join(ln.get_label() for ln in p.lines["queue_ref"])
+    if top < 550.0:  # RenoParams default red_max_th_pkts = 550 packets
+        assert "maximum 550 packets: above the axis" in labels
+    p = tr.plot(queue_scale="symlog")  # a log axis has room for both thresholds
+    assert sorted(ln.get_ydata()[0] for ln in p.lines["queue_ref"]) == [50.0, 550.0]
