@@ -46,8 +46,8 @@ PARAM_LABELS = {
     "utilization": "utilization of the most loaded link (1)",
     "mean_queue_pkts": "mean queue of the most loaded link (packets)",
     "jain_index": "Jain's index of raw rates, active flows (1)",
-    "queue_p2p_pkts": "queue swing, peak to peak (packets)",
-    "rate_p2p_rel": "aggregate-rate swing, peak to peak / capacity (1)",
+    "queue_p2p_pkts": "queue swing over the final window, peak to peak (packets)",
+    "rate_p2p_rel": "aggregate-rate swing over the final window / capacity (1)",
     "t_efficiency_s": "time to reach 99 % of capacity (s)",
 }
 
@@ -363,11 +363,15 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
                 out.fills["cross"].append(a.fill_between(t, 0, c, zorder=1, label=lab, **ckw))
                 edge = {k: v for k, v in ckw.items() if k in ("color",)}
                 out.lines["cross"] += a.plot(t, c, drawstyle="steps-post", lw=0.6, zorder=1.5, **edge)
-        if equilibrium and x_eq is not None and w1 > w0:
+        # the model's equilibrium is that of all flows: drawn only if all are active through the final window
+        # (the last sample is left out: a flow whose stop time is the end of the run is inactive there)
+        wfin = (t >= w0) & (t < w1)
+        if equilibrium and x_eq is not None and wfin.any() and tr.active[wfin].all():
             from .units import pps_to_mbps
-            vals = sorted({round(float(v), 9) for v, on in zip(pps_to_mbps(x_eq, pb), tr.active[-1]) if on})
+            vals = sorted({round(float(v), 9) for v in pps_to_mbps(x_eq, pb)})
             for k, v in enumerate(vals):
-                rkw = dict(color="k", lw=1.0, ls=(0, (2, 2)), zorder=5)
+                # below the data (zorder 1.8): where the run sits on x* the data line is what shows
+                rkw = dict(color="k", lw=1.0, ls=(0, (2, 2)), zorder=1.8)
                 rkw.update(ref_kw or {})
                 lab = "model equilibrium x* (final window)" if k == 0 else None
                 out.lines["rate_ref"] += a.plot([w0, w1], [v, v], label=lab, **rkw)
@@ -406,6 +410,7 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
             kw.update(queue_kw or {})
             out.lines["queue"] += a.plot(t, tr.queue_pkts[:, li], **kw)
         q_eq = _equilibrium_queue(tr) if equilibrium else None
+        all_on = bool(tr.active[t < t[-1]].all()) if (t < t[-1]).any() else bool(tr.active.all())
         has_q0 = "q0_pkts" in (tr.params or {})
         if has_q0 and equilibrium and (q_eq is None or not (np.isfinite(q_eq) & (q_eq > 0)).any()):
             # the target q0 is a parameter of the law even where no equilibrium exists (time-varying cross
@@ -416,8 +421,9 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
                 links = [ln for ln, q in zip(tr.link_names, q_eq) if q == v]
                 where = "" if len(tr.link_names) == 1 else f" at {', '.join(links)}"
                 lab = (f"target queue q0 = {v:g} packets{where}" if has_q0
-                       else f"model equilibrium queue q* = {v:.4g} packets{where}")
-                rkw = dict(color="k", lw=1.0, ls=(0, (4, 2)), zorder=5)
+                       else f"model equilibrium queue q* = {v:.4g} packets{where}" + (
+                           "" if all_on else f"\n(with all {n_flows} flows active)"))
+                rkw = dict(color="k", lw=1.0, ls=(0, (4, 2)), zorder=1.8)  # below the data
                 rkw.update(ref_kw or {})
                 out.lines["queue_ref"].append(a.axhline(v, label=lab, **rkw))
         qmax = float(np.nanmax(tr.queue_pkts)) if tr.queue_pkts.size else 0.0
@@ -473,8 +479,12 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
         if unequal:
             from .results import jain_index
             ok = x_eq > 0
-            xn = np.where(tr.active & ok[None, :], tr.rate_pps / np.where(ok, x_eq, 1.0)[None, :], np.nan)
+            # x* is the equilibrium of all flows: the index is taken only where all flows are active
+            full = tr.active.all(axis=1)
+            xn = np.where(full[:, None] & ok[None, :], tr.rate_pps / np.where(ok, x_eq, 1.0)[None, :], np.nan)
             lab = "Jain's index of x_i / x_i*: rates over the\nmodel equilibrium x* (unequal shares here)"
+            if not full.all():
+                lab += "\n(drawn while all flows are active)"
             if not ok.all():
                 lab += f"; {int((~ok).sum())} flow(s) with x* = 0 left out"
             out.lines["fairness"] += a.plot(t, jain_index(xn, axis=1), label=lab, **fkw)
