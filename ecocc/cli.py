@@ -59,6 +59,19 @@ def list_scenarios():
         click.echo(f"{name:20s} {sc.model:10s} {sc.description}")
 
 
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _figure_formats(text):
+    """``"png,pdf"`` -> ``["png", "pdf"]`` (each one of FIGURE_FORMATS, at least one)."""
+    from .errors import InputError
+    fmts = [f.strip().lower().lstrip(".") for f in str(text).split(",") if f.strip()]
+    bad = [f for f in fmts if f not in FIGURE_FORMATS]
+    if not fmts or bad:
+        raise InputError("--format", text, f"a comma-separated list of {', '.join(FIGURE_FORMATS)}")
+    return list(dict.fromkeys(fmts))
+
+
 @main.command("simulate")
 @click.argument("scenario", required=False, default=None)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out", show_default=True,
@@ -73,17 +86,20 @@ def list_scenarios():
               help="numba: compiled kernels (AECP/CLTCP).  The adaptive one is compiled when ecocc is installed; "
                    "the fixed-step one needs numba (the 'fast' extra) and is compiled on its first use on a "
                    "machine, then cached.")
-@click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
+@click.option("--no-figure", is_flag=True, help="Skip the figure.")
+@click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
+              help="Figure file formats, comma-separated (png, pdf, svg).")
 @click.option("--no-checkpoint", is_flag=True,
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, no_checkpoint,
-                 quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, fig_formats,
+                 no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
 
+    formats = _figure_formats(fig_formats)
     sc = scenarios.load(scenario or scenarios.DEFAULT)
     params = dict(sc.params)
     params.update(dict(parse_assignment(s) for s in sets))
@@ -112,9 +128,12 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     if not no_figure:
         import matplotlib
         matplotlib.use("Agg")
-        fig = tr.plot()
-        fig.savefig(f"{stem}.png", dpi=110)
-        files.append(f"{stem}.png")
+        import matplotlib.pyplot as plt
+        fig = tr.plot().figure
+        for ext in formats:
+            fig.savefig(f"{stem}.{ext}", dpi=110)
+            files.append(f"{stem}.{ext}")
+        plt.close(fig)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
