@@ -206,27 +206,27 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
                        int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
 
 
-#: the adaptive kernel's arguments, in order (``tests/test_kernels.py`` checks them against the kernel)
+#: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
-                 "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
+                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
                  "counters", "reals")
+#: the arguments of the AECP lock-step kernel (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
+_AECP_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
+              "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
+              "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
+              "counters", "reals")
 _OUTPUTS = ("out_y", "counters", "reals")
-#: the lock-step kernel's arguments (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
-LANES_ARGS = (("first", "stride") + ADAPTIVE_ARGS[:ADAPTIVE_ARGS.index("bps") + 1] + ("bps_ptr",)
-              + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("bps") + 1:ADAPTIVE_ARGS.index("out_y") + 1]
-              + ("n_int", "ocomp", "overlap") + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("out_y") + 1:] + ("codes",))
+LANES_ARGS = (("first", "stride") + _AECP_ARGS[:_AECP_ARGS.index("bps") + 1] + ("bps_ptr",)
+              + _AECP_ARGS[_AECP_ARGS.index("bps") + 1:_AECP_ARGS.index("out_y") + 1]
+              + ("n_int", "ocomp", "overlap") + _AECP_ARGS[_AECP_ARGS.index("out_y") + 1:] + ("codes",))
 
 
-def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
-    """The adaptive kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ADAPTIVE_ARGS).
-
-    Every input array is a fresh, writable, C-contiguous float64 / int64 one: one signature for numba's
-    cache and the ahead-of-time module (a read-only view and a writable array are two numba types).
-    """
-    check_engine("numba", sysm.model, sysm.net, kernel="adaptive")
+def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+    """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
+    delays, output grid.  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
+    for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
-        raise ValueError("t_eval is required by the numba adaptive kernel")
+        raise ValueError("t_eval is required by the compiled adaptive kernel")
     if not (rtol > 0):
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     t0 = 0.0
@@ -237,7 +237,6 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     if prob.jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
     n = sysm.n
-    ar = _Arrays(sysm, 1)
     tab = _TABLEAUX["RK45"]
     Cc = np.asarray(tab["C"], dtype=float)
     n_st = Cc.size
@@ -250,19 +249,36 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     t_eval_arr = np.asarray(t_eval, dtype=float)
     if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
         raise ValueError("t_eval must lie in [t0, t_end]")
-    # components read through a positive delay (the generic lookup reads v and the queue of each pair's link)
-    lk = sysm.lookups[sysm.lk_index["fb"]]
+    # components read through a positive delay: their Hermite history is error-checked at mid-step (as the
+    # NumPy solver does, so both take the same steps)
+    dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in prob.lookups
+          if np.ndim(lk.delays) == 1]
+    dcomp = np.unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
     args = dict(
         y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=np.unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
-        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9,
-        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]),
+        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, dcomp=dcomp,
+        counters=np.zeros(6, dtype=np.int64), reals=np.zeros(3))
+    for k, v in args.items():
+        if isinstance(v, np.ndarray) and k not in _OUTPUTS:
+            args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
+    return args
+
+
+def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+    """The AECP lock-step kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ``_AECP_ARGS``)."""
+    check_engine("numba", sysm.model, sysm.net, kernel="lanes")
+    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
+                        max_steps=max_steps)
+    ar = _Arrays(sysm, 1)
+    lk = sysm.lookups[sysm.lk_index["fb"]]
+    args.update(
+        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64),
         P=ar.P, L=ar.L, fps=ar.fps, pl=ar.pl, bwd=ar.bwd[0], lptr=ar.lptr, lflows=ar.lflows, start=ar.start,
         stop=ar.stop, C=ar.C, buf=ar.buf, ctimes=ar.ctimes, ctable=ar.ctable, alpha=float(ar.alpha[0]),
-        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0], counters=np.zeros(6, dtype=np.int64),
-        reals=np.zeros(3))
+        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0])
     for k, v in args.items():
         if isinstance(v, np.ndarray) and k not in _OUTPUTS:
             args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
@@ -281,20 +297,38 @@ def _adaptive_status(code, counters, reals, max_steps):
     return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
 
 
-def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                        max_steps=10_000_000, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                 max_steps=10_000_000):
+    """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
+    adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`)."""
+    from . import codegen
+    why = codegen.supported(sysm)
+    if why is not None:
+        raise InputError("engine", "numba", f"'numpy' for {why}")
+    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
+                        max_steps=max_steps)
+    gen = codegen.generate(sysm)
+    D, Wk = codegen.kernel_data(sysm, gen)
+    qb = sysm.layout["queue"]
+    args.update(hsrc=gen.hsrc(sysm.n_flows, sysm.n_links), iq=int(qb.start), L=int(sysm.n_links),
+                buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)
+    return gen, args
 
-    ``t_eval`` is required (outputs only at those times; the kernel keeps no
-    per-step record).  Same error control, breakpoints, clamping and dense
-    output as the NumPy solver.
+
+def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                   max_steps=10_000_000, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for a ``NetworkSystem`` of any model.
+
+    The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`) and compiled by numba on its
+    first use on a machine (cached on disk).  ``t_eval`` is required (outputs only at those times).  Same
+    error control, breakpoints, clamping and dense output as the NumPy solver.
     """
     wall0 = _time.perf_counter()
-    kw = _adaptive_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
-    args = tuple(kw[k] for k in ADAPTIVE_ARGS)
-    from .aot import kernel, kernel_info
-    code = kernel("adaptive")(*args)
+    gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
+                           first_step=first_step, max_steps=max_steps)
+    from . import codegen
+    mod = codegen.load(gen)
+    code = mod.adaptive_kernel(*(kw[k] for k in ADAPTIVE_ARGS))
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
@@ -306,7 +340,8 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
-                            delay_max_s=float(kw["bwd"].max(initial=0.0)), engine="numba", **kernel_info("adaptive")))
+                            delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
+                            kernel=gen.name, compiled="jit (numba cache)"))
 
 
 #: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
@@ -356,7 +391,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
                for i in np.unique(ms)}  # only the systems this call uses
     first = next(iter(per_sys.values()))
     for kw in per_sys.values():
-        for k in ADAPTIVE_ARGS:
+        for k in _AECP_ARGS:
             if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
                 raise InputError("systems", k, "systems of one network that differ only in their delays")
     B = ms.size
