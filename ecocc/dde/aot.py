@@ -1,14 +1,20 @@
-"""The compiled AECP kernels, ahead of time (``numba.pycc``).
+"""The compiled AECP lock-step kernel, ahead of time (``numba.pycc``).
+
+Since the adaptive single-run kernel is generated from each model's laws
+(:mod:`ecocc.dde.codegen`, numba JIT with its on-disk cache; warm it with
+``python -m ecocc.dde.aot``), only the stability map's AECP lock-step kernel
+is built here.  What follows describes that route; ``numba.pycc`` is pending
+deprecation in numba, so the build requirement pins numba to the tested minor
+version (``pyproject.toml``).
 
 numba's JIT cache makes a second process skip compilation, but every process
 still pays numba's own start-up (importing numba and initialising its typing
 and target registries): about 0.3 s on a 2-core machine, against 3-6 ms for
 the whole integration of a 4-flow, 60 s dumbbell; and the first use on a
-machine compiles (15-30 s).  So two kernels, the same Python functions the
-JIT runs (no second definition), are also compiled by ``numba.pycc`` into
-small extension modules that load without importing numba:
+machine compiles (15-30 s).  So the kernel, the same Python function the
+JIT runs (no second definition), is also compiled by ``numba.pycc`` into
+a small extension module that loads without importing numba:
 
-* ``"adaptive"``: :func:`ecocc.dde.kernels._adaptive_kernel` (one run);
 * ``"lanes"``: :func:`ecocc.dde.lanes._adaptive_lanes_strided` (the
   lock-step groups of a stability map, every ``stride``-th one;
   :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` calls it from a thread
@@ -20,8 +26,7 @@ sets numba's ``release_gil`` compiler flag for the duration of the build.)
 
 A kernel comes from, in this order:
 
-1. **The module built at install time**: ``ecocc.dde._aecp_aot`` and
-   ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
+1. **The module built at install time**: ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
    ``setup.py`` (numba is a build requirement, so this happens in pip's
    build environment even when numba is not installed to run).  Each exports
    ``stamp()``, a hash of the kernel sources, signatures and the CPU it was
@@ -88,7 +93,6 @@ LANES = 8
 
 #: kind -> (module of the Python function, its name, argument types, return type, installed module)
 KERNELS = {
-    "adaptive": ("kernels", "_adaptive_kernel", ADAPTIVE_TYPES, "int64", "_aecp_aot"),
     "lanes": ("lanes", "_adaptive_lanes_strided", LANES_TYPES, "none", "_lanes_aot"),
 }
 _EXPORT = "kernel"
@@ -335,14 +339,17 @@ def reset():
 
 
 def main():
-    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now, e.g.
-    when the install-time build failed or after editing the kernel sources, so that the first real run does
-    not pay for the compilation."""
+    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now -- the
+    lock-step map kernel and the adaptive kernel of every registered model (numba's cache) -- e.g. after
+    installing, so that the first real run does not pay for the compilation."""
     from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
+    from ecocc.dde.codegen import warm
     for kind in KERNELS:
         aot.kernel(kind)
         info = aot.kernel_info(kind)
         print(f"{kind} kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')})")
+    for name, (wall, path) in warm().items():
+        print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
 
 
 if __name__ == "__main__":

@@ -1,33 +1,35 @@
 """The numba engine's Python side: checks, array preparation and results.
 
-The compiled loops are in :mod:`ecocc.dde.kernels` and
-:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the adaptive and the
-lock-step kernels are also compiled ahead of time, at install
-(:mod:`ecocc.dde.aot`), into extension modules that load without importing
-numba, which makes a small run in a fresh process cost milliseconds
-instead of numba's ~0.3 s start-up and a first use on a machine no
-compilation.  This module imports none of them until a solver is called.
+The compiled loops are generated or written in :mod:`ecocc.dde.codegen`
+(+ :mod:`ecocc.dde.integrator`), :mod:`ecocc.dde.kernels` and
+:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the lock-step kernel is
+also compiled ahead of time, at install time (:mod:`ecocc.dde.aot`).  This
+module imports none of them until a solver is called.
 
-* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched.
-* :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
-  :func:`ecocc.dde.adaptive.solve_dde`, one member.
-* :func:`solve_adaptive_aecp_batch`: the same for many members (gains and
-  RTT scalings), in lock-step groups of members with the same delays
-  (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`; returns
-  arrays.
+* :func:`solve_adaptive`: the Dormand--Prince 5(4) method of steps of
+  :func:`ecocc.dde.adaptive.solve_dde`, one run, **every model**: the
+  kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`).
+* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched
+  (AECP/CLTCP).
+* :func:`solve_adaptive_aecp_batch`: the adaptive method for many members
+  (gains and RTT scalings) in lock-step groups of members with the same
+  delays (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`
+  (AECP/CLTCP); returns arrays.
 
 The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
 :meth:`Trajectory.from_solution` works unchanged.
 
-Scope: AECP/CLTCP without forward delays (``delay_split="feedback"``, the
+Scope: networks without forward delays (``delay_split="feedback"``, the
 papers' placement, and no explicit ``forward_delays_s``); anything else
-raises :class:`~ecocc.errors.InputError` (use ``engine="numpy"``).
-Not supported inside the compiled loop: ``progress`` callbacks (called once
-at the end) and Ctrl-C (``interrupted`` status).
+raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on
+the NumPy solver with ``engine="auto"`` (:func:`resolve_engine`).  Not
+supported inside the compiled loop: ``progress`` callbacks (called once at
+the end), Ctrl-C (``interrupted`` status) and checkpoints.
 
 numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
-False and the solvers raise ``InputError``, except the two whose kernels
-were compiled at install time (:func:`check_engine`).
+False, ``engine="auto"`` uses the NumPy solver (saying so once) and
+``engine="numba"`` raises ``InputError``, except for the stability map if
+its kernel was compiled at install time.
 """
 from __future__ import annotations
 
@@ -44,35 +46,78 @@ from .adaptive import _TABLEAUX, DDESolution, Status
 from .aot import installed_usable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+#: models of the AECP-specific kernels (fixed-step RK4 batches, the stability map's lock-step groups); the
+#: adaptive kernel is generated for every model (:mod:`ecocc.dde.codegen`)
 SUPPORTED_MODELS = ("aecp", "cltcp")
-ENGINES = ("numpy", "numba")
+ENGINES = ("auto", "numpy", "numba")
+#: ``$ECOCC_ENGINE``: what ``engine="auto"`` (the default everywhere) means; "auto" unless set
+ENGINE_ENV = "ECOCC_ENGINE"
+_warned: set = set()
 
 
-# ---------------------------------------------------------------------------
-# checks and data extraction
-# ---------------------------------------------------------------------------
+def _warn_once(key, text):
+    """One line on stderr, once per process."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    import sys
+    sys.stderr.write(f"ecocc: {text}\n")
 
-def check_engine(engine, model=None, network=None, *, kernel=None):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
-    ``"lanes"`` if only that kernel is needed, which the module compiled at install time provides without
-    numba (:mod:`ecocc.dde.aot`)."""
+
+def default_engine() -> str:
+    env = os.environ.get(ENGINE_ENV, "auto")
+    if env not in ENGINES:
+        raise InputError(ENGINE_ENV, env, f"one of {ENGINES} (environment variable)")
+    return env
+
+
+def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> str:
+    """The engine a run uses: ``"numba"`` or ``"numpy"``.
+
+    ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
+    where there is one for ``kernel`` (``"adaptive"``: every model; ``"fixed"`` and ``"lanes"``: AECP/CLTCP)
+    and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
+    stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
+    ``"numpy"`` are checked as asked (:func:`check_engine`).
+    """
+    if engine is None or engine == "auto":
+        engine = default_engine()
+    if engine != "auto":
+        check_engine(engine, model, network, kernel=kernel)
+        return engine
+    why = _unsupported(model, network, kernel)
+    if why is not None:
+        return "numpy"
+    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable("lanes")):
+        _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
+                            "slower); pip install 'ecocc[fast]' for the compiled engine")
+        return "numpy"
+    return "numba"
+
+
+def _unsupported(model, network, kernel):
+    if kernel != "adaptive" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
+        return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
+                f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
+    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
+        return ("'numpy' for networks with forward delays (delay_split='propagation' or explicit "
+                "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+    return None
+
+
+def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` (every
+    model), ``"fixed"`` or ``"lanes"`` (AECP/CLTCP; the lanes kernel is also compiled at install time and
+    runs without numba, :mod:`ecocc.dde.aot`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
-    if engine == "numpy":
+    if engine in ("numpy", "auto"):
         return
-    if not HAVE_NUMBA and not (kernel is not None and installed_usable(kernel)):
-        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')"
-                         + ("" if kernel else "; without numba, engine='numba' has only the adaptive solver and "
-                            "the stability map, from the kernels compiled at install time, if that build "
-                            "succeeded"))
-    if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
-        raise InputError("engine", engine,
-                         f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
-                         f"{SUPPORTED_MODELS} only")
-    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
-        raise InputError("engine", engine,
-                         "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
-                         "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable(kernel)):
+        raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
+    why = _unsupported(model, network, kernel)
+    if why is not None:
+        raise InputError("engine", engine, why)
 
 
 class _Arrays:
@@ -137,7 +182,7 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
     and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
     ``DDESolution`` shaped as ``solve_fixed``'s.
     """
-    check_engine("numba", sysm.model, sysm.net)
+    check_engine("numba", sysm.model, sysm.net, kernel="fixed")
     wall0 = _time.perf_counter()
     t0 = 0.0
     t_end = float(t_end)
@@ -377,7 +422,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
     then be among the first ``n_flows + 2 n_links``.  ``overlap``: allow steps longer than the smallest
     delay, with delayed values inside a step corrected iteratively (see :func:`ecocc.dde.lanes._adaptive_lanes`);
-    without it steps never exceed the smallest delay, as in :func:`solve_adaptive_aecp`.
+    without it steps never exceed the smallest delay, as in :func:`solve_adaptive`.
 
     Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
     member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
