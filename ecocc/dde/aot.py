@@ -189,27 +189,30 @@ def _release_gil():
         pc.Flags = base
 
 
-def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False) -> Path:
+def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False, func=None, sig=None,
+                   stamp=None) -> Path:
     """Compile the kernel ``kind`` into the extension module ``name`` (exporting ``kernel`` and ``stamp``) in
     ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and renamed, so a
-    concurrent reader sees the whole file or none."""
+    concurrent reader sees the whole file or none.  ``func``, ``sig``, ``stamp``: another Python function
+    (a generated kernel, :mod:`ecocc.dde.codegen`) with its signature and stamp."""
     from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
-    func = python_function(kind).py_func
+    if func is None:
+        func, sig, stamp = python_function(kind).py_func, signature(kind), source_stamp()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
         from numba.pycc import CC
         out_dir.mkdir(parents=True, exist_ok=True)
         if not quiet:
-            sys.stderr.write(f"ecocc: compiling the {kind} kernel for this machine, once (about 15 s), "
-                             f"into {out_dir}\n")
+            sys.stderr.write(f"ecocc: compiling the {kind} kernel for this machine, once (15 s to a few minutes "
+                             f"on a busy machine), into {out_dir}\n")
         with tempfile.TemporaryDirectory(dir=out_dir, prefix=".build-") as tmp:
             cc = CC(name)
             cc.output_dir = tmp
             cc.target_cpu = "host"
             cc.verbose = False
-            cc.export(_EXPORT, signature(kind))(func)
-            cc.export("stamp", "int64()")(_stamp_function(source_stamp()))
+            cc.export(_EXPORT, sig)(func)
+            cc.export("stamp", "int64()")(_stamp_function(stamp))
             with _release_gil():
                 cc.compile()
             built = [p for p in Path(tmp).iterdir() if p.name.startswith(name + ".")]
@@ -336,6 +339,9 @@ def kernel_info(kind: str) -> dict:
 def reset():
     """Forget the kernels chosen by this process (the tests switch between AOT and JIT)."""
     _state.clear()
+    cg = sys.modules.get(f"{__package__}.codegen")
+    if cg is not None:
+        cg._kernels.clear()
 
 
 def main():

@@ -418,21 +418,65 @@ def load(gen: Generated):
         return _modules[gen.name]
     d = generated_dir()
     path = d / f"{gen.name}.py"
-    if not path.exists() or path.read_text() != gen.source:
-        d.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".py")
-        with os.fdopen(fd, "w") as fh:
-            fh.write(gen.source)
-        os.replace(tmp, path)  # atomic: another process sees the whole file or none
-    if not _numba_cached(gen.name, d):
-        sys.stderr.write(f"ecocc: compiling the {gen.model_name} kernel for this machine, once (about a minute; "
-                         f"cached in {d}; 'python -m ecocc.dde.aot' does it for every model)\n")
+    if not path.exists():
+        _write(path, gen.source)
     spec = importlib.util.spec_from_file_location(gen.name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[gen.name] = mod
     spec.loader.exec_module(mod)
     _modules[gen.name] = mod
     return mod
+
+
+_kernels: dict = {}
+
+
+def kernel(gen: Generated, args: dict):
+    """``(callable, info)``: the adaptive kernel of ``gen`` for arguments like ``args`` (a dict keyed by
+    :data:`ecocc.dde.engine.ADAPTIVE_ARGS`).
+
+    As for the lock-step kernel (:mod:`ecocc.dde.aot`), the generated kernel is compiled by ``numba.pycc``
+    into an extension module in the cache directory (named by a hash of the generated source, this CPU,
+    numba's and Python's versions; built once, under a lock, written atomically), which later processes load
+    without importing numba (numba's start-up and cache loading cost ~0.5 s per process, far more than a
+    small run).  If that build fails, or with ``ECOCC_AOT=0``, numba's JIT (cached on disk) runs the same
+    function."""
+    if gen.name in _kernels:
+        return _kernels[gen.name]
+    from . import aot
+    fn, info = None, {}
+    if aot.aot_mode() != "0":
+        try:
+            name = "ecocc_aot_" + hashlib.sha256(
+                f"{gen.name}|{aot._cpu_id()}|{aot._numba_version()}|{sys.version}".encode()).hexdigest()[:16]
+            path = aot._module_path(name)
+            built = False
+            if path is None:
+                with aot._build_lock():  # a concurrent process waits, then loads the module
+                    path = aot._module_path(name)
+                    if path is None:
+                        import numba
+
+                        from .engine import ADAPTIVE_ARGS
+                        py = load(gen).adaptive_kernel.py_func
+                        sig = numba.int64(*[numba.typeof(args[k]) for k in ADAPTIVE_ARGS])
+                        path = aot.compile_module(f"{gen.model_name} adaptive", name, aot.cache_dir(), func=py,
+                                                  sig=sig, stamp=int(gen.name[-15:], 16))
+                        built = True
+            fn = getattr(aot._load(path, name), aot._EXPORT)
+            info = dict(compiled="aot", module=str(path), built_now=built)
+        except Exception as exc:  # no numba.pycc, no C compiler, a failed build: numba's JIT
+            info = dict(aot_unavailable=f"{type(exc).__name__}: {exc}")
+    else:
+        info = dict(aot_unavailable="ECOCC_AOT=0")
+    if fn is None:
+        if not _numba_cached(gen.name, generated_dir()):
+            sys.stderr.write(f"ecocc: compiling the {gen.model_name} kernel for this machine with numba's JIT, once "
+                             f"(a minute or so; cached in {generated_dir()})\n")
+        fn = load(gen).adaptive_kernel
+        info["compiled"] = "jit"
+    _kernels[gen.name] = (fn, info)
+    return fn, info
 
 
 def _numba_cache_dirs(d: Path):
@@ -479,17 +523,81 @@ def supported(sysm) -> str | None:
     return None
 
 
+_META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
+         "n_link_states", "flow_used", "link_used", "q_used")
+
+
+class _Cached(Generated):
+    """A generated module known from the on-disk index (no SymPy needed); its source is read on demand."""
+
+    def __init__(self, meta):  # noqa: D107  (Generated.__init__ generates; this one only restores)
+        for k in _META:
+            setattr(self, k, meta[k])
+
+    @property
+    def source(self):
+        return (generated_dir() / f"{self.name}.py").read_text()
+
+
+def _laws_key(sysm):
+    """A hash of everything the generated text depends on, readable without SymPy: the generator's and the
+    template's sources, the source files of the model's classes (the laws and the module-level helpers they
+    call) and of its parameter class, the options, the static fields.  None for a model defined without a
+    source file (an interactive session): always generated then."""
+    import inspect
+    h = hashlib.sha256(f"{GEN_VERSION}".encode())
+    for f in ("codegen.py", "integrator.py", "kernels.py", "history.py"):
+        h.update((_HERE / f).read_bytes())
+    m = sysm.model
+    try:
+        files = {inspect.getsourcefile(c) for c in type(m).__mro__ + type(sysm.P).__mro__ if c is not object}
+    except TypeError:
+        return None
+    if None in files:
+        return None
+    for f in sorted(files):
+        h.update(Path(f).read_bytes())
+    opts = [(k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P)]
+    h.update(repr((type(m).__module__, type(m).__qualname__, type(sysm.P).__qualname__, opts, list(sysm.st),
+                   list(sysm.lst))).encode())
+    return h.hexdigest()[:24]
+
+
 def generate(sysm) -> Generated:
-    """The generated module's description for a NetworkSystem's model, options and static fields."""
-    key = (type(sysm.model), repr(sysm.P.as_dict() if hasattr(sysm.P, "as_dict") else sysm.P),
-           tuple(sysm.st), tuple(sysm.lst))
-    # the symbols only depend on the options, not on numeric values; cache by the options
+    """The generated module's description for a NetworkSystem's model, options and static fields: from this
+    process's memory, else from the on-disk index (``generated/index``; no SymPy), else generated now."""
     opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P))
-    ck = (key[0], opts, key[2], key[3])
+    ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst))
     g = _gen_cache.get(ck)
+    if g is not None:
+        return g
+    key = _laws_key(sysm)
+    idx = generated_dir() / "index" / f"{key}.json"
+    if key is not None and idx.is_file():
+        import json
+        try:
+            meta = json.loads(idx.read_text())
+            if (generated_dir() / f"{meta['name']}.py").is_file():
+                g = _Cached(meta)
+        except (ValueError, KeyError, OSError):
+            g = None
     if g is None:
-        g = _gen_cache[ck] = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        _write(generated_dir() / f"{g.name}.py", g.source)
+        if key is not None:
+            import json
+            _write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+    _gen_cache[ck] = g
     return g
+
+
+def _write(path: Path, text: str):
+    """Write ``text`` to ``path`` atomically (a temporary file renamed): another process sees all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
 
 
 _gen_cache: dict = {}

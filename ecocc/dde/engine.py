@@ -372,8 +372,8 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
                            first_step=first_step, max_steps=max_steps)
     from . import codegen
-    mod = codegen.load(gen)
-    code = mod.adaptive_kernel(*(kw[k] for k in ADAPTIVE_ARGS))
+    fn, info = codegen.kernel(gen, kw)
+    code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
@@ -386,7 +386,7 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
-                            kernel=gen.name, compiled="jit (numba cache)"))
+                            kernel=gen.name, **info))
 
 
 #: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
