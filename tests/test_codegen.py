@@ -60,13 +60,20 @@ def _pair(model, net, t_end, rtol=RTOL, **params):
 def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL):
     assert got.status == ref.status == "success", (got.message, ref.message)
     assert got.y.shape == ref.y.shape
-    scaled = np.max(np.abs(got.y - ref.y) / (atol + rtol * np.abs(ref.y)))
+    lay = sysm.layout
+    # lost and departed are compared at the end only: in samples inside a step whose queue crossed a bound
+    # the compiled kernel books the clipped volume (conserving packets), the NumPy solver of this revision
+    # only clips the queue (ecocc/dde/integrator.py)
+    cols = np.ones(got.y.shape[1], dtype=bool)
+    cols[lay["lost"].sl] = cols[lay["departed"].sl] = False
+    sc = atol + rtol * np.abs(ref.y)
+    scaled = max(np.max(np.abs(got.y[:, cols] - ref.y[:, cols]) / sc[:, cols]),
+                 np.max(np.abs(got.y[-1] - ref.y[-1]) / sc[-1]))
     if (got.n_steps, got.n_rejected) == (ref.n_steps, ref.n_rejected):
         assert scaled < 1e-6  # the same steps: round-off (see the module docstring)
     else:
         assert scaled < 200  # another mesh: two solutions within their global errors (module docstring)
-    # conservation holds in the compiled output too: arrived = departed + lost + queue (packets)
-    lay = sysm.layout
+    # conservation holds in every compiled output sample: arrived = departed + lost + queue (packets)
     bal = got.y[:, lay["arrived"].sl] - got.y[:, lay["departed"].sl] - got.y[:, lay["lost"].sl] \
         - got.y[:, lay["queue"].sl]
     assert np.max(np.abs(bal)) < 1e-6 * max(1.0, float(np.max(got.y[:, lay["arrived"].sl])))

@@ -7,7 +7,9 @@ numba with ``cache=True``).  It is never compiled on its own: :func:`adaptive_ke
 generated file (rather than passing the right-hand side as a function argument) lets numba inline the
 right-hand side into the stage loop and cache the whole kernel on disk.
 
-The algorithm is :func:`ecocc.dde.adaptive.solve_dde`'s (method ``"RK45"``), statement for statement:
+The algorithm is :func:`ecocc.dde.adaptive.solve_dde`'s (method ``"RK45"``), statement for statement
+(one difference: output samples inside a step whose queue crossed a bound book the clipped volume as the
+projection does, so they conserve packets; the NumPy solver of this revision only clips the queue):
 max-norm error control, the mid-step check of the Hermite history of every component read through a
 delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
 located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
@@ -238,8 +240,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                         sp_ *= s
                         val += Qj * sp_
                     out_y[ie, q] = y[q] + h * val
-                for l in range(L):
-                    out_y[ie, iq + l] = min(max(out_y[ie, iq + l], 0.0), buf[l])
+                # a sample inside a step whose queue crossed a bound (the step was then projected): clip it
+                # the way the projection does, booking the clipped volume (lost above the buffer,
+                # over-counted departures below zero), so that arrived = departed + lost + queue holds in
+                # every sample, not only at the steps
+                _project(out_y[ie], iq, iq + L, iq + 3 * L, L, buf)
                 ie += 1
         n_steps += 1
         hmin_seen = min(hmin_seen, h)
