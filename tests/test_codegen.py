@@ -11,8 +11,10 @@ evaluates the laws in SymPy's order, so each evaluation agrees to round-off.  Tw
 * the same accepted steps (the usual case): the runs agree to round-off; we allow 1e-6 of the error
   tolerance ``atol_i + rtol |y_i|`` (round-off is ~1e-8 of it over a few hundred steps);
 * a round-off difference flips one accept/reject decision (seen for PE-TCP, whose stiff queue term makes
-  it reject ~25 % of its steps): from there the two runs are two different error-controlled solutions,
-  each with a global error of a few tens of local tolerances.  We then allow 200 x ``atol_i + rtol |y_i|``
+  it reject ~25 % of its steps), or moves a located queue crossing (an ill-conditioned root: PE-TCP's queue
+  emptying at 6.5 s on the dumbbell below, same step counts but a smallest step that differs by 2e-5
+  relative): from there the two runs are two different error-controlled solutions, each with a global
+  error of a few tens of local tolerances (measured 0.37 tolerance after that crossing).  We then allow 200 x ``atol_i + rtol |y_i|``
   (measured: 27 for PE-TCP at rtol 1e-7) and check, in the slow test, that the compiled run is no less
   accurate than the NumPy run against a reference 1,000 times tighter.
 """
@@ -69,7 +71,10 @@ def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL):
     sc = atol + rtol * np.abs(ref.y)
     scaled = max(np.max(np.abs(got.y[:, cols] - ref.y[:, cols]) / sc[:, cols]),
                  np.max(np.abs(got.y[-1] - ref.y[-1]) / sc[-1]))
-    if (got.n_steps, got.n_rejected) == (ref.n_steps, ref.n_rejected):
+    same_mesh = ((got.n_steps, got.n_rejected) == (ref.n_steps, ref.n_rejected)
+                 and math.isclose(got.min_step, ref.min_step, rel_tol=1e-9)
+                 and math.isclose(got.max_step, ref.max_step, rel_tol=1e-9))
+    if same_mesh:
         assert scaled < 1e-6  # the same steps: round-off (see the module docstring)
     else:
         assert scaled < 200  # another mesh: two solutions within their global errors (module docstring)
