@@ -1,19 +1,35 @@
-"""Compiled (numba) kernels: the AECP fixed-step batch kernel and the history helpers of every kernel.
+"""Compiled (numba) kernels for the AECP / CLTCP network model.
 
-* :func:`_fixed_kernel`: classical RK4 on a uniform grid for the AECP / CLTCP
-  model, batched over ``B`` members (alpha, beta, T, q0 and per-member
-  delays), with a ring buffer of cubic Hermite segments for the delayed rate
-  factors.  It is a statement-by-statement transcription of
-  :func:`ecocc.dde.fixed.solve_fixed` (same offsets and Hermite weights, taken
-  from ``fixed._Plan``; same masks, clamps, nudges, special nodes), so it
-  agrees with it to round-off.  Members are integrated in parallel
-  (``numba.prange``).  (Not yet generic over models: see ``docs/notes/engine.md``.)
-* The helpers shared with the adaptive kernels: the Hermite history
-  (:func:`_history_new`, :func:`_history_room`, :func:`_segment_at`), the
-  saturation masks, clamps and projection of the queues, the crossing search.
-  The adaptive single-run kernel is generated from each model's laws
-  (:mod:`ecocc.dde.codegen`, integrator :mod:`ecocc.dde.integrator`); the
-  AECP transcription it replaces is gone.
+The generic solvers (:mod:`ecocc.dde.fixed`, :mod:`ecocc.dde.adaptive`)
+call :meth:`ecocc.system.NetworkSystem.rhs`, a NumPy function with a fixed
+Python overhead per call.  The kernels here do the *whole* integration
+loop of the AECP model in compiled code (the Python entry points, which
+prepare the arrays and read the results, are in :mod:`ecocc.dde.engine`):
+
+* :func:`_fixed_kernel`: classical RK4 on a uniform grid, batched over
+  ``B`` members (alpha, beta, T, q0 and per-member delays), with a ring
+  buffer of cubic Hermite segments for the delayed rate factors.  It is a
+  statement-by-statement transcription of :func:`ecocc.dde.fixed.solve_fixed`
+  (same offsets and Hermite weights, taken from ``fixed._Plan``; same
+  masks, clamps, nudges, special nodes), so it agrees with it to round-off.
+  Members are integrated in parallel (``numba.prange``).
+* :func:`_adaptive_kernel`: the Dormand--Prince 5(4) method of steps of
+  :func:`ecocc.dde.adaptive.solve_dde` (max-norm error control, mid-step
+  history-interpolation check, steps <= the smallest delay, breakpoints
+  from :meth:`DDEProblem.breakpoints`, queue crossings located on the
+  Hermite segment and projected, dense output from the pair's continuous
+  extension), one member.  It uses no threading, so :mod:`ecocc.dde.aot`
+  can also compile it ahead of time into an extension module that loads
+  without numba.
+
+State layout: exactly :attr:`NetworkSystem.layout` (``flow:x`` as
+``u = ln x``, ``link:r`` as ``v = ln r``, ``queue``, ``lost``, ``arrived``,
+``departed``, ``queue_area``, ``sent``).
+
+Only the delayed link rate factors ``v(t - d_b)`` are stored in the
+history (the AECP signal is ``r``; the queue the generic lookup also
+fetches is not used by the model), so memory is ``O(links x delay / h)``
+plus the flow/link state, linear in the network size.
 
 Importing this module imports numba (the ``fast`` extra).
 """
