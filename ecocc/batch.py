@@ -270,7 +270,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     import xarray as xr
 
     from .dde.aot import LANES
-    from .dde.engine import check_engine, resolve_engine
+    from .dde.engine import check_engine
     from .simulate import simulate
     from .stability.maps import _unit
     wall0 = time.perf_counter()
@@ -279,8 +279,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     check_engine(engine, m, network, kernel="lanes")
     point_engine = "numpy" if engine == "numpy" else "auto"  # the engine of simulate() per point
     if engine == "auto":
-        engine = resolve_engine("auto", m, network, kernel="lanes")
-        if not {x_name, y_name} <= set(MAP_AXES_NUMBA):
+        # the lock-step kernel wherever it applies (the map's default before "auto" existed, whatever
+        # $ECOCC_ENGINE says about single runs), else one simulate() per point on its default engine
+        try:
+            check_engine("numba", m, network, kernel="lanes")
+            engine = "numba" if {x_name, y_name} <= set(MAP_AXES_NUMBA) else "numpy"
+        except InputError:
             engine = "numpy"
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     window = check_finite("window_s", window_s, positive=True)
