@@ -8,8 +8,11 @@ tests/test_kernels.py and tests/test_lanes.py use too); the other models and the
 Tolerances.  The compiled kernel follows :func:`ecocc.dde.adaptive.solve_dde` statement for statement but
 evaluates the laws in SymPy's order, so each evaluation agrees to round-off.  Two cases:
 
-* the same accepted steps (the usual case): the runs agree to round-off; we allow 1e-6 of the error
-  tolerance ``atol_i + rtol |y_i|`` (round-off is ~1e-8 of it over a few hundred steps);
+* the same accepted steps (the usual case): the runs agree to round-off; we allow 1e-9 relative to
+  ``max(1, |y_i|)``: double-precision round-off (1e-16 per operation) accumulated over ~10^3 steps of
+  ~10^2 operations and amplified by the dynamics.  Measured: 1e-15 to 1e-12 (the largest, Symbiosis with
+  ``available="measured"``: 1.3e-12 on log-windows of about 3, i.e. 1.3e-4 of the absolute tolerance 1e-8
+  of a log-state -- which is why the bound is not written in units of the tolerance);
 * a round-off difference flips one accept/reject decision (seen for PE-TCP, whose stiff queue term makes
   it reject ~25 % of its steps), or moves a located queue crossing (an ill-conditioned root: PE-TCP's queue
   emptying at 6.5 s on the dumbbell below, same step counts but a smallest step that differs by 2e-5
@@ -69,13 +72,15 @@ def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL):
     cols = np.ones(got.y.shape[1], dtype=bool)
     cols[lay["lost"].sl] = cols[lay["departed"].sl] = False
     sc = atol + rtol * np.abs(ref.y)
-    scaled = max(np.max(np.abs(got.y[:, cols] - ref.y[:, cols]) / sc[:, cols]),
-                 np.max(np.abs(got.y[-1] - ref.y[-1]) / sc[-1]))
+    diff = np.abs(got.y - ref.y)
+    scaled = max(np.max(diff[:, cols] / sc[:, cols]), np.max(diff[-1] / sc[-1]))
     same_mesh = ((got.n_steps, got.n_rejected) == (ref.n_steps, ref.n_rejected)
                  and math.isclose(got.min_step, ref.min_step, rel_tol=1e-9)
                  and math.isclose(got.max_step, ref.max_step, rel_tol=1e-9))
     if same_mesh:
-        assert scaled < 1e-6  # the same steps: round-off (see the module docstring)
+        # the same steps: round-off, 1e-9 relative to max(1, |y|) (see the module docstring)
+        rel = np.max(diff[:, cols] / np.maximum(1.0, np.abs(ref.y[:, cols])))
+        assert rel < 1e-9, rel
     else:
         assert scaled < 200  # another mesh: two solutions within their global errors (module docstring)
     # conservation holds in every compiled output sample: arrived = departed + lost + queue (packets)
