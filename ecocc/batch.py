@@ -70,7 +70,7 @@ def _stack(arrs):
 
 
 def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scale=None, t_end_s: float,
-                   step_s: float, output_dt_s: float | None = None, engine: str = "numpy"):
+                   step_s: float, output_dt_s: float | None = None, engine: str = "auto"):
     """Simulate ``B`` members of a parameter sweep in one fixed-step integration.
 
     Parameters
@@ -91,9 +91,10 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         RK4 step in seconds (see :func:`ecocc.dde.fixed.solve_fixed`).
     output_dt_s : float, optional
         Sampling interval of the output (default ``t_end_s / 2000``).
-    engine : {"numpy", "numba"}
+    engine : {"auto", "numpy", "numba"}
         ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
-        (members in parallel; AECP/CLTCP only, numba required).
+        (members in parallel; AECP/CLTCP only, numba required); ``"auto"``
+        (default) takes it where it applies, else the NumPy solver.
 
     Returns
     -------
@@ -111,8 +112,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     h = check_finite("step_s", step_s, positive=True)
-    from .dde.engine import check_engine
-    check_engine(engine, m, network)
+    from .dde.engine import resolve_engine
+    engine = resolve_engine(engine, m, network, kernel="fixed")
     plist = [None] if params_list is None else list(params_list)
     scales = [1.0] if rtt_scale is None else [check_finite("rtt_scale[*]", s, positive=True)
                                                for s in np.atleast_1d(rtt_scale)]
@@ -228,7 +229,7 @@ def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
 
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
-                 swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
+                 swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
                  progress=False, previous=None, overlap=True, decay_ratio=0.99, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
@@ -260,14 +261,17 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         (every RTT multiplied by the value).  With ``engine="numba"`` one of
         :data:`MAP_AXES_NUMBA`.
     x_values, y_values : sequences of float
-    engine : {"numba", "numpy"}
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"`` (default): ``"numba"`` where it applies (AECP/CLTCP, axes
+        in :data:`MAP_AXES_NUMBA`), else one :func:`ecocc.simulate` per point on
+        its default (compiled, generated from the model's laws) engine.
         ``"numba"``: the compiled lock-step kernel (:mod:`ecocc.dde.lanes`):
         the points of one RTT scale advance 8 at a time on shared steps, the
         groups in parallel over the cores (AECP/CLTCP); only the rates, rate
         factors and queues are integrated.  The kernel is compiled when
         ecocc is installed (:mod:`ecocc.dde.aot`); ``attrs["kernel"]`` says
         which build ran.  ``"numpy"``: one
-        :func:`ecocc.simulate` per point (any model; the reference, slow).
+        :func:`ecocc.simulate` per point on the NumPy solver (any model; the reference, slow).
     overlap : bool
         numba engine: steps may be longer than the smallest delay, the delayed
         values inside a step corrected iteratively (default; several times
@@ -309,6 +313,15 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     m = get_model(model)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     check_engine(engine, m, network, kernel="lanes")
+    point_engine = "numpy" if engine == "numpy" else "auto"  # the engine of simulate() per point
+    if engine == "auto":
+        # the lock-step kernel wherever it applies (the map's default before "auto" existed, whatever
+        # $ECOCC_ENGINE says about single runs), else one simulate() per point on its default engine
+        try:
+            check_engine("numba", m, network, kernel="lanes")
+            engine = "numba" if {x_name, y_name} <= set(MAP_AXES_NUMBA) else "numpy"
+        except InputError:
+            engine = "numpy"
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     window = check_finite("window_s", window_s, positive=True)
     check(window <= t_end, "window_s", window_s, f"at most t_end_s = {t_end}")
@@ -360,7 +373,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
            else "never longer than the smallest delay") if engine == "numba"
         else "one run per point, steps never longer than the smallest delay"))
-    settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, rtol=rtol,
+    settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, rtol=rtol,
+                    engine=engine if engine == "numba" else ("numpy" if point_engine == "numpy" else "auto (per point)"),
                     t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()), solver=solver)
     todo = np.arange(B)
     if previous is not None:
@@ -411,7 +425,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             for b in todo:
                 xv, yv = pts[b]
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
-                              output_dt_s=dt, rtol=rtol, atol=atol)
+                              output_dt_s=dt, rtol=rtol, atol=atol, engine=point_engine)
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)

@@ -82,10 +82,11 @@ def _figure_formats(text):
 @click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
-@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="numba: compiled kernels (AECP/CLTCP).  The adaptive one is compiled when ecocc is installed; "
-                   "the fixed-step one needs numba (the 'fast' extra) and is compiled on its first use on a "
-                   "machine, then cached.")
+@click.option("--engine", type=click.Choice(["auto", "numpy", "numba"]), default="auto", show_default=True,
+              help="auto: the compiled engine where it applies (adaptive: every model; fixed: AECP/CLTCP), else "
+                   "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
+                   "kernel of a model is generated from its laws and compiled on its first use on a machine "
+                   "(needs numba, the 'fast' extra), then cached.")
 @click.option("--no-figure", is_flag=True, help="Skip the figure.")
 @click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
               help="Figure file formats, comma-separated (png, pdf, svg).")
@@ -107,6 +108,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = None
+    from .dde.engine import resolve_engine
+    from .models import get_model
+    engine = resolve_engine(engine, get_model(sc.model), sc.network, kernel=solver)
     if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
         import hashlib
         key = json.dumps([scenario or scenarios.DEFAULT, repr(sc), sorted(params.items()), t_end, rtol], default=str)
@@ -157,8 +161,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
-@click.option("--engine", type=click.Choice(["numpy", "numba", "ns3"]), default="numpy", show_default=True,
-              help="Solver engine of every point (numba: AECP/CLTCP only; ns3: packet level, the packet extra).")
+@click.option("--engine", type=click.Choice(["auto", "numpy", "numba", "ns3"]), default="auto", show_default=True,
+              help="Solver engine of every point (auto: compiled where it applies, else NumPy; ns3: packet level, "
+                   "the packet extra).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

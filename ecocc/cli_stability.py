@@ -311,7 +311,7 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--decay-ratio", type=float, default=0.99, show_default=True,
               help="Decaying (not settled): the largest swing over the last window is below this factor times the "
                    "one over the window before.  Otherwise: growing or limit cycle.")
-@click.option("--engine", type=click.Choice(["numba", "numpy"]), default=None,
+@click.option("--engine", type=click.Choice(["auto", "numba", "numpy"]), default=None,
               help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
                    "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
                    "Default: numba when it applies, else numpy.")
@@ -338,7 +338,6 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     from . import scenarios
     from .batch import MAP_AXES_NUMBA, simulate_map
     from .cli import parse_assignment
-    from .dde.engine import check_engine
     from .errors import check_finite
     from .models import get_model
 
@@ -352,17 +351,12 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     y_name, y_values = _map_axis(y_axis, "--y")
     rtol = check_finite("--rtol", rtol, positive=True)
     model = get_model(sc.model)
-    if engine is None:
-        try:
-            check_engine("numba", model, sc.network, kernel="lanes")
-            engine = "numba"
-        except InputError:
-            engine = "numpy"
-        if engine == "numba" and not {x_name, y_name} <= set(MAP_AXES_NUMBA):
-            engine = "numpy"
-            if not quiet:
-                click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
-                           err=True)
+    if engine in (None, "auto"):
+        engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
+        if not quiet and (model.name not in ("aecp", "cltcp")
+                          or not {x_name, y_name} <= set(MAP_AXES_NUMBA)):
+            click.echo(f"note: one compiled run per point (the lock-step kernel is for AECP/CLTCP on the axes "
+                       f"{', '.join(MAP_AXES_NUMBA)})", err=True)
     out = Path(out_dir)
     kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, decay_ratio=decay_ratio,
               engine=engine, rtol=rtol,

@@ -33,7 +33,7 @@ def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
 def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
-             name: str | None = None, engine: str = "numpy", checkpoint=None, checkpoint_every_s: float = 30.0,
+             name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
              rtt_includes_queueing: bool = False, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
@@ -58,15 +58,18 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         of the run).
     progress : bool
         Show a progress bar (tqdm) on stderr.
-    engine : {"numpy", "numba"}
-        ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
-        kernels of the same methods (:mod:`ecocc.dde.engine`; AECP/CLTCP
-        without forward delays).  The adaptive kernel is compiled when ecocc
-        is installed (:mod:`ecocc.dde.aot`) and loads in milliseconds, with or
-        without numba; the fixed-step kernel needs numba (the ``fast``
-        extra) and compiles on its first use on a machine, cached on disk.
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"`` (default): the compiled engine (:mod:`ecocc.dde.engine`) where
+        it serves the run -- the adaptive solver for every model (a kernel
+        generated from the model's laws, :mod:`ecocc.dde.codegen`, compiled by
+        numba on its first use on a machine and cached on disk), the
+        fixed-step solver for AECP/CLTCP -- and the NumPy solver otherwise
+        (forward delays, a ``checkpoint``, no numba: then it says so once).
+        ``"numba"``: the compiled engine or an error saying why not.
+        ``"numpy"``: the NumPy reference solvers.  ``$ECOCC_ENGINE`` sets what
+        ``"auto"`` means.
     checkpoint : path, optional
-        Adaptive NumPy solver only: save the solver state there every
+        Adaptive NumPy solver only (``engine="auto"`` then uses it): save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
     rtt_includes_queueing : bool
@@ -81,8 +84,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
-    from .dde.engine import check_engine
-    check_engine(engine, m, network, kernel="adaptive" if solver == "adaptive" else None)
+    from .dde.engine import resolve_engine
+    if (checkpoint is not None or rtt_includes_queueing is True) and engine in ("auto", None):
+        # checkpoints and state-dependent delays are the NumPy solver's (a compiled run is short)
+        engine = "numpy"
+    engine = resolve_engine(engine, m, network, kernel=solver)
     t_eval = output_grid(t_end, output_dt_s)
     # every solver option is checked before anything runs (ecocc.dde.options): a negative atol switched
     # error control off, max_step_s = 0 looped on zero-length steps, a negative one ran time backwards
@@ -126,7 +132,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         if engine == "numba":
             from .dde import engine
             if solver == "adaptive":
-                sol = engine.solve_adaptive_aecp(
+                sol = engine.solve_adaptive(
                     sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval,
                     max_step=max_step_s, progress=cb)
             else:

@@ -63,7 +63,7 @@ def _key(point: dict) -> str:
     return hashlib.sha1(s.encode()).hexdigest()[:16]
 
 
-def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
+def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "auto") -> dict:
     """Simulate one grid point and return its metrics (a JSON-able dict)."""
     from . import scenarios
     from .simulate import simulate
@@ -117,7 +117,7 @@ class SweepResult:
 
 
 def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
-              engine: str = "numpy", progress: bool = True) -> SweepResult:
+              engine: str = "auto", progress: bool = True) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
