@@ -87,7 +87,7 @@ def resolve_protocols(network: Network, model="aecp", params=None, protocols=Non
     names = []
     for f in network.flows:
         nm = default_name if f.protocol is None else f.protocol
-        if nm not in protocols and nm.lower() not in REGISTRY:
+        if nm != default_name and nm not in protocols and nm.lower() not in REGISTRY:
             raise InputError(f"flow[{f.name}].protocol", f.protocol,
                              f"a model in {sorted(REGISTRY)} or a key of the protocols table {sorted(protocols)}")
         names.append(nm)
