@@ -13,8 +13,13 @@ own laws (design note in ``docs/notes/dderobust.md``, "Mixed protocols"), not a 
 * **Signals.** A member's ``link_signal`` is evaluated only on the (link, flow) pairs of its own flows and
   aggregated along each path with that member's ``path_aggregate`` (AECP min, PE-TCP max, Reno sum).  The
   load a member signals on (``y`` of a pair) is the sum over *all* flows on the link, each counted by its own
-  protocol's ``flow_load`` (for a Symbiosis flow, Reno's rate enters ``K - A`` as an ImTCP would measure it),
-  delayed by the pair's backward delay plus the sender's forward delay, plus the cross traffic.
+  flow counted by its own protocol's ``flow_load``... with one deviation from the design note, stated: a
+  member's *own* flows are counted by its ``flow_load`` (Symbiosis' ``w/tau`` of eq. 17, a reading of how its
+  own flows load the link), while the flows of *other* protocols are counted by their ``flow_rate``, what the
+  link actually carries.  So Reno's drop-tail drop fraction ``1 - C/y`` is computed on the true arrival
+  (Symbiosis' ``w/(tau + q/C)``, not ``w/tau``), consistent with the loss the queue books, and a Symbiosis
+  flow sees Reno's sending rate in ``K - A``, as an ImTCP would measure it.  Each load is delayed by the
+  pair's backward delay plus the sender's forward delay; cross traffic is added.
 * **Laws.** Flow laws run per member on its own flows; link laws run per member on every link.
 
 Parameters per member, chosen and validated by :func:`resolve_protocols`:
@@ -112,8 +117,9 @@ def resolve_protocols(network: Network, model="aecp", params=None, protocols=Non
         elif single:
             plain[k] = v
         else:
+            has = [nm for nm in order if k in _model_of(nm, protocols, default_name, model).Params.field_names()]
             raise InputError(k, v, f"a parameter prefixed by its protocol (one of {order}), e.g. "
-                                   f"{order[0]}__{k}=...: this network mixes protocols")
+                                   f"{(has or order)[0]}__{k}=...: this network mixes protocols")
     members = {}
     for nm in order:
         if nm in protocols:
@@ -148,6 +154,12 @@ def resolve_protocols(network: Network, model="aecp", params=None, protocols=Non
             P = _replace(P, nm, extra)
         members[nm] = (m, P)
     return members, names
+
+
+def _model_of(nm, protocols, default_name, model):
+    if nm in protocols:
+        return get_model(protocols[nm]["model"])
+    return get_model(model) if nm == default_name else get_model(nm)
 
 
 def _make(m, member, fields):
@@ -393,7 +405,10 @@ class MixedSystem(NetworkSystem):
                     stk = {kk: v[k] for kk, v in N.st_all.items()}
                     t_k = t - d
                     act_k = (a.start_s[k] <= t_k) & (t_k < a.stop_s[k])
-                    contrib = N.model.flow_load(ops, fk, qdelay[..., k], N.P, stk) * act_k
+                    # a member's own flows load its signal as the member says (flow_load: Symbiosis' w/tau
+                    # of eq. 17); another protocol's flows by what they send (flow_rate), what the link carries
+                    load = N.model.flow_load if N is M else N.model.flow_rate
+                    contrib = load(ops, fk, qdelay[..., k], N.P, stk) * act_k
                     y_pair = _spmv(S, contrib) + y_pair
             sig = m.link_signal(ops, ls_pair, q_pair, y_pair, M.C_pair, P, M.lst_pair)
             sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npm,)))
