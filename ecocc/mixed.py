@@ -12,8 +12,8 @@ own laws (design note in ``docs/notes/dderobust.md``, "Mixed protocols"), not a 
   sum over all flows (what drop-tail and RED see), plus cross traffic.
 * **Signals.** A member's ``link_signal`` is evaluated only on the (link, flow) pairs of its own flows and
   aggregated along each path with that member's ``path_aggregate`` (AECP min, PE-TCP max, Reno sum).  The
-  load a member signals on (``y`` of a pair) is the sum over *all* flows on the link, each counted by its own
-  flow counted by its own protocol's ``flow_load``... with one deviation from the design note, stated: a
+  load a member signals on (``y`` of a pair) is the sum over *all* flows on the link, with one deviation
+  from the design note (which counts every flow by its own protocol's ``flow_load``), stated: a
   member's *own* flows are counted by its ``flow_load`` (Symbiosis' ``w/tau`` of eq. 17, a reading of how its
   own flows load the link), while the flows of *other* protocols are counted by their ``flow_rate``, what the
   link actually carries.  So Reno's drop-tail drop fraction ``1 - C/y`` is computed on the true arrival
