@@ -290,7 +290,7 @@ def test_aecp_takes_the_max_min_leftover_beside_flows_that_ignore_the_rate_facto
 def test_droptail_mixed_dumbbell_is_a_loss_cycle_not_a_rest_point(other):
     """On a drop-tail link (C = 500 pps, tau = 50 ms, buffer 25 packets) the mixed dumbbell does not settle:
     the drop fraction switches on only at the full buffer, Reno's window overshoots one RTT, and the queue
-    cycles between (nearly) empty and full with a loss burst each cycle.  Recorded as the model's behaviour
+    cycles between ~40 % and 100 % of the buffer with a loss burst each cycle.  Recorded as the model's behaviour
     (issue 14 asked for 'settle, or shown not to, with the evidence'); the hand-derived rest point exists and
     zeroes the laws (test above) but the run does not approach it."""
     C, tau, B = 500.0, 0.05, 25.0
@@ -300,9 +300,9 @@ def test_droptail_mixed_dumbbell_is_a_loss_cycle_not_a_rest_point(other):
     assert conservation_error(tr) < CONSERVATION_PKTS
     w = settled_window(tr, 10.0)
     q = tr.queue_pkts[w, 0]
-    # measured: the queue swings over at least the top 60 % of the buffer in the last 10 s (0..25 with
-    # Symbiosis, 9..25 with PE-TCP); a settling run would swing less every cycle
-    assert q.max() == B and q.min() < 0.4 * B
+    # measured: in the last 10 s the queue still swings from ~10 packets to the full buffer (10.7..25 with
+    # Symbiosis, 9..25 with PE-TCP): a swing of more than 40 % of the buffer, reaching the top every cycle
+    assert q.max() == B and np.ptp(q) > 0.4 * B
     losses = np.sum(np.diff(tr.lost_pkts[w, 0]) > 1e-9)
     assert losses >= 10  # loss at (nearly) every cycle, still in the last 10 s
     # the swing does not decay: the second half of the window swings as much as the first
@@ -384,3 +384,59 @@ def test_mixed_run_with_queueing_in_the_rtt_and_forward_delays_conserves():
     assert conservation_error(tr2) < CONSERVATION_PKTS
     assert set(tr.flow_vars) == {"reno.W", "symbiosis.w", "petcp.x"}
     assert np.isnan(tr.flow_vars["reno.W"][:, 1]).all() and np.isfinite(tr.flow_vars["reno.W"][:, 0]).all()
+
+
+# -- 5. scenario files -----------------------------------------------------------------------------------------
+def test_shipped_symbiosis_vs_reno_scenario_names_the_protocol_per_flow():
+    from ecocc import scenarios
+    sc = scenarios.load("symbiosis-vs-reno")
+    assert [f.protocol for f in sc.network.flows] == ["symbiosis", "reno-droptail"]
+    assert sc.protocols["reno-droptail"] == {"model": "reno", "aqm": "droptail"}
+    tr = simulate(sc.network, sc.model, t_end_s=3.0, protocols=sc.protocols, **sc.params)
+    assert tr.ok and tr.model == "mixed(symbiosis+reno-droptail)"
+    assert tr.params["reno-droptail"]["aqm"] == "droptail" and tr.params["symbiosis"]["gamma"] == 0.9
+    assert conservation_error(tr) < CONSERVATION_PKTS
+
+
+def _scenario(extra_flows, protocols="", params=""):
+    return f"""
+[scenario]
+name = "t"
+model = "aecp"
+duration_s = 1
+{params}
+{protocols}
+[[links]]
+name = "l"
+capacity_pps = 1000
+buffer_pkts = 50
+{extra_flows}
+"""
+
+
+def test_scenario_protocol_errors_name_the_field():
+    import tomllib
+    from ecocc.scenarios import from_dict
+    flows = '[[flows]]\nname = "a"\nroute = ["l"]\nrtt_ms = 50\nprotocol = "vegas"\n'
+    with pytest.raises(InputError) as e:
+        from_dict(tomllib.loads(_scenario(flows)))
+    assert e.value.field == "flows[0].protocol"
+    flows = '[[flows]]\nname = "a"\nroute = ["l"]\nrtt_ms = 50\nprotocol = "dt"\n'
+    with pytest.raises(InputError) as e:
+        from_dict(tomllib.loads(_scenario(flows, '[protocols.dt]\nmodel = "reno"\naqm = "codel"\n')))
+    assert e.value.field == "[protocols.dt].RenoParams.aqm"
+    with pytest.raises(InputError) as e:
+        from_dict(tomllib.loads(_scenario(flows, '[protocols.dt]\nmodel = "reno"\nbeta = 1\n')))
+    assert e.value.field == "[protocols.dt].beta"
+
+
+def test_scenario_params_belong_to_the_scenario_model_on_a_mixed_network():
+    import tomllib
+    from ecocc.scenarios import from_dict
+    flows = ('[[flows]]\nname = "a"\nroute = ["l"]\nrtt_ms = 50\n'
+             '[[flows]]\nname = "b"\nroute = ["l"]\nrtt_ms = 50\nprotocol = "petcp"\n')
+    sc = from_dict(tomllib.loads(_scenario(flows, "", "[params]\nalpha_per_s = 3.0\n")))
+    assert sc.params == {"aecp__alpha_per_s": 3.0}
+    members, _ = resolve_protocols(sc.network, sc.model, None, sc.protocols,
+                                   {k: v for k, v in sc.params.items()})
+    assert members["aecp"][1].alpha_per_s == 3.0 and isinstance(members["petcp"][1], PETCPParams)

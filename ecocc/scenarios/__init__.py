@@ -144,7 +144,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
         isinstance(fl, dict) and "protocol" in fl for fl in raw_flows)
     check("model" in sc or every_flow_named, "[scenario].model", None,
           "required unless every [[flows]] table names its protocol")
-    model = get_model(sc.get("model", _first_model(raw_flows, protocols)))
+    model = get_model(sc["model"] if "model" in sc else _first_model(raw_flows, protocols))
     pb = check_finite("[scenario].packet_bytes", sc.get("packet_bytes", 1000), positive=True)
     params = data.get("params", {}) or {}
     check(isinstance(params, dict), "[params]", params, "a table of model parameters")
