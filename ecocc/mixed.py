@@ -467,6 +467,22 @@ class MixedSystem(NetworkSystem):
         Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)
         return [None if r is None else Q[..., r] for r in self._recv]
 
+    def state_at(self, flow_values: dict, queue_pkts, link_values: dict | None = None):
+        """A full state vector from natural values: ``flow_values={"reno.W": W (per flow of that member or a
+        scalar), ...}``, ``queue_pkts`` (per link or scalar), ``link_values={"aecp.r": ...}``; states not given
+        keep :meth:`initial_state`.  For the linearization at a rest point."""
+        y = self.initial_state()
+        for kind, vals in (("flow", flow_values), ("link", link_values or {})):
+            for name, v in vals.items():
+                key = f"{kind}:{name}"
+                if key not in self.layout:
+                    raise InputError(f"{kind}_values", name, f"one of {[k[len(kind) + 1:] for k in self.layout if k.startswith(kind + ':')]}")
+                b = self.layout[key]
+                v = np.broadcast_to(np.asarray(v, dtype=float), (b.size,))
+                y[b.sl] = np.log(v) if b.log else v
+        y[self.layout["queue"].sl] = np.broadcast_to(np.asarray(queue_pkts, dtype=float), (self.n_links,))
+        return y
+
     def trajectory_parts(self, Y, t):
         """Per-member series for :meth:`ecocc.results.Trajectory.from_solution`.
 
@@ -483,6 +499,11 @@ class MixedSystem(NetworkSystem):
             for v, arr in self._member_vars(Y, M, "link").items():
                 lv[f"{M.name}.{v}"] = arr
         return self.model.name, self.P.as_dict(), fv, lv, rate
+
+    def block_flows(self, block: str):
+        """Global flow indices of a ``flow:<member>.<var>`` block."""
+        member = block[len("flow:"):].split(".", 1)[0]
+        return next(M.flows for M in self.mem if M.name == member)
 
     def member_of_flow(self):
         """Each flow's member name."""
