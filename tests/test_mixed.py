@@ -510,3 +510,16 @@ def test_linearization_of_a_mixed_network_needs_the_rest_point():
     with pytest.raises(InputError) as e:
         network_jacobians("aecp", mixed_net())
     assert e.value.field == "y_eq"
+
+
+def test_sweep_point_of_a_mixed_scenario_and_prefixed_axes(tmp_path):
+    from ecocc.sweeps import run_point, run_sweep
+    # the run needs the scenario's protocols table ("reno-droptail" is no registry name) and the prefixed
+    # override reaches the Symbiosis member: a different gamma changes the run
+    a = run_point("symbiosis-vs-reno", {"symbiosis__gamma": 0.5}, t_end_s=2.0)
+    b = run_point("symbiosis-vs-reno", {"symbiosis__gamma": 0.9}, t_end_s=2.0)
+    assert a["status"] == b["status"] == "success"
+    assert a["jain_index"] != b["jain_index"]
+    with pytest.raises(InputError) as e:
+        run_sweep("symbiosis-vs-reno", {"reno-droptail__nonsense": [1.0]}, tmp_path, t_end_s=1.0)
+    assert "nonsense" in str(e.value)

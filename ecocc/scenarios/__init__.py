@@ -136,14 +136,14 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(sc, dict), f"{origin}: [scenario]", sc, "a [scenario] table")
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
                               "output_dt_s", "packet_bytes", "delay_split", "notes"})
-    for req in ("name", "duration_s"):
-        check(req in sc, f"[scenario].{req}", None, "required")
+    check("name" in sc, "[scenario].name", None, "required")
     protocols = _protocols_table(data.get("protocols", {}))
     raw_flows = data.get("flows", [])
     every_flow_named = isinstance(raw_flows, list) and raw_flows and all(
         isinstance(fl, dict) and "protocol" in fl for fl in raw_flows)
     check("model" in sc or every_flow_named, "[scenario].model", None,
           "required unless every [[flows]] table names its protocol")
+    check("duration_s" in sc, "[scenario].duration_s", None, "required")
     model = get_model(sc["model"] if "model" in sc else _first_model(raw_flows, protocols))
     pb = check_finite("[scenario].packet_bytes", sc.get("packet_bytes", 1000), positive=True)
     params = data.get("params", {}) or {}
