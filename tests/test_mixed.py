@@ -523,3 +523,17 @@ def test_sweep_point_of_a_mixed_scenario_and_prefixed_axes(tmp_path):
     with pytest.raises(InputError) as e:
         run_sweep("symbiosis-vs-reno", {"reno-droptail__nonsense": [1.0]}, tmp_path, t_end_s=1.0)
     assert "nonsense" in str(e.value)
+
+
+def test_one_model_paths_refuse_a_mixed_network():
+    """The batch / map / compiled paths build a one-model NetworkSystem: a mixed network there would run every
+    flow as that model, silently wrong, so the system refuses it."""
+    with pytest.raises(InputError) as e:
+        NetworkSystem(get_model("aecp"), mixed_net(), AECPParams(), 1.0)
+    assert e.value.field == "network"
+    with pytest.raises(InputError):  # every flow says reno, the system was asked for AECP
+        NetworkSystem(get_model("aecp"), dumbbell(1000.0, [0.1], protocols="reno"), AECPParams(), 1.0)
+    NetworkSystem(get_model("reno"), dumbbell(1000.0, [0.1], protocols="reno"), RenoParams(), 1.0)  # fine
+    from ecocc.batch import simulate_batch
+    with pytest.raises(InputError):
+        simulate_batch(mixed_net(), "aecp", [AECPParams()], t_end_s=1.0, step_s=0.01)
