@@ -537,3 +537,11 @@ def test_one_model_paths_refuse_a_mixed_network():
     from ecocc.batch import simulate_batch
     with pytest.raises(InputError):
         simulate_batch(mixed_net(), "aecp", [AECPParams()], t_end_s=1.0, step_s=0.01)
+
+
+def test_engine_auto_falls_back_to_numpy_with_one_line(capsys):
+    tr = simulate(mixed_net(), t_end_s=0.5, engine="auto")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "NumPy engine" in err[0]
+    ref = simulate(mixed_net(), t_end_s=0.5, engine="numpy")
+    assert tr.ok and np.array_equal(tr.rate_pps, ref.rate_pps)  # the very same NumPy run
