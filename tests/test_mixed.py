@@ -545,3 +545,15 @@ def test_engine_auto_falls_back_to_numpy_with_one_line(capsys):
     assert len(err) == 1 and "NumPy engine" in err[0]
     ref = simulate(mixed_net(), t_end_s=0.5, engine="numpy")
     assert tr.ok and np.array_equal(tr.rate_pps, ref.rate_pps)  # the very same NumPy run
+
+
+@pytest.mark.parametrize("args", [["margins", "symbiosis-vs-reno"],
+                                  ["sim-map", "symbiosis-vs-reno", "--out", "OUT", "--x", "gamma=0.5,0.9"]])
+def test_one_model_stability_commands_refuse_a_mixed_scenario(args, tmp_path):
+    """The synchronous loop and the simulated map are one model: on a mixed scenario they would analyse the
+    first protocol alone, so they refuse it with one line (exit status 2)."""
+    from click.testing import CliRunner
+    from ecocc.cli import main
+    res = CliRunner().invoke(main, [str(tmp_path) if a == "OUT" else a for a in args])
+    assert res.exit_code == 2, res.output
+    assert "scenario = 'symbiosis-vs-reno' is not allowed" in res.output
