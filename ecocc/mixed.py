@@ -45,7 +45,7 @@ import numpy as np
 from .dde.problem import Lookup
 from .errors import InputError
 from .models import REGISTRY, get_model
-from .models.base import NUMPY_OPS, ModelParams, NetworkModel
+from .models.base import NUMPY_OPS, ModelParams
 from .network import Network
 from .system import _REDUCE, NetworkSystem, _Block, _spmv
 
