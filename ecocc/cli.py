@@ -120,7 +120,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                   summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                   solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, checkpoint=ckpt,
-                  **params)
+                  protocols=sc.protocols or None, **params)
     stem = out / sc.name
     tr.to_netcdf(f"{stem}.nc")
     tr.to_csv(f"{stem}_flows.csv", f"{stem}_links.csv")

@@ -86,6 +86,9 @@ def linear_setting(target):
     if sc.model not in LINEAR_MODELS:
         raise InputError("scenario model", sc.model, f"one of {', '.join(LINEAR_MODELS)} (a linear loop exists)")
     net = sc.network
+    if sc.protocols or len({f.protocol for f in net.flows}) > 1:  # the loop is one model with sc.params
+        raise InputError("scenario", sc.name, "a scenario of one protocol without a [protocols] table (mixed "
+                         "protocols: ecocc.stability.network_linear.network_jacobians at the rest point)")
     if net.n_links != 1:
         raise InputError("scenario", sc.name, f"a scenario with one bottleneck link for the synchronous loop "
                          f"(it has {net.n_links}; see ecocc.stability.network_linear for whole networks)")
@@ -342,6 +345,9 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     from .models import get_model
 
     sc = scenarios.load(scenario or SIM_MAP_DEFAULT)
+    if sc.protocols or len({f.protocol for f in sc.network.flows}) > 1:  # the map runs one model
+        raise InputError("scenario", sc.name, "a scenario of one protocol without a [protocols] table (the map "
+                         "runs one model; mixed protocols: ecocc sweep)")
     t_end_s = sc.duration_s if t_end_s is None else t_end_s
     if window_s is None:
         window_s = sc.summary_window_s if sc.summary_window_s and sc.summary_window_s <= t_end_s else 0.1 * t_end_s

@@ -94,6 +94,12 @@ class Flow:
     physical_bw_pps : float or None
         Physical bandwidth K_i the flow believes it has (TCP Symbiosis);
         ``None`` means the smallest capacity on the route.
+    protocol : str or None
+        The protocol this flow runs: a registry model name (``"reno"``,
+        ``"symbiosis"``, ...) or a key of the ``protocols`` table given to
+        :func:`ecocc.simulate` (a model with its own parameters).  ``None``
+        (default): the simulation's ``model``.  Flows naming several protocols
+        make a mixed network (:mod:`ecocc.mixed`).
     """
 
     name: str
@@ -104,9 +110,14 @@ class Flow:
     initial_rate_pps: float = 10.0
     forward_delays_s: tuple | None = None
     physical_bw_pps: float | None = None
+    protocol: str | None = None
 
     def __post_init__(self):
         check(isinstance(self.name, str) and self.name != "", "flow.name", self.name, "a non-empty string")
+        check(self.protocol is None or (isinstance(self.protocol, str) and self.protocol.strip() != ""
+                                        and "__" not in self.protocol),
+              f"flow[{self.name}].protocol", self.protocol,
+              "None or a protocol name (a non-empty string without '__')")
         route = self.route
         if isinstance(route, str):
             route = (route,)
@@ -419,11 +430,12 @@ def _broadcast(name, value, n):
 def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stops_s=math.inf,
              initial_rate_pps=10.0, buffer_pkts=math.inf, target_queue_pkts=None,
              cross_traffic=(), delay_split="feedback", packet_bytes=1000.0,
-             physical_bw_pps=None, name="dumbbell") -> Network:
+             physical_bw_pps=None, name="dumbbell", protocols=None) -> Network:
     """One bottleneck link ``"bottleneck"`` shared by ``len(rtts_s)`` flows.
 
-    ``starts_s``, ``stops_s``, ``initial_rate_pps`` and ``physical_bw_pps``
-    take a scalar or one value per flow.  The flows are named ``f1, f2, ...``.
+    ``starts_s``, ``stops_s``, ``initial_rate_pps``, ``physical_bw_pps`` and
+    ``protocols`` (each flow's :attr:`Flow.protocol`) take a scalar or one
+    value per flow.  The flows are named ``f1, f2, ...``.
     """
     rtts = list(np.atleast_1d(rtts_s))
     n = len(rtts)
@@ -432,9 +444,10 @@ def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stop
     sp_ = _broadcast("stops_s", stops_s, n)
     x0 = _broadcast("initial_rate_pps", initial_rate_pps, n)
     kp = _broadcast("physical_bw_pps", physical_bw_pps, n)
+    pr = [protocols] * n if protocols is None or isinstance(protocols, str) else _broadcast("protocols", protocols, n)
     link = Link("bottleneck", capacity_pps, buffer_pkts=buffer_pkts, target_queue_pkts=target_queue_pkts)
     flows = tuple(Flow(f"f{i + 1}", ("bottleneck",), float(rtts[i]), start_s=st[i], stop_s=sp_[i],
-                       initial_rate_pps=x0[i], physical_bw_pps=kp[i]) for i in range(n))
+                       initial_rate_pps=x0[i], physical_bw_pps=kp[i], protocol=pr[i]) for i in range(n))
     return Network((link,), flows, tuple(cross_traffic), delay_split=delay_split,
                    packet_bytes=packet_bytes, name=name)
 

@@ -70,19 +70,24 @@ class Trajectory:
         t = sol.t
         lay = sysm.layout
         fv = {v: (np.exp(Y[:, lay["flow:" + v].sl]) if lay["flow:" + v].log else Y[:, lay["flow:" + v].sl])
-              for v in m.flow_states}
+              for v in getattr(m, "flow_states", ())}
         lv = {v: (np.exp(Y[:, lay["link:" + v].sl]) if lay["link:" + v].log else Y[:, lay["link:" + v].sl])
-              for v in m.link_states}
+              for v in getattr(m, "link_states", ())}
         q = Y[:, lay["queue"].sl]
         qdelay = sysm.a.flow_sum_over_route(q / sysm.C)  # queueing delay along each route
         a = sysm.a
         act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
-        rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
-        try:
-            eq = m.equilibrium(net, sysm.P)
-        except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
-            eq = {"error": str(exc)}
-        return cls(name=name, model=m.name, params=sysm.P.as_dict(), t_s=t, rate_pps=rate, queue_pkts=q,
+        if hasattr(sysm, "trajectory_parts"):  # a mixed-protocol composite (ecocc.mixed): series per member
+            model_name, params, fv, lv, rate = sysm.trajectory_parts(Y, t)
+            eq = None
+        else:
+            model_name, params = m.name, sysm.P.as_dict()
+            rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
+            try:
+                eq = m.equilibrium(net, sysm.P)
+            except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
+                eq = {"error": str(exc)}
+        return cls(name=name, model=model_name, params=params, t_s=t, rate_pps=rate, queue_pkts=q,
                    lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
                    departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
                    queue_area_pkt_s=Y[:, lay["queue_area"].sl],

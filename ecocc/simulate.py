@@ -34,7 +34,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
-             rtt_includes_queueing: bool = False, **param_overrides) -> Trajectory:
+             rtt_includes_queueing: bool = False, protocols=None, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -77,18 +77,39 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         constant propagation delay.  ``True``: the round trip of flow ``p`` is
         ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays, adaptive
         NumPy solver only (see :class:`ecocc.system.NetworkSystem`).
-    **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
+    protocols : dict, optional
+        Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
+        :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
+        protocols runs the composite of the member laws (NumPy engine only); ``params`` is then a dict
+        ``{protocol: ModelParams or dict of fields}`` and overrides are prefixed ``protocol__field``.
+        A network whose flows all resolve to one protocol runs that model exactly as ``model=`` would.
+    **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``
+        (mixed networks: ``reno__aqm="droptail"``).
     """
-    m = get_model(model)
-    P = m.make_params(params, **param_overrides)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
+    from .mixed import Mixed, MixedSystem, resolve_protocols
+    members, flow_member = resolve_protocols(network, model, params, protocols, param_overrides)
+    mixed = Mixed(members, flow_member) if len(members) > 1 else None
+    if mixed is None:
+        (m, P), = members.values()
+    else:
+        m, P = mixed, None
+        if engine != "numpy":  # the compiled kernels serve one model; never run a composite wrong
+            if engine == "auto":
+                from .dde.engine import _warn_once
+                _warn_once("mixed", f"mixed protocols {list(members)} run on the NumPy engine (no compiled "
+                                    "kernel for a composite yet)")
+                engine = "numpy"
+            else:
+                raise InputError("engine", engine, f"'numpy' for a network whose flows name several protocols "
+                                 f"{list(members)}: the compiled kernels serve one model")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import resolve_engine
     if (checkpoint is not None or rtt_includes_queueing is True) and engine in ("auto", None):
         # checkpoints and state-dependent delays are the NumPy solver's (a compiled run is short)
         engine = "numpy"
-    engine = resolve_engine(engine, m, network, kernel=solver)
+    engine = resolve_engine(engine, None if mixed is not None else m, network, kernel=solver)
     t_eval = output_grid(t_end, output_dt_s)
     # every solver option is checked before anything runs (ecocc.dde.options): a negative atol switched
     # error control off, max_step_s = 0 looped on zero-length steps, a negative one ran time backwards
@@ -116,7 +137,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(not rtt_includes_queueing or (solver == "adaptive" and engine == "numpy"), "rtt_includes_queueing",
           rtt_includes_queueing, "False unless solver='adaptive' and engine='numpy' (the only solver with "
           "state-dependent delays)")
-    sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
+    if mixed is not None:
+        sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing)
+    else:
+        sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
     atol = sysm.default_atol() if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:

@@ -79,7 +79,7 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
         tr = run_packet(dataclasses.replace(sc, network=net, params=params), t_end_s=t_end)
     else:
         tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
-                      engine=engine, **params)
+                      engine=engine, protocols=sc.protocols or None, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
     t = tr.t_s
@@ -133,6 +133,10 @@ def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: 
     check(1 <= len(axes) <= 3, "axes", list(axes), "one to three axes")
     pnames = set(get_model(sc.model).Params.field_names())
     for name, vals in axes.items():
+        if "__" in name and len(vals) > 0:  # a mixed scenario's protocol parameter, protocol__field
+            from .mixed import resolve_protocols
+            resolve_protocols(sc.network, sc.model, None, sc.protocols, {name: vals[0]})
+            continue
         check(name in pnames or name in SPECIAL_AXES, "axis", name,
               f"a parameter of {sc.model} ({', '.join(sorted(pnames))}) or one of {SPECIAL_AXES}")
         check(len(vals) > 0, f"axis {name}", vals, "at least one value")

@@ -65,6 +65,20 @@ class _Block:
         return slice(self.start, self.start + self.size)
 
 
+def _check_one_protocol(model, network):
+    """Refuse a network this one-model system would run wrong: flows naming several protocols (they run as
+    the composite of :mod:`ecocc.mixed` through :func:`ecocc.simulate`), or all naming another registry model."""
+    from .errors import InputError
+    from .models import REGISTRY
+    names = {f.protocol for f in network.flows}
+    named = sorted(n for n in names if n is not None)
+    if len(names) > 1 or (named and named[0].lower() in REGISTRY and REGISTRY[named[0].lower()].name != model.name
+                          and not isinstance(model, REGISTRY[named[0].lower()])):
+        raise InputError("network", f"flows naming protocols {named}" + (" and None" if None in names else ""),
+                         f"flows of the one model {model.name!r} here (mixed protocols run through "
+                         "ecocc.simulate, NumPy engine)")
+
+
 class NetworkSystem:
     """A model on a network, ready for the solvers.
 
@@ -85,6 +99,7 @@ class NetworkSystem:
             raise InputError("rtt_includes_queueing", rtt_includes_queueing,
                              "False when delayed_feedback=False (there is no feedback delay to lengthen)")
         self.rtt_includes_queueing = bool(rtt_includes_queueing)
+        _check_one_protocol(model, network)
         a = network.arrays
         self.a = a
         P_, L = network.n_flows, network.n_links

@@ -6,7 +6,7 @@ Format (all keys optional unless marked)::
     name = "aecp-dumbbell"          # required
     description = "..."
     source = "004 Section 6.1, Fig. 6"
-    model = "aecp"                  # required: a registry name
+    model = "aecp"                  # a registry name; required unless every flow names its protocol
     duration_s = 450                # required
     summary_window_s = 40           # final window the summary averages over
     output_dt_s = 0.1
@@ -31,6 +31,15 @@ Format (all keys optional unless marked)::
     stop_s = 400
     initial_rate_pps = 10           # or initial_rate_mbps
     count = 1                       # >1 expands to f1_1, f1_2, ...; start_every_s staggers them
+    protocol = "reno"               # this flow's protocol (default: [scenario].model); mixed protocols
+
+    [protocols.reno-droptail]       # optional: a protocol name flows may use, a model with its parameters
+    model = "reno"                  # required: a registry name
+    aqm = "droptail"                # parameters of that model
+
+With flows of several protocols the run is the composite of :mod:`ecocc.mixed`; ``[params]`` then holds the
+parameters of ``[scenario].model`` (the flows without ``protocol``) and each protocol's parameters go in its
+``[protocols.NAME]`` table; ``--set reno__aqm=droptail`` overrides one protocol's parameter.
 
     [[cross_traffic]]
     link = "bottleneck"
@@ -65,14 +74,16 @@ class Scenario:
     summary_window_s: float | None = None
     output_dt_s: float | None = None
     notes: str = ""
+    protocols: dict = field(default_factory=dict)  # [protocols.NAME] tables: {NAME: {"model": ..., **params}}
 
     def run(self, progress=False, **overrides):
-        """Simulate the scenario; ``overrides`` change model parameters."""
+        """Simulate the scenario; ``overrides`` change model parameters (``proto__field`` on mixed networks)."""
         from ..simulate import simulate
         params = dict(self.params)
         params.update(overrides)
         return simulate(self.network, self.model, t_end_s=self.duration_s, output_dt_s=self.output_dt_s,
-                        summary_window_s=self.summary_window_s, name=self.name, progress=progress, **params)
+                        summary_window_s=self.summary_window_s, name=self.name, progress=progress,
+                        protocols=self.protocols or None, **params)
 
 
 def shipped() -> list[str]:
@@ -120,14 +131,20 @@ def _known(d, where, keys):
 
 def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(data, dict), origin, type(data).__name__, "a TOML table")
-    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic"})
+    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic", "protocols"})
     sc = data.get("scenario")
     check(isinstance(sc, dict), f"{origin}: [scenario]", sc, "a [scenario] table")
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
                               "output_dt_s", "packet_bytes", "delay_split", "notes"})
-    for req in ("name", "model", "duration_s"):
-        check(req in sc, f"[scenario].{req}", None, "required")
-    model = get_model(sc["model"])
+    check("name" in sc, "[scenario].name", None, "required")
+    protocols = _protocols_table(data.get("protocols", {}))
+    raw_flows = data.get("flows", [])
+    every_flow_named = isinstance(raw_flows, list) and raw_flows and all(
+        isinstance(fl, dict) and "protocol" in fl for fl in raw_flows)
+    check("model" in sc or every_flow_named, "[scenario].model", None,
+          "required unless every [[flows]] table names its protocol")
+    check("duration_s" in sc, "[scenario].duration_s", None, "required")
+    model = get_model(sc["model"] if "model" in sc else _first_model(raw_flows, protocols))
     pb = check_finite("[scenario].packet_bytes", sc.get("packet_bytes", 1000), positive=True)
     params = data.get("params", {}) or {}
     check(isinstance(params, dict), "[params]", params, "a table of model parameters")
@@ -158,7 +175,13 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
         check(isinstance(fl, dict), where, fl, "a table")
         _known(fl, where, {"name", "route", "rtt_s", "rtt_ms", "start_s", "stop_s", "initial_rate_pps",
                            "initial_rate_mbps", "count", "start_every_s", "forward_delays_s", "physical_bw_pps",
-                           "physical_bw_mbps"})
+                           "physical_bw_mbps", "protocol"})
+        proto = fl.get("protocol")
+        if proto is not None:
+            from ..models import REGISTRY
+            check(isinstance(proto, str) and (proto in protocols or proto.lower() in REGISTRY),
+                  f"{where}.protocol", proto,
+                  f"a model in {sorted(REGISTRY)} or a [protocols.NAME] table of this file {sorted(protocols)}")
         check("name" in fl, f"{where}.name", None, "required")
         check("route" in fl, f"{where}.route", None, "required (a list of link names)")
         rtt = _one_of(fl, where, "rtt_s", "rtt_ms", lambda v: float(v) * 1e-3)
@@ -175,7 +198,8 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
             fwd = fl.get("forward_delays_s")
             flows.append(Flow(nm, tuple(fl["route"]) if not isinstance(fl["route"], str) else (fl["route"],),
                               rtt, start_s=start + k * every, stop_s=stop, initial_rate_pps=x0,
-                              forward_delays_s=tuple(fwd) if fwd is not None else None, physical_bw_pps=kphys))
+                              forward_delays_s=tuple(fwd) if fwd is not None else None, physical_bw_pps=kphys,
+                              protocol=proto))
     cts = []
     for i, ct in enumerate(data.get("cross_traffic", []) or []):
         where = f"cross_traffic[{i}]"
@@ -204,9 +228,40 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     od = sc.get("output_dt_s")
     if od is not None:
         od = check_finite("[scenario].output_dt_s", od, positive=True)
+    from ..mixed import resolve_protocols
+    members, _ = resolve_protocols(net, model, None, protocols)  # every protocol and its table, validated now
+    if len(members) > 1 and params:
+        # [params] belongs to [scenario].model; on a mixed network simulate wants it prefixed
+        check(model.name in members, "[params]", sorted(params),
+              f"empty: no flow runs [scenario].model = {model.name!r} (put parameters in [protocols.NAME])")
+        params = {f"{model.name}__{k}": v for k, v in params.items()}
     return Scenario(name=str(sc["name"]), model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
-                    output_dt_s=od, notes=sc.get("notes", ""))
+                    output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols)
+
+
+def _protocols_table(raw):
+    """The ``[protocols.NAME]`` tables: ``{NAME: {"model": registry name, **parameters}}``, validated."""
+    check(isinstance(raw, dict), "[protocols]", raw, "tables [protocols.NAME] with a model and its parameters")
+    out = {}
+    for nm, spec in raw.items():
+        check(isinstance(spec, dict), f"[protocols.{nm}]", spec, "a table with a model and its parameters")
+        check("model" in spec, f"[protocols.{nm}].model", None, "required: a registry name")
+        m = get_model(spec["model"])
+        fields = {k: v for k, v in spec.items() if k != "model"}
+        try:
+            m.make_params(**fields)
+        except InputError as e:
+            raise InputError(f"[protocols.{nm}].{e.value if 'parameter' in str(e.field) else e.field}",
+                             e.value, e.allowed) from None
+        out[str(nm)] = dict(spec)
+    return out
+
+
+def _first_model(raw_flows, protocols):
+    """The model of the first flow's protocol (``[scenario].model`` when every flow names one)."""
+    p = raw_flows[0]["protocol"]
+    return protocols[p]["model"] if p in protocols else p
 
 
 DEFAULT = "aecp-dumbbell"

@@ -72,7 +72,7 @@ def equilibrium_state(sysm: NetworkSystem) -> np.ndarray:
     return y
 
 
-def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_step=1e-6,
+def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_step=1e-6, protocols=None,
                       **overrides) -> NetworkLinearization:
     """Jacobians of the simulated right-hand side at equilibrium (see module docstring).
 
@@ -89,9 +89,27 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
         Equilibrium state (default: :func:`equilibrium_state`).
     rel_step : float
         Relative step of the central differences.
+    protocols : dict, optional
+        Mixed protocols, as for :func:`ecocc.simulate`: a network whose flows name several protocols is
+        linearized through the composite :class:`ecocc.mixed.MixedSystem`, i.e. the member laws block by
+        block, coupled through the shared queue and arrivals.  A composite has no analytic equilibrium:
+        ``y_eq`` is then required (:meth:`ecocc.mixed.MixedSystem.state_at`).
     """
-    m = get_model(model)
-    P = m.make_params(params, **overrides)
+    from ..mixed import Mixed, MixedSystem, resolve_protocols
+    members, flow_member = resolve_protocols(network, model, params, protocols, overrides)
+    if len(members) > 1:
+        mixed = Mixed(members, flow_member)
+        if y_eq is None:
+            raise InputError("y_eq", None, "the rest-point state of a mixed network (a composite has no analytic "
+                             "equilibrium; see MixedSystem.state_at)")
+
+        def make(t_end):  # the composite: the member laws block by block
+            return MixedSystem(mixed, network, t_end)
+    else:
+        (m, P), = members.values()
+
+        def make(t_end):
+            return NetworkSystem(m, network, P, t_end)
     a = network.arrays
     if t_s is None:
         # late enough that every delayed lookup (up to the longest RTT plus forward delay) reads a time at
@@ -102,14 +120,14 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
     if np.any(a.stop_s <= t):
         raise InputError("network", "flows stopped", f"every flow active at t = {t} s (the last start plus "
                          "twice the longest RTT, so that delayed values see every flow active)")
-    sysm = NetworkSystem(m, network, P, t + 1.0)
+    sysm = make(t + 1.0)
     if t_s is None and sysm.lookups:
         dmax = max(float(np.max(lk.delays)) for lk in sysm.lookups if np.size(lk.delays))
         if dmax > 2.0 * float(np.max(a.rtt_s)):
             t = float(np.max(a.start_s)) + dmax + 1e-9
             if np.any(a.stop_s <= t):
                 raise InputError("network", "flows stopped", f"every flow active at t = {t} s")
-            sysm = NetworkSystem(m, network, P, t + 1.0)
+            sysm = make(t + 1.0)
     y = equilibrium_state(sysm) if y_eq is None else np.asarray(y_eq, float)
     lay = sysm.layout
     dyn = np.concatenate([np.arange(b.start, b.start + b.size) for name, b in lay.items()
@@ -159,7 +177,11 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
     names = []
     for name, b in lay.items():
         if name.startswith(("flow:", "link:")) or name == "queue":
-            labels = [f.name for f in network.flows] if name.startswith("flow:") else [lk.name for lk in network.links]
+            if name.startswith("flow:"):  # a mixed network's flow blocks hold that member's flows only
+                idx = sysm.block_flows(name) if hasattr(sysm, "block_flows") else range(network.n_flows)
+                labels = [network.flows[i].name for i in idx]
+            else:
+                labels = [lk.name for lk in network.links]
             names += [f"{name}[{lab}]" for lab in labels]
     return NetworkLinearization(A0, np.array(delays), tuple(mats), tuple(names), float(np.max(np.abs(f0))))
 

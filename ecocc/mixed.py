@@ -1,0 +1,513 @@
+"""Mixed protocols: one network carrying flows of several protocols.
+
+Each flow names its protocol (:attr:`ecocc.network.Flow.protocol`; ``None`` is the simulation's ``model``).
+A network whose flows resolve to more than one protocol runs a *composite* assembled from the member models'
+own laws (design note in ``docs/notes/dderobust.md``, "Mixed protocols"), not a hand-written mixed law:
+
+* **State layout** (:class:`MixedSystem`): one block ``flow:<member>.<var>`` per (member, flow state) over
+  that member's flows only; one block ``link:<member>.<var>`` per (member, link state) over *every* link
+  (AECP's router runs its rate-factor law on every link, on the total arrival and the shared queue, whoever
+  sends); the queue, ``lost``, ``arrived``, ``departed``, ``queue_area`` and ``sent`` are shared.
+* **Rates and arrival.** Each flow's rate comes from its member's ``flow_rate``; the arrival at a link is the
+  sum over all flows (what drop-tail and RED see), plus cross traffic.
+* **Signals.** A member's ``link_signal`` is evaluated only on the (link, flow) pairs of its own flows and
+  aggregated along each path with that member's ``path_aggregate`` (AECP min, PE-TCP max, Reno sum).  The
+  load a member signals on (``y`` of a pair) is the sum over *all* flows on the link, with one deviation
+  from the design note (which counts every flow by its own protocol's ``flow_load``), stated: a
+  member's *own* flows are counted by its ``flow_load`` (Symbiosis' ``w/tau`` of eq. 17, a reading of how its
+  own flows load the link), while the flows of *other* protocols are counted by their ``flow_rate``, what the
+  link actually carries.  So Reno's drop-tail drop fraction ``1 - C/y`` is computed on the true arrival
+  (Symbiosis' ``w/(tau + q/C)``, not ``w/tau``), consistent with the loss the queue books, and a Symbiosis
+  flow sees Reno's sending rate in ``K - A``, as an ImTCP would measure it.  Each load is delayed by the
+  pair's backward delay plus the sender's forward delay; cross traffic is added.
+* **Laws.** Flow laws run per member on its own flows; link laws run per member on every link.
+
+Parameters per member, chosen and validated by :func:`resolve_protocols`:
+
+* ``protocols={"name": {"model": "reno", "aqm": "droptail", ...}}``: protocol names that are not registry
+  names (or registry names with other parameters); the scenario files' ``[protocols.NAME]`` tables.
+* ``params={"reno": RenoParams(...), "symbiosis": {"gamma": 0.5}}``: per member, a parameter object or a
+  dict of fields.
+* keyword overrides prefixed by the member name and a double underscore: ``reno__aqm="droptail"``.  On a
+  mixed network an unprefixed override is refused (it would be ambiguous).
+
+Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the compiled
+engine (:func:`ecocc.simulate` refuses ``engine="numba"``), batches of parameter sets, the log-space switch of
+:attr:`NetworkSystem.log_laws` (a composite keeps the natural form; a state beyond ``exp(+-300)`` fails as a
+non-finite state, reported), analytic ``equilibrium`` (None: the tests solve the mixed equilibria they check).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dde.problem import Lookup
+from .errors import InputError
+from .models import REGISTRY, get_model
+from .models.base import NUMPY_OPS, ModelParams
+from .network import Network
+from .system import _REDUCE, NetworkSystem, _Block, _spmv
+
+
+# -- resolving the protocols of a network ------------------------------------------------------------------
+
+def _model_key(model):
+    m = get_model(model)
+    return m.name
+
+
+def resolve_protocols(network: Network, model="aecp", params=None, protocols=None, overrides=None):
+    """The members of ``network``: ``({name: (model, params)}, member_name_per_flow)``.
+
+    Parameters
+    ----------
+    network : Network
+    model : str or NetworkModel
+        The model of flows whose ``protocol`` is None.
+    params : ModelParams, dict or None
+        With one member: its parameter object (as before), or a dict ``{member: params}``.  With several
+        members: ``None`` or a dict ``{member: ModelParams or dict of fields}``.
+    protocols : dict or None
+        ``{name: {"model": registry name, **parameter fields}}`` (a scenario's ``[protocols.NAME]``).
+    overrides : dict
+        Keyword parameter overrides: ``member__field`` always works; an unprefixed ``field`` only when there
+        is one member.
+
+    Raises
+    ------
+    InputError
+        Unknown protocol names, unknown or conflicting parameters, naming the field.
+    """
+    overrides = dict(overrides or {})
+    protocols = dict(protocols or {})
+    for nm, spec in protocols.items():
+        if not isinstance(nm, str) or not nm or "__" in nm:
+            raise InputError("protocols", nm, "protocol names: non-empty strings without '__'")
+        if not isinstance(spec, dict) or "model" not in spec:
+            raise InputError(f"protocols.{nm}", spec, f"a table with a 'model' key (one of {sorted(REGISTRY)})")
+        if str(spec["model"]).lower() not in REGISTRY:
+            raise InputError(f"protocols.{nm}.model", spec["model"], f"one of {sorted(REGISTRY)}")
+    default_name = _model_key(model)
+    names = []
+    for f in network.flows:
+        nm = default_name if f.protocol is None else f.protocol
+        if nm != default_name and nm not in protocols and nm.lower() not in REGISTRY:
+            raise InputError(f"flow[{f.name}].protocol", f.protocol,
+                             f"a model in {sorted(REGISTRY)} or a key of the protocols table {sorted(protocols)}")
+        names.append(nm)
+    order = list(dict.fromkeys(names))  # members in order of first appearance
+    single = len(order) == 1
+    if params is not None and not isinstance(params, (dict, ModelParams)):
+        raise InputError("params", type(params).__name__, "a parameter object or a dict {protocol: parameters}")
+    if isinstance(params, dict):
+        for k in params:
+            if k not in order:
+                raise InputError("params", k, f"a protocol of this network: one of {order}")
+    elif params is not None and not single:
+        raise InputError("params", type(params).__name__,
+                         f"a dict {{protocol: parameters}} for a network whose flows name several protocols {order}")
+    pref, plain = {}, {}
+    for k, v in overrides.items():
+        if "__" in k:
+            mem, fld = k.split("__", 1)
+            if mem not in order:
+                raise InputError(k, v, f"an override prefixed by a protocol of this network: one of {order}")
+            pref.setdefault(mem, {})[fld] = v
+        elif single:
+            plain[k] = v
+        else:
+            has = [nm for nm in order if k in _model_of(nm, protocols, default_name, model).Params.field_names()]
+            raise InputError(k, v, f"a parameter prefixed by its protocol (one of {order}), e.g. "
+                                   f"{(has or order)[0]}__{k}=...: this network mixes protocols")
+    members = {}
+    for nm in order:
+        if nm in protocols:
+            spec = dict(protocols[nm])
+            m = get_model(spec.pop("model"))
+            table = spec
+        elif nm == default_name:
+            m, table = get_model(model), {}
+        else:
+            m, table = get_model(nm), {}
+        given = params.get(nm) if isinstance(params, dict) else params
+        if isinstance(given, ModelParams):
+            if table:
+                raise InputError(f"params.{nm}", type(given).__name__,
+                                 f"either the protocols table's fields {sorted(table)} or a parameter object, not both")
+            P = m.make_params(given)
+        else:
+            fields = dict(table)
+            if isinstance(given, dict):
+                clash = sorted(set(fields) & set(given))
+                if clash:
+                    raise InputError(f"params.{nm}.{clash[0]}", given[clash[0]],
+                                     f"one value: the protocols table already sets {clash[0]} = {fields[clash[0]]!r}")
+                fields.update(given)
+            elif given is not None:
+                raise InputError(f"params.{nm}", type(given).__name__, "a parameter object or a dict of fields")
+            P = _make(m, nm, fields)
+        if plain:  # one member: unprefixed overrides, exactly as model.make_params(params, **overrides)
+            P = P.replace(**plain)
+        extra = pref.get(nm)
+        if extra:
+            P = _replace(P, nm, extra)
+        members[nm] = (m, P)
+    return members, names
+
+
+def _model_of(nm, protocols, default_name, model):
+    if nm in protocols:
+        return get_model(protocols[nm]["model"])
+    return get_model(model) if nm == default_name else get_model(nm)
+
+
+def _make(m, member, fields):
+    try:
+        return m.make_params(None, **fields)
+    except InputError as e:
+        raise InputError(f"{member}.{e.field}" if not str(e.field).startswith(member) else e.field,
+                         e.value, e.allowed) from None
+
+
+def _replace(P, member, fields):
+    try:
+        return P.replace(**fields)
+    except InputError as e:
+        raise InputError(f"{member}__{e.value}" if "parameter" in str(e.field) else e.field,
+                         e.value, e.allowed) from None
+
+
+@dataclass(frozen=True)
+class MixedParams:
+    """The parameters of a composite: ``{member: ModelParams}``."""
+
+    members: dict = field(default_factory=dict)
+    delayed_feedback = True
+
+    def as_dict(self):
+        return {nm: {"model": m.name, **P.as_dict()} for nm, (m, P) in self.members.items()}
+
+
+class Mixed:
+    """A composite of member models on one network (see the module docstring).
+
+    Parameters
+    ----------
+    members : dict
+        ``{name: (NetworkModel, params)}``.
+    flow_member : sequence of str
+        Each flow's member name.
+    """
+
+    def __init__(self, members: dict, flow_member):
+        self.members = dict(members)
+        self.flow_member = list(flow_member)
+        self.name = "mixed(" + "+".join(self.members) + ")"
+
+    def equilibrium(self, net, P):
+        return None
+
+
+# -- the composite on a network --------------------------------------------------------------------------
+
+class _Member:
+    pass
+
+
+class MixedSystem(NetworkSystem):
+    """A :class:`Mixed` composite on a network, ready for the NumPy reference solvers.
+
+    Shares :meth:`NetworkSystem.problem`, :meth:`~NetworkSystem.project` and
+    :meth:`~NetworkSystem.default_atol`; the layout, lookups and right-hand side are assembled per member
+    from the member laws.
+    """
+
+    def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False):
+        if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
+            raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
+        a = network.arrays
+        if np.ndim(a.rtt_s) != 1:
+            raise InputError("network", "a batch", "one network (a mixed network does not run in batches)")
+        self.model, self.net, self.a = mixed, network, a
+        self.P = MixedParams(mixed.members)
+        nP, L = network.n_flows, network.n_links
+        self.n_flows, self.n_links = nP, L
+        self.rtt_includes_queueing = bool(rtt_includes_queueing)
+        self.C = a.capacity_pps
+        self.rtt_s = a.rtt_s
+        self.flow_pair_start = a.flow_pair_start[:-1]
+        self.C_pair = self.C[a.pair_link]
+        pl, pf = a.pair_link, a.pair_flow
+        fm = np.array([list(mixed.members).index(n) for n in mixed.flow_member], dtype=int)
+        self.flow_member_index = fm
+        bwd = np.array(a.pair_bwd_s, dtype=float, copy=True)
+        self.mem = []
+        blocks, off = {}, 0
+        for i, (nm, (m, P)) in enumerate(mixed.members.items()):
+            M = _Member()
+            M.name, M.model, M.P = nm, m, P
+            M.flows = np.flatnonzero(fm == i)
+            M.pairs = np.flatnonzero(fm[pf] == i)
+            M.loc = np.full(nP, -1)
+            M.loc[M.flows] = np.arange(M.flows.size)
+            M.pair_start = np.searchsorted(pf[M.pairs], M.flows)  # pairs are ordered by flow
+            st = m.flow_static(network, P)
+            M.st_all = {k: np.broadcast_to(np.asarray(v, dtype=float), (nP,)) for k, v in st.items()}
+            M.st = {k: v[M.flows] for k, v in M.st_all.items()}
+            M.st_pair_flow = {k: v[pf[M.pairs]] for k, v in M.st_all.items()}
+            lst = m.link_static(network, P)
+            M.lst = {k: np.broadcast_to(np.asarray(v, dtype=float), (L,)) for k, v in lst.items()}
+            M.lst_pair = {k: v[pl[M.pairs]] for k, v in M.lst.items()}
+            M.C_pair = self.C[pl[M.pairs]]
+            if not getattr(P, "delayed_feedback", True):
+                if rtt_includes_queueing:
+                    raise InputError("rtt_includes_queueing", rtt_includes_queueing,
+                                     f"False when {nm}'s delayed_feedback=False")
+                bwd[M.pairs] = 0.0
+            for v, lg in zip(m.flow_states, m.flow_log):
+                blocks[f"flow:{nm}.{v}"] = _Block(f"flow:{nm}.{v}", off, M.flows.size, lg); off += M.flows.size
+            for v, lg in zip(m.link_states, m.link_log):
+                blocks[f"link:{nm}.{v}"] = _Block(f"link:{nm}.{v}", off, L, lg); off += L
+            self.mem.append(M)
+        for b in ("queue", "lost", "arrived", "departed", "queue_area"):
+            blocks[b] = _Block(b, off, L); off += L
+        blocks["sent"] = _Block("sent", off, nP); off += nP
+        self.layout, self.n = blocks, off
+        self.t_end = float(t_end)
+        self._cross_setup(t_end)
+        self.bwd, self.fwd = bwd, a.pair_fwd_s
+        self.has_fwd = bool(np.any(self.fwd > 0))
+        self._build_lookups()
+
+    # the log-space switch derives one model's laws; a composite keeps the natural form (module docstring)
+    log_laws = None
+
+    def _fvars_starts(self, M):
+        return [self.layout[f"flow:{M.name}.{v}"].start for v in M.model.flow_states]
+
+    def _build_lookups(self):
+        import scipy.sparse as sp
+        a = self.a
+        pl, pf = a.pair_link, a.pair_flow
+        lk, self.lk_index, self._recv = [], {}, []
+
+        def add(name, comps, delays, recv):
+            self.lk_index[name] = len(lk)
+            lk.append(Lookup(comps, delays))
+            self._recv.append(recv)
+
+        fwd_of = {(int(pl[j]), int(pf[j])): self.fwd[j] for j in range(pl.size)}
+        R = a.routing.tocsr()
+        for M in self.mem:
+            m, lay = M.model, self.layout
+            p_l, p_f = pl[M.pairs], pf[M.pairs]
+            comps = [lay[f"link:{M.name}.{v}"].start + p_l for v in m.link_states] + [lay["queue"].start + p_l]
+            add(f"fb:{M.name}", np.concatenate(comps), np.tile(self.bwd[M.pairs], len(comps)),
+                np.tile(p_f, len(comps)))
+            fv = self._fvars_starts(M)
+            if self.has_fwd:
+                add(f"fwd:{M.name}", np.concatenate([o + M.loc[p_f] for o in fv]),
+                    np.tile(self.fwd[M.pairs], len(fv)), None)
+            if m.needs_own_delayed:
+                idx = np.arange(M.flows.size)
+                add(f"own:{M.name}", np.concatenate([o + idx for o in fv]), np.tile(self.rtt_s[M.flows], len(fv)),
+                    np.tile(M.flows, len(fv)))
+            M.arr = []
+            if m.signal_uses_arrival:
+                # every flow k on the link of each of this member's pairs r, grouped by k's own member
+                rows, ks, dl = [], [], []
+                for r, j in enumerate(M.pairs):
+                    l = pl[j]
+                    on_l = R.indices[R.indptr[l]:R.indptr[l + 1]]
+                    rows.append(np.full(on_l.size, r))
+                    ks.append(on_l)
+                    dl.append(self.bwd[j] + np.array([fwd_of[(int(l), int(k))] for k in on_l]))
+                rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
+                for N in self.mem:
+                    sel = self.flow_member_index[ks] == self.mem.index(N)
+                    if not np.any(sel):
+                        continue
+                    k, d, rw = ks[sel], dl[sel], rows[sel]
+                    S = sp.csr_matrix((np.ones(k.size), (rw, np.arange(k.size))), shape=(M.pairs.size, k.size))
+                    nm = f"arr:{M.name}:{N.name}"
+                    fvN = self._fvars_starts(N)
+                    add(nm, np.concatenate([o + N.loc[k] for o in fvN]), np.tile(d, len(fvN)),
+                        np.tile(pf[M.pairs][rw], len(fvN)))
+                    M.arr.append((nm, N, k, d, S))
+        self.lookups = lk
+
+    def _split(self, M, z, n_each):
+        out = {}
+        for i, (v, lg) in enumerate(zip(M.model.flow_states, M.model.flow_log)):
+            val = z[..., i * n_each:(i + 1) * n_each]
+            out[v] = np.exp(val) if lg else val
+        return out
+
+    def _member_vars(self, y, M, kind):
+        m = M.model
+        names, logs = (m.flow_states, m.flow_log) if kind == "flow" else (m.link_states, m.link_log)
+        out = {}
+        for v, lg in zip(names, logs):
+            val = y[..., self.layout[f"{kind}:{M.name}.{v}"].sl]
+            out[v] = np.exp(val) if lg else val
+        return out
+
+    def rates(self, y, t):
+        """Sending rate (packets/s) of every flow, each by its member's ``flow_rate``; shape ``y.shape[:-1] + (n_flows,)``."""
+        a = self.a
+        q = y[..., self.layout["queue"].sl]
+        qdelay = _spmv(self.Rt, q / self.C)
+        act = (a.start_s <= np.asarray(t)[..., None]) & (np.asarray(t)[..., None] < a.stop_s)
+        rate = np.zeros(np.shape(y)[:-1] + (self.n_flows,))
+        for M in self.mem:
+            fs = self._member_vars(y, M, "flow")
+            rate[..., M.flows] = M.model.flow_rate(NUMPY_OPS, fs, qdelay[..., M.flows], M.P, M.st) * act[..., M.flows]
+        return rate, qdelay, act
+
+    def rhs(self, t, y, Z, sat_lo, sat_hi):
+        a, ops = self.a, NUMPY_OPS
+        pl, pf = a.pair_link, a.pair_flow
+        q = y[..., self.layout["queue"].sl]
+        act = self.active(t)
+        qdelay = _spmv(self.Rt, q / self.C)
+        cross_now = self.cross(t)
+        rate = np.zeros(np.shape(y)[:-1] + (self.n_flows,))
+        fs_of = {}
+        for M in self.mem:
+            fs = fs_of[M.name] = self._member_vars(y, M, "flow")
+            rate[..., M.flows] = M.model.flow_rate(ops, fs, qdelay[..., M.flows], M.P, M.st) * act[M.flows]
+        if self.has_fwd:
+            r_pair = np.zeros(np.shape(y)[:-1] + (pl.size,))
+            act_p = self.active_pairs(t - self.fwd)
+            for M in self.mem:
+                fpair = self._split(M, Z[self.lk_index[f"fwd:{M.name}"]], M.pairs.size)
+                r_pair[..., M.pairs] = M.model.flow_rate(ops, fpair, qdelay[..., pf[M.pairs]], M.P,
+                                                         M.st_pair_flow) * act_p[M.pairs]
+            arrival = _spmv(self.link_from_pair, r_pair) + cross_now
+        else:
+            arrival = _spmv(self.R, rate) + cross_now
+        out = np.zeros(np.shape(y))
+        for M in self.mem:
+            m, P = M.model, M.P
+            npm = M.pairs.size
+            zfb = Z[self.lk_index[f"fb:{M.name}"]]
+            ls_pair = {}
+            for i, (v, lg) in enumerate(zip(m.link_states, m.link_log)):
+                val = zfb[..., i * npm:(i + 1) * npm]
+                ls_pair[v] = np.exp(val) if lg else val
+            q_pair = zfb[..., len(m.link_states) * npm:]
+            y_pair = None
+            if m.signal_uses_arrival:
+                y_pair = self.cross(t - self.bwd[M.pairs])[..., np.arange(npm), pl[M.pairs]]
+                for nm, N, k, d, S in M.arr:
+                    fk = self._split(N, Z[self.lk_index[nm]], k.size)
+                    stk = {kk: v[k] for kk, v in N.st_all.items()}
+                    t_k = t - d
+                    act_k = (a.start_s[k] <= t_k) & (t_k < a.stop_s[k])
+                    # a member's own flows load its signal as the member says (flow_load: Symbiosis' w/tau
+                    # of eq. 17); another protocol's flows by what they send (flow_rate), what the link carries
+                    load = N.model.flow_load if N is M else N.model.flow_rate
+                    contrib = load(ops, fk, qdelay[..., k], N.P, stk) * act_k
+                    y_pair = _spmv(S, contrib) + y_pair
+            sig = m.link_signal(ops, ls_pair, q_pair, y_pair, M.C_pair, P, M.lst_pair)
+            sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npm,)))
+            fb = _REDUCE[m.path_aggregate].reduceat(sig, M.pair_start, axis=-1)
+            own = None
+            if m.needs_own_delayed:
+                fo = self._split(M, Z[self.lk_index[f"own:{M.name}"]], M.flows.size)
+                t_o = t - self.rtt_s[M.flows]
+                act_o = (a.start_s[M.flows] <= t_o) & (t_o < a.stop_s[M.flows])
+                own = m.own_load(ops, fo, P, M.st) * act_o
+            fs = fs_of[M.name]
+            dflow = m.flow_law(ops, fs, fb, own, qdelay[..., M.flows], P, M.st)
+            for v in m.flow_states:
+                b = self.layout[f"flow:{M.name}.{v}"]
+                d = dflow[v] / fs[v] if b.log else dflow[v]
+                out[..., b.sl] = np.where(act[M.flows], d, 0.0)
+            if m.link_states:
+                ls = self._member_vars(y, M, "link")
+                dlink = m.link_law(ops, ls, q, arrival, self.C, P, M.lst)
+                for v in m.link_states:
+                    b = self.layout[f"link:{M.name}.{v}"]
+                    out[..., b.sl] = dlink[v] / ls[v] if b.log else dlink[v]
+        dq = arrival - self.C
+        out[..., self.layout["queue"].sl] = dq
+        nb = self.n_links
+        if np.size(sat_hi):
+            hi, lo = sat_hi[..., :nb], sat_lo[..., :nb]
+        else:
+            hi = lo = np.zeros(nb, dtype=bool)
+        out[..., self.layout["lost"].sl] = np.where(hi, np.maximum(dq, 0.0), 0.0)
+        out[..., self.layout["arrived"].sl] = arrival
+        out[..., self.layout["departed"].sl] = np.where(lo, np.minimum(arrival, self.C), self.C)
+        out[..., self.layout["sent"].sl] = rate
+        out[..., self.layout["queue_area"].sl] = q
+        return out
+
+    def initial_state(self):
+        y = np.zeros(self.n)
+        nP, L = self.n_flows, self.n_links
+        for M in self.mem:
+            m = M.model
+            f0 = m.initial_flow_state(self.net, M.P)
+            for v in m.flow_states:
+                b = self.layout[f"flow:{M.name}.{v}"]
+                val = np.broadcast_to(np.asarray(f0[v], dtype=float), (nP,))[M.flows]
+                y[b.sl] = np.log(val) if b.log else val
+            l0 = m.initial_link_state(self.net, M.P)
+            for v in m.link_states:
+                b = self.layout[f"link:{M.name}.{v}"]
+                val = np.broadcast_to(np.asarray(l0[v], dtype=float), (L,))
+                y[b.sl] = np.log(val) if b.log else val
+        return y
+
+    def queueing_delays(self, t, y):
+        """Extra delay of every lookup entry: the receiving flow's queueing delay (None: forward lookups)."""
+        Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)
+        return [None if r is None else Q[..., r] for r in self._recv]
+
+    def state_at(self, flow_values: dict, queue_pkts, link_values: dict | None = None):
+        """A full state vector from natural values: ``flow_values={"reno.W": W (per flow of that member or a
+        scalar), ...}``, ``queue_pkts`` (per link or scalar), ``link_values={"aecp.r": ...}``; states not given
+        keep :meth:`initial_state`.  For the linearization at a rest point."""
+        y = self.initial_state()
+        for kind, vals in (("flow", flow_values), ("link", link_values or {})):
+            for name, v in vals.items():
+                key = f"{kind}:{name}"
+                if key not in self.layout:
+                    raise InputError(f"{kind}_values", name, f"one of {[k[len(kind) + 1:] for k in self.layout if k.startswith(kind + ':')]}")
+                b = self.layout[key]
+                v = np.broadcast_to(np.asarray(v, dtype=float), (b.size,))
+                y[b.sl] = np.log(v) if b.log else v
+        y[self.layout["queue"].sl] = np.broadcast_to(np.asarray(queue_pkts, dtype=float), (self.n_links,))
+        return y
+
+    def trajectory_parts(self, Y, t):
+        """Per-member series for :meth:`ecocc.results.Trajectory.from_solution`.
+
+        Returns ``(model_name, params_dict, flow_vars, link_vars, rate_pps)``; flow variables are named
+        ``<member>.<var>`` over all flows, NaN on the flows of other members.
+        """
+        rate, _, _ = self.rates(Y, t)
+        fv, lv = {}, {}
+        for M in self.mem:
+            for v, arr in self._member_vars(Y, M, "flow").items():
+                full = np.full((Y.shape[0], self.n_flows), np.nan)
+                full[:, M.flows] = arr
+                fv[f"{M.name}.{v}"] = full
+            for v, arr in self._member_vars(Y, M, "link").items():
+                lv[f"{M.name}.{v}"] = arr
+        return self.model.name, self.P.as_dict(), fv, lv, rate
+
+    def block_flows(self, block: str):
+        """Global flow indices of a ``flow:<member>.<var>`` block."""
+        member = block[len("flow:"):].split(".", 1)[0]
+        return next(M.flows for M in self.mem if M.name == member)
+
+    def member_of_flow(self):
+        """Each flow's member name."""
+        return list(self.model.flow_member)
+
+
+__all__ = ["Mixed", "MixedSystem", "MixedParams", "resolve_protocols"]
