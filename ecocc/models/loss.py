@@ -51,6 +51,9 @@ def red_probability(ops, q, P):
     """RED drop probability at queue ``q`` (packets) for profile ``P``."""
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
+    if getattr(ops, "lib", "") == "sympy":
+        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there)
+        return ramp
     return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
 
 
@@ -72,7 +75,9 @@ class LossBasedLink:
         return None
 
     def link_static(self, net, P):
-        return {"buffer": net.arrays.buffer_pkts}
+        import math
+        # the symbolic layer's one-link stand-in has no buffer: infinite (RED is what it linearizes)
+        return {"buffer": getattr(net.arrays, "buffer_pkts", math.inf)}
 
 
 def red_equilibrium(net, P, window_gap, what):
