@@ -198,6 +198,12 @@ try:  # stability commands (ecocc.cli_stability)
 except ImportError:  # pragma: no cover - while the module is being written
     pass
 
+try:  # reproduce command (ecocc.cli_reproduce)
+    from .cli_reproduce import reproduce_cmd  # noqa: E402
+    main.add_command(reproduce_cmd)
+except ImportError:  # pragma: no cover
+    pass
+
 
 if __name__ == "__main__":
     main()

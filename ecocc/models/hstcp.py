@@ -13,7 +13,7 @@ The fluid form follows Misra, Gong & Towsley's Reno model with Reno's
 ``1`` and ``1/2`` replaced by ``a(W)`` and ``b(W)`` (as in e.g. Barman,
 Smaragdakis & Matta, Globecom 2004, the HSTCP reference of 000)::
 
-    W'(t) = a(W)/R - b(W) W(t) W(t - tau) p(t - d_b) / R
+    W'(t) = a(W)/R - b(W) W(t) min(W(t - tau) p(t - d_b), 1) / R
 
 so its equilibrium is ``b(W) W^2 p = a(W)``, i.e. ``p = 2 p_RFC(W) / (2 -
 b(W))``: the fluid average differs from RFC 3649's saw-tooth response function
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, red_equilibrium
+from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class HSTCP(LossBasedLink, NetworkModel):
         W = s["W"]
         R = st["rtt"] + qdelay
         a, b = hstcp_functions(ops, W, P)
-        return {"W": a / R - b * W * own * fb / R}
+        return {"W": a / R - b * W * loss_events_per_rtt(ops, own, fb) / R}
 
     def initial_flow_state(self, net, P):
         a = net.arrays

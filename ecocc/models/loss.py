@@ -11,6 +11,16 @@ Shared by the loss-based baselines (Reno, HighSpeed TCP, Scalable TCP).
   fraction ``max(0, 1 - C/y)`` of the arrival is lost (the queue projection
   counts it).  The loss signal the sources see is that fraction.
 
+Loss events: a flow sending ``W(t - tau)/R`` packets per second into loss
+probability ``p`` loses ``W p / R`` packets per second; each loss is a window
+decrease in Misra-Gong-Towsley's model.  With tail drop the fraction lost
+while the buffer overflows is large (``1 - C/y``) and one decrease per lost
+packet collapses the window, which real senders (NewReno/SACK recovery) do not
+do: they reduce once per window of losses.  :func:`loss_events_per_rtt` caps
+the decreases at one per round trip, ``min(W(t - tau) p, 1)`` per RTT; at the
+small RED probabilities of an equilibrium (``W p < 1``) the cap is inactive
+and the MGT model is unchanged.
+
 The loss probability reaches the sources one backward delay late (the flow's
 feedback path); sources add the probabilities of the links they cross
 (``path_aggregate="sum"``, small-loss approximation of ``1 - prod(1 - p_l)``).
@@ -45,6 +55,11 @@ class LossParams(ModelParams):
         check(self.red_max_th_pkts > self.red_min_th_pkts, f"{name}.red_max_th_pkts", self.red_max_th_pkts,
               f"a value above red_min_th_pkts = {self.red_min_th_pkts}")
         check(self.red_p_max <= 1, f"{name}.red_p_max", self.red_p_max, "a probability in (0, 1]")
+
+
+def loss_events_per_rtt(ops, own_window, p):
+    """Window decreases per round trip: ``min(W(t - tau) p, 1)`` (see the module docstring)."""
+    return ops.minimum(own_window * p, 1.0 + 0.0 * p)
 
 
 def red_probability(ops, q, P):

@@ -12,6 +12,8 @@ signal is the propagation RTT (constant), and ``R(t - R)`` in the
 original is replaced by ``R(t)``.  Loss ``p_l``: see :mod:`ecocc.models.loss`
 (RED drops are taken out of the queue's input and counted as lost; MGT's
 queue equation ignores them, which differs by the factor ``1 - p``).
+Decreases are capped at one per round trip (``min(W(t - tau) p, 1)``, see
+:func:`ecocc.models.loss.loss_events_per_rtt`; inactive at RED equilibria).
 Timeouts and slow start are not modelled.
 """
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, red_equilibrium, red_probability  # noqa: F401 (re-export)
+from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium, red_probability  # noqa: F401 (re-export)
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Reno(LossBasedLink, NetworkModel):
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         W = s["W"]
         R = st["rtt"] + qdelay
-        return {"W": 1.0 / R - W * own * fb / (2.0 * R)}
+        return {"W": 1.0 / R - W * loss_events_per_rtt(ops, own, fb) / (2.0 * R)}
 
     def initial_flow_state(self, net, P):
         a = net.arrays

@@ -10,7 +10,8 @@ the rate of the packets sent one round trip ago that were not lost,
 
 Equilibrium: ``a (1 - p) = b W p``, i.e. ``W = a (1 - p) / (b p)``; for small
 ``p`` this is Kelly's response ``W = a / (b p) = 0.08 / p``, independent of the
-RTT (the MIMD property).  Links: see :mod:`ecocc.models.loss`.  Slow start and
+RTT (the MIMD property).  Decreases are capped at one per round trip
+(:func:`ecocc.models.loss.loss_events_per_rtt`, inactive when ``W p < 1``).  Links: see :mod:`ecocc.models.loss`.  Slow start and
 Kelly's legacy window ``lwnd = 16`` (Reno below it) are not modelled: start
 flows above 16 packets.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, red_equilibrium
+from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Scalable(LossBasedLink, NetworkModel):
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         W = s["W"]
         R = st["rtt"] + qdelay
-        return {"W": P.a_pkts_per_ack * own * (1 - fb) / R - P.b * W * own * fb / R}
+        return {"W": P.a_pkts_per_ack * own * (1 - fb) / R - P.b * W * loss_events_per_rtt(ops, own, fb) / R}
 
     def initial_flow_state(self, net, P):
         a = net.arrays

@@ -36,6 +36,9 @@ Format (all keys optional unless marked)::
     link = "bottleneck"
     kind = "schedule"               # constant | schedule | onoff
     schedule_mbps = [[100, 160], [200, 0]]   # or schedule_pps / rate_mbps / rate_pps
+
+    [reproduce]                     # optional: what `ecocc reproduce` runs and compares
+    protocols = ["aecp", "xcp"]     # see ecocc.reproduce for the keys
 """
 from __future__ import annotations
 
@@ -65,6 +68,7 @@ class Scenario:
     summary_window_s: float | None = None
     output_dt_s: float | None = None
     notes: str = ""
+    reproduce: dict = field(default_factory=dict)
 
     def run(self, progress=False, **overrides):
         """Simulate the scenario; ``overrides`` change model parameters."""
@@ -120,7 +124,9 @@ def _known(d, where, keys):
 
 def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(data, dict), origin, type(data).__name__, "a TOML table")
-    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic"})
+    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic", "reproduce"})
+    rep = data.get("reproduce", {}) or {}
+    check(isinstance(rep, dict), "[reproduce]", rep, "a table (see ecocc.reproduce)")
     sc = data.get("scenario")
     check(isinstance(sc, dict), f"{origin}: [scenario]", sc, "a [scenario] table")
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
@@ -206,7 +212,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
         od = check_finite("[scenario].output_dt_s", od, positive=True)
     return Scenario(name=str(sc["name"]), model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
-                    output_dt_s=od, notes=sc.get("notes", ""))
+                    output_dt_s=od, notes=sc.get("notes", ""), reproduce=rep)
 
 
 DEFAULT = "aecp-dumbbell"
