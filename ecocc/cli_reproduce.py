@@ -31,7 +31,7 @@ def reproduce_cmd(name, out_dir, workers, scheduler, as_json, no_figures, list_o
     if as_json:
         click.echo(json.dumps({"records": [r.as_dict() for r in records], "wall_s": timing["wall_s"],
                                "n_runs": timing["n_runs"], "not_successful": failed,
-                               "figures": timing["figures"]}, indent=1))
+                               "figures": timing["figures"], "run_wall_s": timing["run_wall_s"]}, indent=1))
     else:
         click.echo(format_table(records))
         n_yes = sum(r.agrees is True for r in records)
