@@ -134,10 +134,12 @@ def test_reno_red_drops_are_counted():
                                                   rel=1e-6)
 
 
+@pytest.mark.slow  # three droptail runs with overflow cycles: ~50 s on a loaded 2-core machine
 def test_droptail_loss_for_loss_based_models():
-    net = dumbbell(1250.0, [0.1, 0.1], buffer_pkts=50, initial_rate_pps=100.0)
+    # start at 80 % of the link (W = 50 packets each): the 50-packet buffer fills within seconds
+    net = dumbbell(1250.0, [0.1, 0.1], buffer_pkts=50, initial_rate_pps=500.0)
     for m in ("reno", "stcp", "hstcp"):
-        s = _settled(simulate(net, m, t_end_s=60, summary_window_s=30, aqm="droptail"))
+        s = _settled(simulate(net, m, t_end_s=20, summary_window_s=10, aqm="droptail"))
         assert s["links"][0]["lost_pkts"] > 0, m  # a drop-tail buffer of 50 packets overflows in cycles
         assert s["links"][0]["max_queue_pkts"] <= 50 + 1e-9
 
