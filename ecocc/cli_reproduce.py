@@ -31,14 +31,16 @@ def reproduce_cmd(name, out_dir, workers, scheduler, as_json, no_figures, list_o
     if as_json:
         click.echo(json.dumps({"records": [r.as_dict() for r in records], "wall_s": timing["wall_s"],
                                "n_runs": timing["n_runs"], "not_successful": failed,
-                               "figures": timing["figures"], "run_wall_s": timing["run_wall_s"]}, indent=1))
+                               "figures": timing["figures"], "run_wall_s": timing["run_wall_s"],
+                               "cpu_s": timing["cpu_s"], "run_cpu_s": timing["run_cpu_s"]}, indent=1))
     else:
         click.echo(format_table(records))
         n_yes = sum(r.agrees is True for r in records)
         n_no = sum(r.agrees is False for r in records)
         n_na = sum(r.agrees is None for r in records)
         click.echo(f"\n{len(records)} rows: {n_yes} agree, {n_no} disagree, {n_na} not comparable "
-                   f"(claims without a number, or runs missing); {timing['n_runs']} runs in {timing['wall_s']:.0f} s"
+                   f"(claims without a number, or runs missing); {timing['n_runs']} runs in {timing['wall_s']:.0f} s "
+                   f"(simulation CPU time {timing['cpu_s']:.0f} s)"
                    + (f"; not successful: {', '.join(failed)}" if failed else ""))
         if timing["figures"]:
             click.echo(f"figures: {len(timing['figures'])} files in {out_dir}/")

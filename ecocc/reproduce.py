@@ -181,6 +181,7 @@ def run_task(task: Task) -> dict:
     sc = scenarios.load(task.scenario)
     net, params, duration = variant(sc, task.protocol, task.at)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     dt = sc.output_dt_s or duration / 2000
     dt = max(dt, duration / MAX_SAMPLES)
     try:
@@ -196,7 +197,8 @@ def run_task(task: Task) -> dict:
     cross_series = sysm.cross(tr.t_s)  # packets/s per link at the samples
     return {
         "task": dataclasses.asdict(task), "status": tr.status.value, "message": tr.message,
-        "wall_s": time.perf_counter() - t0, "params": {k: v for k, v in params.items()},
+        "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+        "params": {k: v for k, v in params.items()},
         "t_s": tr.t_s.tolist(), "rate_pps": tr.rate_pps.tolist(), "queue_pkts": tr.queue_pkts.tolist(),
         "sent_pkts": tr.sent_pkts.tolist(), "departed_pkts": tr.departed_pkts.tolist(),
         "arrived_pkts": tr.arrived_pkts.tolist(), "lost_pkts": tr.lost_pkts.tolist(),
@@ -388,7 +390,9 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
             written += plot_scenario(n, results, out)
     wall = time.perf_counter() - t0
     return records, results, {"wall_s": wall, "n_runs": len(tasks), "figures": written,
-                              "run_wall_s": {k: v.get("wall_s") for k, v in results.items()}}
+                              "cpu_s": sum(v.get("cpu_s") or 0.0 for v in results.values()),
+                              "run_wall_s": {k: v.get("wall_s") for k, v in results.items()},
+                              "run_cpu_s": {k: v.get("cpu_s") for k, v in results.items()}}
 
 
 # ----------------------------------------------------------------------------- figures
