@@ -434,7 +434,8 @@ def plot_scenario(name, results, out_dir) -> list[str]:
                 ax.set_xscale("log")
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=8)
-        fig.suptitle(f"{name}: {sc.description}"[:140], fontsize=9)
+        import textwrap
+        fig.suptitle(textwrap.fill(f"{name}: {sc.description}", 60 * len(metrics)), fontsize=9)
     else:
         n = len(protos)
         fig, axes = plt.subplots(2, n, figsize=(4.2 * n, 6), squeeze=False, sharex=True)
