@@ -203,5 +203,12 @@ except ImportError:  # pragma: no cover - while the module is being written
 from .cli_packet import register as _register_packet  # noqa: E402  packet level: ecocc packet, ecocc compare
 _register_packet(main)
 
+try:  # reproduce command (ecocc.cli_reproduce)
+    from .cli_reproduce import reproduce_cmd  # noqa: E402
+    main.add_command(reproduce_cmd)
+except ImportError:  # pragma: no cover
+    pass
+
+
 if __name__ == "__main__":
     main()

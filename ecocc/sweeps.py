@@ -197,6 +197,46 @@ def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: 
     return SweepResult(ds, len(grid), done_before, n_run, n_failed, interrupted, out)
 
 
+def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool = False, desc: str = "runs"):
+    """Yield ``(task, fn(task))`` for every task, as they finish: in this process
+    (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
+    cluster at ``scheduler``.  ``fn`` and the tasks must be picklable.  The same
+    three ways of running as :func:`run_sweep`."""
+    check(int(workers) >= 1, "workers", workers, "an integer >= 1")
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(tasks), unit="run", desc=desc)
+    try:
+        if scheduler is not None:
+            try:
+                from dask.distributed import Client, as_completed
+            except ImportError:
+                raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
+            with Client(scheduler) as client:
+                futs = {client.submit(fn, t, pure=False): t for t in tasks}
+                for fut in as_completed(list(futs)):
+                    yield futs[fut], fut.result()
+                    if bar is not None:
+                        bar.update(1)
+        elif int(workers) == 1:
+            for t in tasks:
+                yield t, fn(t)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            with ProcessPoolExecutor(max_workers=int(workers)) as ex:
+                futs = {ex.submit(fn, t): t for t in tasks}
+                for fut in as_completed(futs):
+                    yield futs[fut], fut.result()
+                    if bar is not None:
+                        bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _json_default(o):
     if isinstance(o, (np.floating, np.integer)):
         return o.item()

@@ -7,7 +7,10 @@ State layout (``NetworkSystem.layout``), each block contiguous:
 (cumulative packets dropped at a full buffer), ``arrived`` and
 ``departed`` (cumulative packets, for exact window means of utilization),
 ``sent`` (cumulative packets sent per flow), ``queue_area`` (integral of
-the queue, packet-seconds, for exact window means).
+the queue, packet-seconds, for exact window means).  Models with active
+queue management (``link_drop_fraction``, e.g. RED) drop that fraction of the
+arrival before it is queued; those drops are counted in ``lost`` too, so
+arrived = departed + lost + queue holds for every model.
 
 Approximation, stated: a delayed sending rate ``x_k(t - d)`` of a model whose
 rate depends on the queueing delay (window models: Symbiosis, Reno) uses the
@@ -305,6 +308,13 @@ class NetworkSystem:
                 contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
             cross_pair = self.cross(t - self.bwd)[..., np.arange(npair), a.pair_link]
             y_pair = _spmv(self.arr_sum_T, contrib) + cross_pair
+        lst_pair = self.lst_pair
+        if m.pair_extras:
+            lst_pair = dict(lst_pair)
+            if "n_active" in m.pair_extras:
+                lst_pair["n_active"] = _spmv(self.arr_sum_T, act_k.astype(float))
+            if "rate" in m.pair_extras:
+                lst_pair["rate"] = rate[..., a.pair_flow]
         if not self._log_mode:
             self._check_log_range(y)
         laws = self.log_laws if self._log_mode else None
@@ -312,9 +322,9 @@ class NetworkSystem:
             # log of the signal from the stored (log) link states, aggregated in log space (min/max are
             # monotone): fb is passed as its logarithm phi, never exponentiated
             u_pair = [zfb[..., i * npair:(i + 1) * npair] for i in range(len(m.link_states))]
-            sig = laws.signal_log(u_pair, q_pair, y_pair, self.C_pair, self.lst_pair, P)
+            sig = laws.signal_log(u_pair, q_pair, y_pair, self.C_pair, lst_pair, P)
         else:
-            sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, self.lst_pair)
+            sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, lst_pair)
         sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npair,)))
         fb = _REDUCE[m.path_aggregate].reduceat(sig, self.flow_pair_start, axis=-1)
         own = None
@@ -346,7 +356,9 @@ class NetworkSystem:
                 b = self.layout["link:" + v]
                 d = dlink[v] / ls[v] if b.log else dlink[v]
                 out[..., b.sl] = d
-        dq = arrival - self.C
+        pdrop = m.link_drop_fraction(ops, ls, q, arrival, self.C, P, self.lst)
+        early = 0.0 if pdrop is None else arrival * pdrop  # AQM drops (packets/s), never queued
+        dq = arrival - early - self.C
         out[..., self.layout["queue"].sl] = dq
         nb = self.n_links
         if np.size(sat_hi):
@@ -354,9 +366,9 @@ class NetworkSystem:
             lo = sat_lo[..., :nb]
         else:
             hi = lo = np.zeros(nb, dtype=bool)
-        out[..., self.layout["lost"].sl] = np.where(hi, np.maximum(dq, 0.0), 0.0)
+        out[..., self.layout["lost"].sl] = np.where(hi, np.maximum(dq, 0.0), 0.0) + early
         out[..., self.layout["arrived"].sl] = arrival
-        out[..., self.layout["departed"].sl] = np.where(lo, np.minimum(arrival, self.C), self.C)
+        out[..., self.layout["departed"].sl] = np.where(lo, np.minimum(arrival - early, self.C), self.C)
         out[..., self.layout["sent"].sl] = rate
         out[..., self.layout["queue_area"].sl] = q
         return out

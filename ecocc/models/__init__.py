@@ -7,6 +7,10 @@ from .base import NUMPY_OPS, ModelParams, NetworkModel
 from .petcp import PETCP, PETCPParams
 from .reno import Reno, RenoParams
 from .symbiosis import Symbiosis, SymbiosisParams
+from .hstcp import HSTCP, HSTCPParams
+from .scalable import Scalable, ScalableParams
+from .fast import FAST, FASTParams
+from .xcp import XCP, XCPParams
 
 
 class CLTCP(AECP):
@@ -16,7 +20,7 @@ class CLTCP(AECP):
     description = "CLTCP coupled logistic model, eq. (6) of 001 (same as AECP)"
 
 
-REGISTRY = {cls.name: cls for cls in (AECP, CLTCP, PETCP, Symbiosis, Reno)}
+REGISTRY = {cls.name: cls for cls in (AECP, CLTCP, PETCP, Symbiosis, Reno, HSTCP, Scalable, FAST, XCP)}
 
 
 def get_model(model) -> NetworkModel:
@@ -32,7 +36,8 @@ def get_model(model) -> NetworkModel:
 
 
 __all__ = ["AECP", "AECPParams", "CLTCP", "PETCP", "PETCPParams", "Symbiosis", "SymbiosisParams", "Reno",
-           "RenoParams", "NetworkModel", "ModelParams", "REGISTRY", "get_model", "NUMPY_OPS", "SYMPY_OPS"]
+           "RenoParams", "HSTCP", "HSTCPParams", "Scalable", "ScalableParams", "FAST", "FASTParams", "XCP",
+           "XCPParams", "NetworkModel", "ModelParams", "REGISTRY", "get_model", "NUMPY_OPS", "SYMPY_OPS"]
 
 
 def __getattr__(name):

@@ -109,6 +109,11 @@ class NetworkModel:
     needs_own_delayed = False
     signal_uses_arrival = False
     separate_load = False
+    #: per-(link, flow) extras the system adds to the link's static dict
+    #: passed to ``link_signal`` (pair-wise): ``"n_active"`` -- the number of
+    #: active flows on the link (at the same delays as the load ``y``);
+    #: ``"rate"`` -- the flow's current sending rate (XCP's per-packet feedback)
+    pair_extras: tuple = ()
     description = ""
 
     # -- laws: overridden by the models --------------------------------------
@@ -140,6 +145,16 @@ class NetworkModel:
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         """dict: time derivative of each flow state (natural units)."""
         raise NotImplementedError
+
+    def link_drop_fraction(self, ops, ls, q, y, C, P, lst):
+        """Fraction of the arrival ``y`` a link drops *before* the buffer is
+        full (active queue management, e.g. RED), or ``None`` (default: only
+        tail drop at a full buffer, which the queue projection counts).
+
+        Evaluated on the link's current state.  The system takes the dropped
+        fluid out of the queue's input and adds it to the ``lost`` counter.
+        """
+        return None
 
     def link_law(self, ops, ls, q, y, C, P, lst):
         """dict: time derivative of each link state (natural units)."""

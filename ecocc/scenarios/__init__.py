@@ -45,6 +45,9 @@ parameters of ``[scenario].model`` (the flows without ``protocol``) and each pro
     link = "bottleneck"
     kind = "schedule"               # constant | schedule | onoff
     schedule_mbps = [[100, 160], [200, 0]]   # or schedule_pps / rate_mbps / rate_pps
+
+    [reproduce]                     # optional: what `ecocc reproduce` runs and compares
+    protocols = ["aecp", "xcp"]     # see ecocc.reproduce for the keys
 """
 from __future__ import annotations
 
@@ -75,6 +78,7 @@ class Scenario:
     output_dt_s: float | None = None
     notes: str = ""
     protocols: dict = field(default_factory=dict)  # [protocols.NAME] tables: {NAME: {"model": ..., **params}}
+    reproduce: dict = field(default_factory=dict)
 
     def run(self, progress=False, **overrides):
         """Simulate the scenario; ``overrides`` change model parameters (``proto__field`` on mixed networks)."""
@@ -131,7 +135,9 @@ def _known(d, where, keys):
 
 def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(data, dict), origin, type(data).__name__, "a TOML table")
-    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic", "protocols"})
+    _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic", "protocols", "reproduce"})
+    rep = data.get("reproduce", {}) or {}
+    check(isinstance(rep, dict), "[reproduce]", rep, "a table (see ecocc.reproduce)")
     sc = data.get("scenario")
     check(isinstance(sc, dict), f"{origin}: [scenario]", sc, "a [scenario] table")
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
@@ -237,7 +243,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
         params = {f"{model.name}__{k}": v for k, v in params.items()}
     return Scenario(name=str(sc["name"]), model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
-                    output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols)
+                    output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols, reproduce=rep)
 
 
 def _protocols_table(raw):

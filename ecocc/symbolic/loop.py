@@ -225,12 +225,16 @@ def _build(model, P, Ps, N, C, tau, ops, s_now, s_del, ls_now, ls_del, q_now, q_
         # flow states (see the report); mirror it so both agree.
         load = m.flow_load(ops, s_del, qdelay, Ps, st) if m.separate_load else m.flow_rate(ops, s_del, qdelay, Ps, st)
         y_del = N * load
+    if m.pair_extras:  # N synchronous flows: all active, each at the flow's current rate
+        lst = dict(lst, n_active=N, rate=rate)
     sig = m.link_signal(ops, ls_del, q_del, y_del, C, Ps, lst)
     own = m.own_load(ops, s_del, Ps, st) if m.needs_own_delayed else None
     dflow = m.flow_law(ops, s_now, sig, own, qdelay, Ps, st)
     arrival = N * rate
     dlink = m.link_law(ops, ls_now, q_now, arrival, C, Ps, lst)
-    return ([dflow[v] for v in m.flow_states] + [dlink[v] for v in m.link_states] + [arrival - C])
+    pdrop = m.link_drop_fraction(ops, ls_now, q_now, arrival, C, Ps, lst)  # AQM drops never queued (system.py)
+    queued = arrival if pdrop is None else arrival * (1 - pdrop)
+    return ([dflow[v] for v in m.flow_states] + [dlink[v] for v in m.link_states] + [queued - C])
 
 
 def _nonsmooth_atoms(exprs):

@@ -1,0 +1,101 @@
+"""XCP (Katabi, Handley & Rohrs, "Congestion control for high
+bandwidth-delay product networks", SIGCOMM 2002) as a fluid model.
+
+Router, once per control interval ``d`` (the flows' mean RTT), Section 3.5:
+aggregate feedback ``phi = alpha d S - beta Q`` (``S = C - y`` spare
+bandwidth, ``Q`` the persistent queue; alpha = 0.4, beta = 0.226), shuffled
+traffic ``h = max(0, gamma_s y d - |phi|)`` (gamma_s = 0.1); the positive part
+``h + max(phi, 0)`` is shared so that every flow gets the same throughput
+increase, the negative part ``h + max(-phi, 0)`` in proportion to the flows'
+rates (Section 3.5, fairness controller).  In rates, per control interval
+``d``, following the fluid models of the XCP paper (Section 4 and its
+Appendix: ``y' = -(alpha/d)(y - C) - (beta/d^2) q``) and of Low, Andrew &
+Wydrowski ("Understanding XCP: equilibrium and fairness", INFOCOM 2005)::
+
+    x_i'(t) = min_{l in i} [ (h_l + phi_l^+) / N_l - (h_l + phi_l^-) x_i / y_l ] / d_l^2
+
+whose sum over the flows of a link is ``phi_l / d_l^2``: the efficiency
+controller.  Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0``
+needs both, since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
+carries the smallest feedback of the links it crosses (Section 3.3): the
+``min`` over the path.
+
+Choices, stated: the link sees ``y``, ``q`` and the number of active flows
+``N_l`` one backward delay late (what reaches the sender) and the flow's own
+rate now; ``d_l`` is the mean propagation RTT of the flows routed through
+the link (constant; XCP measures the mean RTT including queueing, which is
+zero at equilibrium); the persistent queue ``Q`` is the fluid queue; the
+router computes continuously instead of once per ``d``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .base import ModelParams, NetworkModel
+
+
+@dataclass(frozen=True)
+class XCPParams(ModelParams):
+    """XCP parameters (Katabi et al. 2002, Section 3.5 and Theorem 1).
+
+    alpha : efficiency-controller gain on spare bandwidth, 0.4
+    beta : gain on the persistent queue, 0.226 (= sqrt(2) alpha^2)
+    shuffle : fraction gamma_s of the traffic reallocated per interval, 0.1
+    """
+
+    alpha: float = 0.4
+    beta: float = 0.226
+    shuffle: float = 0.1
+    _positive = ("alpha", "beta")
+    _nonneg = ("shuffle",)
+
+
+class XCP(NetworkModel):
+    name = "xcp"
+    Params = XCPParams
+    flow_states = ("x",)
+    flow_log = (True,)
+    path_aggregate = "min"
+    signal_uses_arrival = True
+    pair_extras = ("n_active", "rate")
+    description = "XCP (Katabi, Handley, Rohrs 2002) fluid model, explicit feedback, baseline"
+
+    def flow_rate(self, ops, s, qdelay, P, st):
+        return s["x"]
+
+    def link_static(self, net, P):
+        a = net.arrays
+        if not hasattr(a, "routing"):  # the symbolic layer's one-link stand-in: every flow has RTT tau
+            return {"d": a.rtt_s}
+        R = a.routing.tocsr()
+        d = np.array([a.rtt_s[R.indices[R.indptr[l]:R.indptr[l + 1]]].mean() if R.indptr[l + 1] > R.indptr[l]
+                      else 0.1 for l in range(net.n_links)])
+        return {"d": d}
+
+    def link_signal(self, ops, ls, q, y, C, P, lst):
+        d, n, x = lst["d"], lst["n_active"], lst["rate"]
+        phi = P.alpha * d * (C - y) - P.beta * q
+        h = ops.maximum(0.0 * phi, P.shuffle * y * d - ops.maximum(phi, -phi))
+        pos = h + ops.maximum(phi, 0.0 * phi)
+        neg = h + ops.maximum(-phi, 0.0 * phi)
+        return (pos / ops.maximum(n, 1.0) - neg * x / ops.maximum(y, 1e-9)) / (d * d)
+
+    def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        return {"x": fb}
+
+    def initial_flow_state(self, net, P):
+        return {"x": net.arrays.initial_rate_pps}
+
+    def equilibrium(self, net, P):
+        """Single link, constant cross traffic ``c``: ``x_i = (C - c)/N``, ``q = 0``."""
+        if net.n_links != 1:
+            return None
+        from .aecp import _mean_cross
+        C, c = net.arrays.capacity_pps[0], _mean_cross(net)[0]
+        if not np.isfinite(c) or c >= C:
+            return None
+        N = net.n_flows
+        return {"rate_pps": np.full(N, (C - c) / N), "queue_pkts": np.array([0.0]),
+                "source": "XCP equilibrium: full utilization, zero queue, equal shares (Katabi et al. 2002)"}
