@@ -234,6 +234,10 @@ class MixedSystem(NetworkSystem):
         nP, L = network.n_flows, network.n_links
         self.n_flows, self.n_links = nP, L
         self.rtt_includes_queueing = bool(rtt_includes_queueing)
+        if any(getattr(P, "aqm", None) == "red" for _, P in mixed.members.values()):
+            from .dde.engine import _warn_once
+            _warn_once("mixed-red", "RED on a mixed network acts as a loss signal only: its early drops are not "
+                                    "taken out of the queue input (single-protocol runs take them out)")
         self.C = a.capacity_pps
         self.rtt_s = a.rtt_s
         self.flow_pair_start = a.flow_pair_start[:-1]
@@ -431,6 +435,9 @@ class MixedSystem(NetworkSystem):
                 for v in m.link_states:
                     b = self.layout[f"link:{M.name}.{v}"]
                     out[..., b.sl] = dlink[v] / ls[v] if b.log else dlink[v]
+        # Known gap: RED's early drops (NetworkModel.link_drop_fraction) are not taken out of a mixed link's
+        # queue input, as single-protocol runs do (ecocc.system); RED acts here as a loss signal only, which
+        # is what the rest points of tests/test_mixed.py were derived for.  MixedSystem.__init__ says so once.
         dq = arrival - self.C
         out[..., self.layout["queue"].sl] = dq
         nb = self.n_links
