@@ -40,7 +40,12 @@ Format (all keys optional unless marked)::
 from __future__ import annotations
 
 import math
-import tomllib
+import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser from PyPI (a dependency there, see pyproject.toml)
+    import tomli as tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
