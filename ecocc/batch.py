@@ -209,7 +209,7 @@ def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
-                 progress=False, previous=None, overlap=True, **params):
+                 progress=False, previous=None, overlap=True, on_partial=None, partial_every_s=10.0, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -249,6 +249,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     previous : xarray.Dataset, optional
         An earlier (interrupted) result of the same call: its finished points
         are kept and only its ``"interrupted"`` points are run.
+    on_partial : callable, optional
+        Called with the map so far (the Dataset this function returns, the points not yet run marked
+        ``"interrupted"``) after finished points, at most every ``partial_every_s`` seconds of wall time, so
+        a caller can store them as they come (``ecocc sim-map`` does); a killed run then loses at most that
+        much work.
     **params : model parameters for every point (e.g. ``r0_pps=10``).
 
     Returns
@@ -336,6 +341,43 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         status[kept] = previous["status"].values.reshape(-1)[kept]
         n_steps[kept] = previous["n_steps"].values.reshape(-1)[kept]
         todo = np.flatnonzero(~kept)
+    def build():
+        ok = status == "success"
+        stable = ok & np.all(swing < thr, axis=1)
+        shape = (ys.size, xs.size)
+        ds = xr.Dataset(
+            {"stable": (("y", "x"), stable.reshape(shape)),
+             "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
+             "n_steps": (("y", "x"), n_steps.reshape(shape)),
+             "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
+                 "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
+                                             "largest swing over the links; NaN without two windows or where a swing "
+                                             "is below max(1e-6, 10 rtol max(1, |mean queue|)) packet (not resolved)"}),
+             "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
+             "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
+            coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
+        ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
+        ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
+        ds.attrs.update(
+            **settings, swing_threshold_pkts=thr,
+            verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
+                     f"last {window:g} s of {t_end:g} s"),
+            packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
+            n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
+        if engine == "numba":
+            from .dde.aot import kernel_info
+            info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
+            ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
+        return ds
+
+    last_save = [time.perf_counter()]
+
+    def finished_some(force=False):
+        """Hand the map so far to ``on_partial`` (at most every ``partial_every_s`` seconds of wall time)."""
+        if on_partial is not None and (force or time.perf_counter() - last_save[0] >= partial_every_s):
+            on_partial(build())
+            last_save[0] = time.perf_counter()
+
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -369,6 +411,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 n_steps[sl] = cnt[:, 0]
                 if bar is not None:
                     bar.update(sl.size)
+                finished_some()
         else:
             for b in todo:
                 xv, yv = pts[b]
@@ -380,38 +423,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
                     bar.update(1)
+                finished_some()
     except KeyboardInterrupt:  # finished points are kept; the rest stay "interrupted"
         pass
     finally:
         if bar is not None:
             bar.close()
-    ok = status == "success"
-    stable = ok & np.all(swing < thr, axis=1)
-    shape = (ys.size, xs.size)
-    ds = xr.Dataset(
-        {"stable": (("y", "x"), stable.reshape(shape)),
-         "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
-         "n_steps": (("y", "x"), n_steps.reshape(shape)),
-         "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
-             "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
-                                         "largest swing over the links; NaN without two windows or where a swing "
-                                         "is below max(1e-6, 10 rtol max(1, |mean queue|)) packet (not resolved)"}),
-         "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
-         "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
-        coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
-    ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
-    ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
-    ds.attrs.update(
-        **settings, swing_threshold_pkts=thr,
-        verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
-                 f"last {window:g} s of {t_end:g} s"),
-        packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
-        n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
-    if engine == "numba":
-        from .dde.aot import kernel_info
-        info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
-        ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
-    return ds
+    return build()
 
 
 __all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA"]

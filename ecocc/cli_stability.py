@@ -233,14 +233,19 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
             if not quiet:
                 click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
                            err=True)
-    out = Path(out_dir)
+    from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
+    lock = OutputLock(out_dir).__enter__()  # one process per --out; released when the command ends
+    click.get_current_context().call_on_close(lambda: lock.__exit__(None, None, None))
+    out = lock.out
     kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
               progress=not quiet, overlap=not steps_within_delay, **params)
-    previous = None
-    if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
-        import xarray as xr
-        with xr.open_dataset(out / "sim_map.nc", engine="h5netcdf") as old:
-            previous = old.load()
+    # an earlier run of the same command (same scenario contents, grid, settings, code): keep its finished points
+    key, _ = run_key(kind="sim-map", scenario_digest=sc.digest, x=[x_name, x_values], y=[y_name, y_values],
+                     **{k: v for k, v in kw.items() if k != "progress"})
+    previous, note = load_dataset(out / "sim_map.nc", key)
+    if note and not quiet:
+        click.echo(f"note: {note}", err=True)
+    kw["on_partial"] = lambda part: save_dataset(out / "sim_map.nc", part, key)  # finished points as they come
     try:
         try:
             ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, previous=previous, **kw)
@@ -254,9 +259,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     except InputError as e:
         raise _as_option(e, x_name, y_name) from None
 
-    out.mkdir(parents=True, exist_ok=True)
     files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
-    ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
+    save_dataset(out / files["netcdf"], ds, key)  # atomic; simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
     stable = ds["stable"].values.astype(bool)
     ok = status == "success"
@@ -279,13 +283,14 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
         "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
         "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
-    (out / files["summary"]).write_text(json.dumps(summary, indent=2, default=str))
+    atomic_write_text(out / files["summary"], json.dumps(summary, indent=2, default=str))
     if not no_figure:
         import matplotlib
         matplotlib.use("Agg")
         from .plotting import plot_simulated_map
         fig = plot_simulated_map(ds)
-        fig.savefig(out / files["figure"], dpi=120)
+        with atomic_path(out / files["figure"]) as tmp:
+            fig.savefig(tmp, dpi=120)
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:

@@ -31,7 +31,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "numpy", checkpoint=None, checkpoint_every_s: float = 30.0,
-             **param_overrides) -> Trajectory:
+             keep_checkpoint: bool = False, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -66,6 +66,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         Adaptive NumPy solver only: save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
+        It is removed when the run completes unless ``keep_checkpoint``: the
+        command line keeps it until the outputs are written, then removes it.
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
     """
     m = get_model(model)
@@ -75,6 +77,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import check_engine
     check_engine(engine, m, network, kernel="adaptive" if solver == "adaptive" else None)
+    from .limits import check_run_size
+    check_run_size(network, m, P, t_end, output_dt_s)  # no run that would hang or exhaust memory
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None
@@ -103,7 +107,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             prob = sysm.problem()
             sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
-                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s)
+                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s,
+                            keep_checkpoint=keep_checkpoint)
         else:
             from .dde.fixed import solve_fixed
             if step_s is None:

@@ -26,48 +26,97 @@ import hashlib
 import itertools
 import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, check
+from .errors import InputError, check, check_finite
 from .models import get_model
 
 SPECIAL_AXES = ("rtt_scale", "capacity_scale")
 METRICS = ("utilization", "mean_queue_pkts", "jain_index", "queue_p2p_pkts", "rate_p2p_rel", "t_efficiency_s")
 
 
-def parse_axis(text: str):
-    """``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace)."""
+#: at most this many values on one axis (``start:stop:count``): see :data:`MAX_POINTS`
+MAX_AXIS_VALUES = 10_000
+
+
+def parse_axis(text: str, option: str = "--axis"):
+    """``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace) -> ``(name, values)``.
+
+    The one grammar of every grid command's axes (``sweep --axis``, ``sim-map --axis``,
+    ``stability-map --axis``).  Values must be finite numbers, distinct, at most :data:`MAX_AXIS_VALUES`;
+    ``option`` names the option in error messages.
+    """
+    text = str(text)
     if "=" not in text:
-        raise InputError("--axis", text, "NAME=v1,v2,... or NAME=start:stop:count")
+        raise InputError(option, text, "NAME=v1,v2,... or NAME=start:stop:count")
     name, vals = text.split("=", 1)
     name = name.strip()
-    try:
-        if ":" in vals:
-            a, b, n = vals.split(":")
-            a, b, n = float(a), float(b), int(n)
-        else:
-            values = [float(v) for v in vals.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"--axis {name}", vals, "numbers: v1,v2,... or start:stop:count") from None
+    check(bool(name), option, text, "NAME=VALUES with a parameter name before '='")
+    field = f"{option} {name}"
     if ":" in vals:
-        check(n >= 1, f"--axis {name} count", n, "an integer >= 1")
-        values = list(np.linspace(a, b, n))
-    check(len(values) > 0, f"--axis {name}", vals, "at least one value")
+        parts = vals.split(":")
+        check(len(parts) == 3, field, vals, "start:stop:count (three numbers)")
+        try:
+            a, b = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise InputError(field, vals, "start:stop:count with numbers start and stop") from None
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise InputError(f"{field} count", parts[2], "an integer >= 1") from None
+        check(math.isfinite(a) and math.isfinite(b), field, vals, "finite start and stop")
+        check(1 <= n <= MAX_AXIS_VALUES, f"{field} count", n, f"an integer from 1 to {MAX_AXIS_VALUES}")
+        check(n == 1 or a != b, field, vals, "start != stop when count > 1 (the values must be distinct)")
+        values = [float(v) for v in np.linspace(a, b, n)]
+    else:
+        raw = [v.strip() for v in vals.split(",")]
+        check(all(raw), field, vals, "numbers separated by single commas (v1,v2,...)")
+        try:
+            values = [float(v) for v in raw]
+        except ValueError:
+            raise InputError(field, vals, "numbers: v1,v2,... or start:stop:count") from None
+        check(all(math.isfinite(v) for v in values), field, vals, "finite numbers")
+        check(len(values) <= MAX_AXIS_VALUES, field, f"{len(values)} values", f"at most {MAX_AXIS_VALUES} values")
+        check(len(set(values)) == len(values), field, vals, "distinct values")
     return name, values
 
 
-def _key(point: dict) -> str:
-    s = json.dumps({k: float(v) for k, v in sorted(point.items())}, sort_keys=True)
-    return hashlib.sha1(s.encode()).hexdigest()[:16]
+def parse_axes(texts, option: str = "--axis") -> dict:
+    """Several ``--axis`` options -> ``{name: values}``; an axis given twice is refused."""
+    out = {}
+    for t in texts:
+        name, values = parse_axis(t, option)
+        check(name not in out, f"{option} {name}", t, "each axis once")
+        out[name] = values
+    return out
 
 
-def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
-    """Simulate one grid point and return its metrics (a JSON-able dict)."""
+#: solver settings of every sweep point (those of :func:`ecocc.simulate` by default); part of each point's key
+SOLVER = {"solver": "adaptive", "rtol": 1e-7, "atol": "default"}
+
+
+def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
+    """Key of one sweep point: a hash of everything that determines its numbers (:func:`ecocc.store.run_key`):
+    the scenario's contents (``sc.digest``), the point, the duration, the engine, the solver settings and the
+    code version."""
+    from .store import run_key
+    return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
+                   point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
+                   output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER)
+
+
+def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
+    """Simulate one grid point and return its metrics (a JSON-able dict).
+
+    ``scenario`` is a loaded :class:`~ecocc.scenarios.Scenario` (what :func:`run_sweep` passes, so that every
+    point of a sweep uses the contents its key was made from) or a shipped name / TOML path.
+    """
     from . import scenarios
     from .simulate import simulate
-    sc = scenarios.load(scenario_ref)
+    sc = scenario if isinstance(scenario, scenarios.Scenario) else scenarios.load(scenario)
     params = dict(sc.params)
     special = {k: point[k] for k in SPECIAL_AXES if k in point}
     params.update({k: v for k, v in point.items() if k not in SPECIAL_AXES})
@@ -75,9 +124,9 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
     t_end = t_end_s or sc.duration_s
     window = min(sc.summary_window_s or 0.1 * t_end, t_end)
     tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
-                  engine=engine, **params)
+                  engine=engine, solver=SOLVER["solver"], rtol=SOLVER["rtol"], **params)
     s = tr.summary()
-    j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
+    j = int(np.argmax([lk["utilization"] if lk["utilization"] is not None else -1.0 for lk in s["links"]]))
     t = tr.t_s
     w = t >= t[-1] - window
     q = tr.queue_pkts[w, j]
@@ -112,80 +161,151 @@ class SweepResult:
         return not self.interrupted and self.n_done_before + self.n_run == self.n_points
 
 
-def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
+#: at most this many points in one sweep: every point is a full simulation (about 0.1-10 s each), so 10^5
+#: points are already hours to days of work; a larger grid is almost certainly a typo (and its bookkeeping
+#: alone would take gigabytes)
+MAX_POINTS = 100_000
+
+
+def check_metrics(metrics) -> list:
+    """``metrics`` checked against :data:`METRICS` before anything runs; returns them as a list."""
+    metrics = list(metrics)
+    for m in metrics:
+        check(m in METRICS, "--metric", m, f"one of {', '.join(METRICS)}")
+    check(len(set(metrics)) == len(metrics), "--metric", metrics, "each metric once")
+    return metrics
+
+
+def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
               engine: str = "numpy", progress: bool = True) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
     ----------
-    scenario_ref : shipped scenario name or TOML path
-    axes : dict ``name -> list of values`` (one or two axes)
-    out_dir : directory for ``points/*.json``, ``sweep.nc`` and figures
-    workers : local worker processes (1 = in this process)
-    scheduler : ``dask.distributed`` scheduler address, or None
+    scenario_ref : str, path or Scenario
+        Shipped scenario name, TOML path or a loaded :class:`~ecocc.scenarios.Scenario`.
+    axes : dict
+        ``name -> list of values`` (one to three axes).
+    out_dir : path
+        Directory for ``points/*.json``, ``sweep.json``, ``sweep.nc`` and figures.  Locked while the sweep
+        runs (:class:`ecocc.store.OutputLock`): a second process on it is refused.
+    t_end_s : float, optional
+        Simulated time per point in seconds (default: the scenario's duration).
+    workers : int
+        Local worker processes (1 = in this process).
+    scheduler : str, optional
+        ``dask.distributed`` scheduler address.
+    engine : {"numpy", "numba"}
+        Solver engine of every point.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    SweepResult
+
+    Notes
+    -----
+    Each finished point is written at once, atomically, to ``OUT/points/<key>.json`` where ``key`` is
+    :func:`point_key`: a hash of the scenario's contents, the point, the duration, the engine, the solver
+    settings and the code version.  A rerun skips the points whose key exists; a point of another scenario,
+    an edited scenario file, another duration or engine or code version has another key and is computed.
     """
     from . import scenarios
-    sc = scenarios.load(scenario_ref)
+    from .store import OutputLock, atomic_path, atomic_write_text, read_json
+    sc = scenario_ref if isinstance(scenario_ref, scenarios.Scenario) else scenarios.load(scenario_ref)
+    check(isinstance(axes, dict), "axes", axes, "a dict NAME -> list of values")
     check(1 <= len(axes) <= 3, "axes", list(axes), "one to three axes")
     pnames = set(get_model(sc.model).Params.field_names())
+    axes = dict(axes)
     for name, vals in axes.items():
         check(name in pnames or name in SPECIAL_AXES, "axis", name,
               f"a parameter of {sc.model} ({', '.join(sorted(pnames))}) or one of {SPECIAL_AXES}")
-        check(len(vals) > 0, f"axis {name}", vals, "at least one value")
-    check(int(workers) >= 1, "workers", workers, "an integer >= 1")
-    out = Path(out_dir)
-    (out / "points").mkdir(parents=True, exist_ok=True)
-    (out / "sweep.json").write_text(json.dumps({"scenario": scenario_ref, "axes": axes, "t_end_s": t_end_s}, indent=2))
-    names = list(axes)
-    grid = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
-    todo = [p for p in grid if not (out / "points" / f"{_key(p)}.json").exists()]
-    done_before = len(grid) - len(todo)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(grid), initial=done_before, unit="run", desc=f"sweep {sc.name}")
-
-    def save(res):
-        (out / "points" / f"{_key(res['point'])}.json").write_text(json.dumps(res, default=_json_default))
-        if bar is not None:
-            bar.update(1)
-
-    n_run = n_failed = 0
-    interrupted = False
-    try:
-        if scheduler is not None:
-            try:
-                from dask.distributed import Client, as_completed
-            except ImportError:
-                raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
-            with Client(scheduler) as client:
-                futs = [client.submit(run_point, scenario_ref, p, t_end_s, engine, pure=False) for p in todo]
-                for fut in as_completed(futs):
-                    res = fut.result()
-                    save(res); n_run += 1; n_failed += res["status"] != "success"
-        elif workers == 1:
-            for p in todo:
-                res = run_point(scenario_ref, p, t_end_s, engine)
-                save(res); n_run += 1; n_failed += res["status"] != "success"
-        else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            with ProcessPoolExecutor(max_workers=int(workers)) as ex:
-                futs = [ex.submit(run_point, scenario_ref, p, t_end_s, engine) for p in todo]
+        check(isinstance(vals, (list, tuple, np.ndarray)) and len(vals) > 0, f"axis {name}", vals,
+              "a list of at least one value")
+        axes[name] = [check_finite(f"axis {name}[{i}]", v) for i, v in enumerate(vals)]
+        check(len(set(axes[name])) == len(axes[name]), f"axis {name}", vals, "distinct values")
+        for i, v in enumerate(axes[name]):  # every value checked before anything runs
+            if name in SPECIAL_AXES:
+                check(v > 0, f"axis {name}[{i}]", v, "a factor > 0")
+            else:
                 try:
+                    get_model(sc.model).make_params(None, **{**sc.params, name: v})
+                except InputError as exc:
+                    raise InputError(f"axis {name}[{i}]", v, exc.allowed) from None
+    n_grid = math.prod(len(v) for v in axes.values())
+    check(n_grid <= MAX_POINTS, "axes", f"{n_grid} points", f"at most {MAX_POINTS} points (see sweeps.MAX_POINTS)")
+    check(isinstance(workers, numbers.Integral) and not isinstance(workers, bool) and workers >= 1,
+          "workers", workers, "an integer >= 1")
+    t_end = sc.duration_s if t_end_s is None else check_finite("t_end_s", t_end_s, positive=True)
+    from .limits import check_run_size
+    check_run_size(sc.network, sc.model, {**sc.params}, t_end, sc.output_dt_s, axes=axes)
+    with OutputLock(out_dir) as lock:
+        out = lock.out
+        (out / "points").mkdir(parents=True, exist_ok=True)
+        names = list(axes)
+        grid = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
+        keys = [point_key(sc, p, t_end, engine) for p in grid]
+        atomic_write_text(out / "sweep.json", json.dumps(
+            {"scenario": sc.name, "scenario_source": str(scenario_ref) if not isinstance(scenario_ref, scenarios.Scenario)
+             else sc.name, "scenario_digest": sc.digest, "axes": axes, "t_end_s": t_end, "engine": engine,
+             **SOLVER, "point_keys": [k for k, _ in keys]}, indent=2))
+        todo = [(p, k) for p, k in zip(grid, keys) if read_json(out / "points" / f"{k[0]}.json") is None]
+        done_before = len(grid) - len(todo)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(grid), initial=done_before, unit="run", desc=f"sweep {sc.name}")
+
+        def save(res, key):
+            res = dict(res, key=key[0], key_inputs=key[1])
+            atomic_write_text(out / "points" / f"{key[0]}.json", json.dumps(res, default=_json_default))
+            if bar is not None:
+                bar.update(1)
+
+        n_run = n_failed = 0
+        interrupted = False
+        try:
+            if scheduler is not None:
+                try:
+                    from dask.distributed import Client, as_completed
+                except ImportError:
+                    raise InputError("--scheduler", scheduler,
+                                     "a dask.distributed address (pip install 'dask[distributed]')") from None
+                try:
+                    client = Client(scheduler, timeout="10s")
+                except (OSError, TimeoutError, ValueError, TypeError) as exc:
+                    raise InputError("--scheduler", scheduler,
+                                     f"the address of a running dask scheduler, e.g. tcp://host:8786 ({exc})") from None
+                with client:
+                    futs = {client.submit(run_point, sc, p, t_end, engine, pure=False): k for p, k in todo}
                     for fut in as_completed(futs):
                         res = fut.result()
-                        save(res); n_run += 1; n_failed += res["status"] != "success"
-                except KeyboardInterrupt:
-                    for f in futs:
-                        f.cancel()
-                    raise
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
-    ds = assemble(out, axes, sc)
-    ds.to_netcdf(out / "sweep.nc", engine="h5netcdf")
+                        save(res, futs[fut]); n_run += 1; n_failed += res["status"] != "success"
+            elif workers == 1:
+                for p, k in todo:
+                    res = run_point(sc, p, t_end, engine)
+                    save(res, k); n_run += 1; n_failed += res["status"] != "success"
+            else:
+                from concurrent.futures import ProcessPoolExecutor, as_completed
+                with ProcessPoolExecutor(max_workers=int(workers)) as ex:
+                    futs = {ex.submit(run_point, sc, p, t_end, engine): k for p, k in todo}
+                    try:
+                        for fut in as_completed(futs):
+                            res = fut.result()
+                            save(res, futs[fut]); n_run += 1; n_failed += res["status"] != "success"
+                    except KeyboardInterrupt:
+                        for f in futs:
+                            f.cancel()
+                        raise
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if bar is not None:
+                bar.close()
+        ds = assemble(out, axes, sc, keys=[k for k, _ in keys])
+        with atomic_path(out / "sweep.nc") as tmp:
+            ds.to_netcdf(tmp, engine="h5netcdf")
     return SweepResult(ds, len(grid), done_before, n_run, n_failed, interrupted, out)
 
 
@@ -195,19 +315,27 @@ def _json_default(o):
     raise TypeError(type(o).__name__)
 
 
-def assemble(out_dir, axes: dict, sc=None):
-    """Collect ``points/*.json`` into an ``xarray.Dataset`` (NaN where not done)."""
+def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="numpy"):
+    """Collect ``points/<key>.json`` into an ``xarray.Dataset`` (NaN and status ``"not run"`` where missing).
+
+    ``keys`` lists the point keys in grid order (``itertools.product`` of the axes); default: computed with
+    :func:`point_key` from ``sc``, ``t_end_s`` (default the scenario's duration) and ``engine``.
+    """
     import xarray as xr
+
+    from .store import read_json
     out = Path(out_dir)
     names = list(axes)
     shape = tuple(len(axes[n]) for n in names)
+    if keys is None:
+        t_end = sc.duration_s if t_end_s is None else t_end_s
+        keys = [point_key(sc, dict(zip(names, combo)), t_end, engine)[0]
+                for combo in itertools.product(*(axes[n] for n in names))]
     data = {m: np.full(shape, np.nan) for m in METRICS}
     status = np.full(shape, "not run", dtype=object)
-    for idx in itertools.product(*(range(s) for s in shape)):
-        p = {n: axes[n][i] for n, i in zip(names, idx)}
-        f = out / "points" / f"{_key(p)}.json"
-        if f.exists():
-            rec = json.loads(f.read_text())
+    for idx, key in zip(itertools.product(*(range(s) for s in shape)), keys):
+        rec = read_json(out / "points" / f"{key}.json")
+        if rec is not None:
             for m in METRICS:
                 v = rec.get(m)
                 data[m][idx] = np.nan if v is None else v
@@ -217,8 +345,7 @@ def assemble(out_dir, axes: dict, sc=None):
     ds = xr.Dataset({m: (names, data[m], {"units": units[m]}) for m in METRICS},
                     coords={n: (n, np.asarray(axes[n], dtype=float)) for n in names})
     ds["status"] = (names, status.astype(str))
-    if sc is not None:
-        ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description)
+    ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description, scenario_digest=sc.digest)
     return ds
 
 

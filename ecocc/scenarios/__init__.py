@@ -70,6 +70,15 @@ class Scenario:
     summary_window_s: float | None = None
     output_dt_s: float | None = None
     notes: str = ""
+    #: SHA-256 (16 hex digits) of the scenario's contents (the parsed TOML, so comments and layout do not
+    #: count): part of the key of every stored result computed from it (:mod:`ecocc.store`)
+    digest: str = ""
+
+    @property
+    def file_stem(self) -> str:
+        """``name`` made safe as a file name inside an output directory (:func:`ecocc.store.safe_name`)."""
+        from ..store import safe_name
+        return safe_name(self.name)
 
     def run(self, progress=False, **overrides):
         """Simulate the scenario; ``overrides`` change model parameters."""
@@ -209,9 +218,13 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     od = sc.get("output_dt_s")
     if od is not None:
         od = check_finite("[scenario].output_dt_s", od, positive=True)
+    import hashlib
+
+    from ..store import canonical
     return Scenario(name=str(sc["name"]), model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
-                    output_dt_s=od, notes=sc.get("notes", ""))
+                    output_dt_s=od, notes=sc.get("notes", ""),
+                    digest=hashlib.sha256(canonical(data).encode()).hexdigest()[:16])
 
 
 DEFAULT = "aecp-dumbbell"
