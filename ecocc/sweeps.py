@@ -94,6 +94,33 @@ def parse_axes(texts, option: str = "--axis") -> dict:
     return out
 
 
+def plane_axes(axis_texts, old_x=None, old_y=None, default=None, old_form="--x/--y"):
+    """The two axes of a map command: ``--axis`` given twice (x first, then y), or the deprecated
+    ``--x``/``--y`` texts (``NAME=VALUES``), or ``default`` (a pair of texts).
+
+    Returns ``((x_name, x_values, x_option), (y_name, y_values, y_option), note)``: ``*_option`` is the
+    option to name in error messages, ``note`` a deprecation note to print (or ``None``).  Mixing the forms,
+    or giving ``--axis`` other than twice, is refused.
+    """
+    axis_texts = list(axis_texts or ())
+    if axis_texts:
+        check(old_x is None and old_y is None, "--axis", axis_texts,
+              f"either --axis (twice) or the deprecated {old_form}, not both")
+        check(len(axis_texts) == 2, "--axis", axis_texts, "exactly two axes: --axis X=... --axis Y=... (x first)")
+        axes = parse_axes(axis_texts)
+        (xn, xv), (yn, yv) = axes.items()
+        return (xn, xv, "--axis"), (yn, yv, "--axis"), None
+    note = None
+    if old_x is not None or old_y is not None:
+        note = (f"{old_form} are deprecated and will be removed: use --axis NAME=v1,v2,... or "
+                "--axis NAME=start:stop:count, twice (x first, then y)")
+    dx, dy = default
+    xn, xv = parse_axis(old_x if old_x is not None else dx, "--x")
+    yn, yv = parse_axis(old_y if old_y is not None else dy, "--y")
+    check(xn != yn, "--y", yn, f"another parameter than the x axis ({xn})")
+    return (xn, xv, "--x"), (yn, yv, "--y"), note
+
+
 #: solver settings of every sweep point (those of :func:`ecocc.simulate` by default); part of each point's key
 SOLVER = {"solver": "adaptive", "rtol": 1e-7, "atol": "default"}
 
