@@ -26,7 +26,13 @@ def check(condition: bool, field: str, value, allowed: str) -> None:
 
 
 def check_finite(field: str, value, *, positive=False, nonneg=False) -> float:
-    """Check a real scalar; return it as float."""
+    """Check a real scalar; return it as float.
+
+    ``True``/``False`` are refused (Python would read them as 1 and 0, TOML and JSON keep them apart), as are
+    strings (``float("1e3")`` would accept text where a number is meant) and complex numbers.
+    """
+    if isinstance(value, (bool, str, bytes)) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "b"):
+        raise InputError(field, value, "a real number (not a boolean or text)")
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -266,7 +266,12 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
           "workers", workers, "an integer >= 1")
     t_end = sc.duration_s if t_end_s is None else check_finite("t_end_s", t_end_s, positive=True)
     from .limits import check_run_size
-    check_run_size(sc.network, sc.model, {**sc.params}, t_end, sc.output_dt_s, axes=axes)
+    try:
+        check_run_size(sc.network, sc.model, {**sc.params}, t_end, sc.output_dt_s, axes=axes)
+    except InputError as exc:  # name the axis that makes the run too large, when it is one
+        name = exc.field.split(" ")[0]
+        name = "rtt_scale" if name == "rtt_s" and "rtt_scale" in axes else name
+        raise InputError(f"axis {name} ({exc.field})" if name in axes else exc.field, exc.value, exc.allowed) from None
     with OutputLock(out_dir) as lock:
         out = lock.out
         (out / "points").mkdir(parents=True, exist_ok=True)
