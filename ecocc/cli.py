@@ -96,6 +96,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
+    from .results import json_dumps
     from .store import OutputLock, atomic_path, atomic_write_text, run_key
 
     if scenario is not None and not scenario.strip():
@@ -132,7 +133,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         summary["scenario_source"] = sc.source
         summary["scenario_notes"] = sc.notes
         summary["scenario_digest"] = sc.digest
-        atomic_write_text(files[3], json.dumps(summary, indent=2))
+        atomic_write_text(files[3], json_dumps(summary, indent=2))
         if not no_figure:
             import matplotlib
             matplotlib.use("Agg")
@@ -143,7 +144,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         if ckpt is not None and tr.status.value in ("success", "inaccurate"):
             ckpt.unlink(missing_ok=True)  # only now that every output exists
     if as_json:
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json_dumps(summary, indent=2))
     else:
         click.echo(f"{sc.name}: status {tr.status.value} ({tr.message}); wrote " + ", ".join(files))
         w0, w1 = summary["window_s"]
@@ -164,7 +165,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--only", "only", multiple=True, metavar="ID", help="Check only these claim ids (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the records as JSON.")
 @click.option("--list", "list_only", is_flag=True, help="List the claim ids and statements without running them.")
-def claims_cmd(only, as_json, list_only):
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def claims_cmd(only, as_json, list_only, quiet):
     """Check the papers' claims against numeric runs and print the verdicts."""
     from . import claims
     for cid in only:
@@ -174,9 +176,21 @@ def claims_cmd(only, as_json, list_only):
         for c in claims.REGISTRY.values():
             click.echo(f"{c.id:22s} [{c.paper}] {c.statement}")
         return
-    results = claims.evaluate(list(only) or None, progress=None if as_json else lambda i: click.echo(f"checking {i} ...", err=True))
+    n = len(only) or sum(not c.slow for c in claims.REGISTRY.values())
+    from tqdm.auto import tqdm
+    with tqdm(total=n, unit="claim", desc="claims", disable=as_json or quiet, leave=False) as bar:
+        done = []
+
+        def progress(cid):  # called before each check: the previous one has finished
+            if done:
+                bar.update(1)
+            done.append(cid)
+            bar.set_postfix_str(cid)
+        results = claims.evaluate(list(only) or None, progress=progress)
+        bar.update(1 if done else 0)
     if as_json:
-        click.echo(json.dumps([r.as_dict() for r in results], indent=2))
+        from .results import json_dumps
+        click.echo(json_dumps([r.as_dict() for r in results], indent=2))  # non-finite numbers as null
         return
     for r in results:
         click.echo(f"{r.id:22s} {r.verdict.upper():13s} {r.statement}")
@@ -225,6 +239,9 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
     if res.interrupted:
         sys.exit(130)
 
+
+from .cli_params import params_cmd  # noqa: E402
+main.add_command(params_cmd)
 
 try:  # stability commands (ecocc.cli_stability)
     from .cli_stability import margins, sim_map, stability_map  # noqa: E402

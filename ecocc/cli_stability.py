@@ -52,7 +52,7 @@ def _parse_sets(model, sets):
 
 def _clean(v):
     if isinstance(v, float) and not math.isfinite(v):
-        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return None  # JSON null for every non-finite number, as in every ecocc output
     if isinstance(v, dict):
         return {k: _clean(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

@@ -76,10 +76,7 @@ class Trajectory:
         a = sysm.a
         act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
         rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
-        try:
-            eq = m.equilibrium(net, sysm.P)
-        except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
-            eq = {"error": str(exc)}
+        eq = _equilibrium_at_end(m, net, sysm.P, act[-1] if len(t) else np.ones(net.n_flows, bool))
         return cls(name=name, model=m.name, params=sysm.P.as_dict(), t_s=t, rate_pps=rate, queue_pkts=q,
                    lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
                    departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
@@ -130,12 +127,17 @@ class Trajectory:
         lost = delta(self.lost_pkts)
         arrived = delta(self.arrived_pkts)
         active_end = self.active[-1]
+        in_win = (self.t_s >= t0) & (self.t_s <= t1)
         flows = []
         for j, nm in enumerate(self.flow_names):
-            d = {"name": nm, "mean_rate_pps": float(mean_rate[j]),
-                 "mean_rate_mbps": float(pps_to_mbps(mean_rate[j], self.packet_bytes)),
-                 "final_rate_pps": float(self.rate_pps[-1, j]), "active_at_end": bool(active_end[j])}
-            if self.equilibrium and "rate_pps" in self.equilibrium:
+            act_w = bool(self.active[in_win, j].any()) if in_win.any() else bool(active_end[j])
+            # a flow that has left (or not started) has no rate in the window: null, not "0.0000 Mbps"
+            d = {"name": nm, "active_in_window": act_w, "active_at_end": bool(active_end[j]),
+                 "mean_rate_pps": float(mean_rate[j]) if act_w else None,
+                 "mean_rate_mbps": float(pps_to_mbps(mean_rate[j], self.packet_bytes)) if act_w else None,
+                 "final_rate_pps": float(self.rate_pps[-1, j]) if active_end[j] else None}
+            if self.equilibrium and "rate_pps" in self.equilibrium and active_end[j]:
+                # the equilibrium of the flows active at the end (see _equilibrium_at_end); none for the others
                 d["equilibrium_rate_pps"] = float(self.equilibrium["rate_pps"][j])
             flows.append(d)
         links = []
@@ -203,6 +205,42 @@ class Trajectory:
         return plot_trajectory(self, fig=fig)
 
 
+def _equilibrium_at_end(m, net, P, active_end):
+    """The model's analytic equilibrium for the flows active at the end of the run (the ones a final-window
+    summary is compared with): the whole network when every flow is active, else the network without the
+    flows that have left or not started (their entries NaN, and ``source`` says so); None when no flow is
+    active or the model has no closed form.  Failures are reported in ``{"error": ...}``, not raised."""
+    active_end = np.asarray(active_end, dtype=bool)
+    if not active_end.any():
+        return None
+    try:
+        if active_end.all():
+            return m.equilibrium(net, P)
+        keep = [f for f, a in zip(net.flows, active_end) if a]
+        used = {lk for f in keep for lk in f.route}
+        sub = net.replace(flows=tuple(keep))
+        eq = m.equilibrium(sub, P)
+        if eq is None:
+            return None
+        out = dict(eq)
+        if "rate_pps" in eq:
+            rate = np.full(net.n_flows, np.nan)
+            rate[active_end] = np.asarray(eq["rate_pps"], dtype=float)
+            out["rate_pps"] = rate
+        gone = [f.name for f, a in zip(net.flows, active_end) if not a]
+        out["source"] = f"{eq.get('source', '')} (flows active at the end only; without {', '.join(gone)})"
+        out["links_used"] = sorted(used)
+        return out
+    except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
+        return {"error": str(exc)}
+
+
+def json_dumps(obj, **kw) -> str:
+    """Strict JSON of ``obj`` (numpy scalars and arrays included): every non-finite number is ``null``, the
+    same in every file and output of ecocc (JSON has no NaN or infinity)."""
+    return json.dumps(_jsonable(obj), allow_nan=False, **kw)
+
+
 def _jsonable(obj):
     if isinstance(obj, dict):
         return {k: _jsonable(v) for k, v in obj.items()}
@@ -213,6 +251,8 @@ def _jsonable(obj):
         return v if math.isfinite(v) else None  # strict JSON has no NaN/inf
     if isinstance(obj, (np.integer,)):
         return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
     if isinstance(obj, np.ndarray):
         return _jsonable(obj.tolist())
     if isinstance(obj, Status):

@@ -239,6 +239,7 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     an edited scenario file, another duration or engine or code version has another key and is computed.
     """
     from . import scenarios
+    from .results import json_dumps
     from .store import OutputLock, atomic_path, atomic_write_text, read_json
     sc = scenario_ref if isinstance(scenario_ref, scenarios.Scenario) else scenarios.load(scenario_ref)
     check(isinstance(axes, dict), "axes", axes, "a dict NAME -> list of values")
@@ -278,7 +279,7 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
         names = list(axes)
         grid = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
         keys = [point_key(sc, p, t_end, engine) for p in grid]
-        atomic_write_text(out / "sweep.json", json.dumps(
+        atomic_write_text(out / "sweep.json", json_dumps(
             {"scenario": sc.name, "scenario_source": str(scenario_ref) if not isinstance(scenario_ref, scenarios.Scenario)
              else sc.name, "scenario_digest": sc.digest, "axes": axes, "t_end_s": t_end, "engine": engine,
              **SOLVER, "point_keys": [k for k, _ in keys]}, indent=2))
@@ -291,7 +292,7 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
 
         def save(res, key):
             res = dict(res, key=key[0], key_inputs=key[1])
-            atomic_write_text(out / "points" / f"{key[0]}.json", json.dumps(res, default=_json_default))
+            atomic_write_text(out / "points" / f"{key[0]}.json", json_dumps(res))  # non-finite -> null
             if bar is not None:
                 bar.update(1)
 
