@@ -16,7 +16,18 @@ from .errors import EcoccError, InputError, check_finite
 
 
 def parse_assignment(text: str):
-    """``NAME=VALUE`` -> (name, value) with VALUE read as bool/int/float/str."""
+    """Parse ``NAME=VALUE``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    name : str
+    value : bool, int, float or str
+        Read as the first of these that fits.
+    """
     if "=" not in text:
         raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--set")
     name, raw = text.split("=", 1)
@@ -33,7 +44,19 @@ def parse_assignment(text: str):
 
 
 def parse_sets(sets, option: str = "--set") -> dict:
-    """``--set NAME=VALUE`` options as a dict; a name given twice is refused (the last would win silently)."""
+    """Parse ``--set NAME=VALUE`` options.
+
+    Parameters
+    ----------
+    sets : sequence of str
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    dict
+        ``name -> value``; a name given twice is refused (the last would win silently).
+    """
     out = {}
     for text in sets:
         name, value = parse_assignment(text)

@@ -26,7 +26,17 @@ _SUFFIX_UNITS = (("_per_s", "1/s"), ("_pps2", "packets/s per second"), ("_pps", 
 
 
 def unit_of(name: str) -> str:
-    """Units read from a parameter name's suffix (the naming convention of ecocc); ``"1"`` without one."""
+    """Units read from a parameter name's suffix (the naming convention of ecocc).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+        E.g. ``"1/s"`` for ``alpha_per_s``; ``"1 (dimensionless or a choice)"`` without a suffix.
+    """
     for suf, unit in _SUFFIX_UNITS:
         if name.endswith(suf):
             return unit
@@ -52,8 +62,19 @@ def _doc_entries(doc: str) -> dict:
 
 
 def describe(model_name: str) -> dict:
-    """Parameters of ``model_name`` as a dict: ``model``, ``equations``, ``papers``, ``parameters`` (each
-    with ``name``, ``units``, ``default``, ``description``, ``choices``)."""
+    """Describe a model's parameters from its Params dataclass and docstrings.
+
+    Parameters
+    ----------
+    model_name : str
+        A registry name (``ecocc params`` lists them).
+
+    Returns
+    -------
+    dict
+        ``model``, ``summary``, ``equations`` (the model module's docstring), ``papers`` (id -> title) and
+        ``parameters``, each with ``name``, ``units``, ``default``, ``description``, ``choices``.
+    """
     from .models import get_model
     m = get_model(model_name)
     P = m.Params

@@ -31,7 +31,25 @@ MAX_ELEMENTS = 100_000
 
 
 def estimated_steps(network, params: dict, t_end_s: float, rtt_scale_min: float = 1.0) -> tuple[float, str]:
-    """Lower estimate of the adaptive solver's steps and the input that forces it (a field name)."""
+    """Lower estimate of the adaptive solver's steps.
+
+    Parameters
+    ----------
+    network : Network
+    params : dict
+        Model parameters (all of them: names ending in ``_per_s`` are read as gains in 1/s).
+    t_end_s : float
+        Simulated time in seconds.
+    rtt_scale_min : float
+        Smallest factor applied to the delays (a sweep over ``rtt_scale``).
+
+    Returns
+    -------
+    steps : float
+        ``max(t_end / smallest delay, gain t_end / 3.3)``.
+    field : str
+        The input that forces it (``"rtt_s"`` or a gain's name).
+    """
     from .network import Network
     assert isinstance(network, Network)
     delays = [f.rtt_s for f in network.flows]

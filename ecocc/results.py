@@ -13,7 +13,20 @@ from .units import pps_to_mbps
 
 
 def jain_index(x, axis=-1):
-    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` over ``axis`` (NaN ignored)."""
+    """Jain's fairness index ``(sum x)^2 / (n sum x^2)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Rates (any unit; NaN entries are left out).
+    axis : int
+        The axis of the flows.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        In ``[1/n, 1]``; NaN where no rate is positive.
+    """
     x = np.asarray(x, dtype=float)
     n = np.sum(~np.isnan(x), axis=axis)
     s1 = np.nansum(x, axis=axis)
@@ -95,13 +108,31 @@ class Trajectory:
         return pps_to_mbps(self.rate_pps, self.packet_bytes)
 
     def jain(self):
-        """Jain's index over the active flows at each sample."""
+        """Jain's index over the active flows at each sample.
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per sample time (NaN when no flow is active).
+        """
         x = np.where(self.active, self.rate_pps, np.nan)
         return jain_index(x, axis=1)
 
     def utilization(self, bin_s: float = 1.0):
-        """Per-link utilization averaged over bins of ``bin_s`` seconds
-        (exact: from the cumulative departures).  Returns ``(t_mid, u)``."""
+        """Per-link utilization averaged over bins (exact: from the cumulative departures).
+
+        Parameters
+        ----------
+        bin_s : float
+            Bin length in seconds.
+
+        Returns
+        -------
+        t_mid : numpy.ndarray
+            Bin centres (s).
+        u : numpy.ndarray
+            Utilization (time x link), departures over capacity.
+        """
         edges = np.arange(self.t_s[0], self.t_s[-1] + 1e-12, bin_s)
         if edges.size < 2:
             edges = np.array([self.t_s[0], self.t_s[-1]])
@@ -111,7 +142,21 @@ class Trajectory:
 
     # -- summary ---------------------------------------------------------------
     def summary(self, window_s: float | None = None) -> dict:
-        """Means over the final window ``[t_end - window_s, t_end]``."""
+        """Means over the final window ``[t_end - window_s, t_end]``.
+
+        Parameters
+        ----------
+        window_s : float, optional
+            Window length in seconds (default: ``summary_window_s``).
+
+        Returns
+        -------
+        dict
+            JSON-able: per flow the mean rate (packets/s and Mbit/s at ``packet_bytes``; ``None`` for a flow
+            not active in the window), per link mean queue, utilization and loss, Jain's index of the flows
+            active at the end, the equilibrium of those flows where the model has one, status and message.
+            Non-finite numbers are ``None``.
+        """
         w = self.summary_window_s if window_s is None else float(window_s)
         t1 = float(self.t_s[-1])
         t0 = max(float(self.t_s[0]), t1 - w)
@@ -163,6 +208,14 @@ class Trajectory:
 
     # -- export ---------------------------------------------------------------
     def to_xarray(self):
+        """The run as a Dataset.
+
+        Returns
+        -------
+        xarray.Dataset
+            ``rate``, ``sent``, ``active`` on (time, flow); ``queue``, ``lost``, ``arrived``, ``departed``
+            on (time, link); ``capacity``, ``jain``; the model's states; units in ``attrs``.
+        """
         import xarray as xr
         ds = xr.Dataset(
             {
@@ -188,10 +241,24 @@ class Trajectory:
         return ds
 
     def to_netcdf(self, path):
+        """Write :meth:`to_xarray` to NetCDF (h5netcdf).
+
+        Parameters
+        ----------
+        path : path
+        """
         self.to_xarray().to_netcdf(path, engine="h5netcdf")
 
     def to_csv(self, flows_path, links_path):
-        """Two wide CSV files: per-flow rates and per-link queues."""
+        """Two wide CSV files: per-flow rates and per-link queues.
+
+        Parameters
+        ----------
+        flows_path : path
+            ``time_s`` and one ``<flow>_rate_pps`` column per flow.
+        links_path : path
+            ``time_s`` and ``<link>_queue_pkts``, ``<link>_lost_pkts`` per link.
+        """
         hdr = "time_s," + ",".join(f"{n}_rate_pps" for n in self.flow_names)
         np.savetxt(flows_path, np.column_stack([self.t_s, self.rate_pps]), delimiter=",", header=hdr, comments="")
         hdr = "time_s," + ",".join(f"{n}_queue_pkts,{n}_lost_pkts" for n in self.link_names)
@@ -201,6 +268,16 @@ class Trajectory:
         np.savetxt(links_path, np.column_stack(cols), delimiter=",", header=hdr, comments="")
 
     def plot(self, fig=None):
+        """Rates, queues and Jain's index over time (:func:`ecocc.plotting.plot_trajectory`).
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure, optional
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         from .plotting import plot_trajectory
         return plot_trajectory(self, fig=fig)
 
@@ -236,8 +313,21 @@ def _equilibrium_at_end(m, net, P, active_end):
 
 
 def json_dumps(obj, **kw) -> str:
-    """Strict JSON of ``obj`` (numpy scalars and arrays included): every non-finite number is ``null``, the
-    same in every file and output of ecocc (JSON has no NaN or infinity)."""
+    """Strict JSON of ``obj``, numpy scalars and arrays included.
+
+    Parameters
+    ----------
+    obj : object
+        Nested dicts, lists, numbers, arrays.
+    **kw
+        Passed to :func:`json.dumps` (e.g. ``indent``).
+
+    Returns
+    -------
+    str
+        Every non-finite number is ``null``, the same in every file and output of ecocc (JSON has no NaN or
+        infinity).
+    """
     return json.dumps(_jsonable(obj), allow_nan=False, **kw)
 
 

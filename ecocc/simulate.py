@@ -16,7 +16,20 @@ SOLVERS = ("adaptive", "fixed")
 
 
 def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
-    """Output times 0, dt, 2 dt, ... and ``t_end`` (default dt: ``t_end / 2000``)."""
+    """Output times of a run.
+
+    Parameters
+    ----------
+    t_end : float
+        Simulated time in seconds.
+    output_dt_s : float, optional
+        Sampling interval in seconds (default ``t_end / 2000``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``0, dt, 2 dt, ...`` and ``t_end``.
+    """
     if output_dt_s is None:
         output_dt_s = t_end / 2000
     output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
@@ -69,6 +82,16 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         It is removed when the run completes unless ``keep_checkpoint``: the
         command line keeps it until the outputs are written, then removes it.
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
+
+    Returns
+    -------
+    Trajectory
+        The sampled run with its status and message (:class:`ecocc.results.Trajectory`).
+
+    Raises
+    ------
+    InputError
+        For a bad input, or a run too large to finish (:mod:`ecocc.limits`).
     """
     m = get_model(model)
     P = m.make_params(params, **param_overrides)

@@ -42,6 +42,11 @@ def code_version() -> str:
     Any edit of a model, the solvers, the network or the result code changes it, so results computed by
     other code are never reused.  Compiled kernels are built from the same sources (``ecocc/dde``), so
     they are covered too.
+
+    Returns
+    -------
+    str
+        ``"<version>+<hash>"``, e.g. ``"0.1.0+3f2a..."`` (computed once per process).
     """
     global _CODE_VERSION
     if _CODE_VERSION is None:
@@ -60,7 +65,18 @@ def code_version() -> str:
 
 
 def canonical(obj) -> str:
-    """Canonical JSON (sorted keys, floats as ``repr``, non-finite floats as strings) for hashing."""
+    """Canonical JSON of ``obj`` for hashing.
+
+    Parameters
+    ----------
+    obj : dict, list, number, str, bool or None
+        Nested data; numpy scalars are read as floats, anything else by its ``repr``.
+
+    Returns
+    -------
+    str
+        Compact JSON with sorted keys; non-finite floats as the strings ``"inf"``, ``"-inf"``, ``"nan"``.
+    """
     def fix(v):
         if isinstance(v, dict):
             return {str(k): fix(x) for k, x in v.items()}
@@ -79,10 +95,20 @@ def canonical(obj) -> str:
 
 
 def run_key(**parts) -> tuple[str, dict]:
-    """``(key, record)``: a 20-hex-digit SHA-256 of ``parts`` plus :func:`code_version`.
+    """Key of a stored result: a hash of everything that determines it.
 
-    ``parts`` must hold everything that determines the result (scenario digest, point, duration, engine,
-    solver settings); ``record`` is what was hashed, to be stored beside the result.
+    Parameters
+    ----------
+    **parts
+        Everything that determines the result: the scenario digest, the point, the duration (s), the engine,
+        the solver settings.  :func:`code_version` is added.
+
+    Returns
+    -------
+    key : str
+        20 hex digits of the SHA-256 of the canonical JSON of ``parts``.
+    record : dict
+        What was hashed, to be stored beside the result.
     """
     record = dict(parts, code_version=code_version())
     return hashlib.sha256(canonical(record).encode()).hexdigest()[:20], json.loads(canonical(record))
@@ -92,9 +118,26 @@ _SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
 def safe_name(name: str, field: str = "[scenario].name") -> str:
-    """``name`` as one file-name component: characters outside ``A-Za-z0-9._+-`` become ``_``, no leading
-    dot, at most 100 characters.  ``"../../escaped"`` becomes ``"escaped"`` (dots and separators are
-    stripped from the start); an empty result raises :class:`InputError`."""
+    """``name`` as one file-name component that stays inside its directory.
+
+    Parameters
+    ----------
+    name : str
+        A scenario name, e.g. ``"../../escaped"``.
+    field : str
+        The field named in the error message.
+
+    Returns
+    -------
+    str
+        Characters outside ``A-Za-z0-9._+-`` replaced by ``_``, dots, dashes and underscores stripped from
+        the start, at most 100 characters: ``"../../escaped"`` becomes ``"escaped"``.
+
+    Raises
+    ------
+    InputError
+        When nothing is left (a name of dots and separators only).
+    """
     s = _SAFE.sub("_", str(name)).lstrip("._-")[:100]
     if not s:
         raise InputError(field, name, "a name with at least one letter or digit (used as a file name)")
@@ -102,7 +145,25 @@ def safe_name(name: str, field: str = "[scenario].name") -> str:
 
 
 def inside(out_dir, name: str) -> Path:
-    """``out_dir / name``, refused unless it stays inside ``out_dir``."""
+    """``out_dir / name``, refused unless it stays inside ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : path
+        The output directory.
+    name : str
+        A file name.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out_dir / name``.
+
+    Raises
+    ------
+    InputError
+        When the resolved path is not directly inside ``out_dir``.
+    """
     out = Path(out_dir).resolve()
     p = (out / name).resolve()
     if p.parent != out:
@@ -120,7 +181,16 @@ def _tmp_name(path: Path) -> Path:
 def atomic_path(path):
     """Context manager yielding a temporary path; on success it is renamed over ``path``.
 
-    On an exception the temporary file is removed and ``path`` is left as it was.
+    Parameters
+    ----------
+    path : path
+        The final file.  The temporary one is in the same directory (a rename is atomic only within one
+        file system) and has the same suffix (writers that infer the format from it keep working).
+
+    Yields
+    ------
+    pathlib.Path
+        Where to write.  On an exception the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
     tmp = _tmp_name(path)
@@ -140,14 +210,33 @@ def atomic_path(path):
 
 
 def atomic_write_text(path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    """Write ``text`` to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : path
+        The file.
+    text : str
+        Its contents, written as UTF-8.
+    """
     with atomic_path(path) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
 
 
 def read_json(path):
-    """The JSON in ``path``, or ``None`` when it is missing or unreadable (e.g. written by an older, non-atomic
-    version and cut by a kill): the caller recomputes it."""
+    """The JSON in ``path``, or ``None`` when it is missing or unreadable.
+
+    Parameters
+    ----------
+    path : path
+        A JSON file.
+
+    Returns
+    -------
+    object or None
+        The parsed JSON; ``None`` for a missing file or one that does not parse (e.g. written by an older,
+        non-atomic version and cut by a kill): the caller recomputes it.
+    """
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -155,7 +244,25 @@ def read_json(path):
 
 
 def writable_dir(out_dir, field: str = "--out") -> Path:
-    """Create ``out_dir`` if needed and check that files can be written there; :class:`InputError` otherwise."""
+    """Create ``out_dir`` if needed and check that files can be written there.
+
+    Parameters
+    ----------
+    out_dir : path
+        The output directory.
+    field : str
+        The option named in the error message.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory.
+
+    Raises
+    ------
+    InputError
+        For an empty path, a path that is a file, or a directory that cannot be created or written.
+    """
     out = Path(out_dir)
     if str(out_dir) == "":
         raise InputError(field, str(out_dir), "a directory path (not empty)")
@@ -222,8 +329,18 @@ class OutputLock:
 
 
 def save_dataset(path, ds, key: str | None = None) -> None:
-    """Write an xarray Dataset to NetCDF (h5netcdf) atomically; ``key`` (a :func:`run_key`) goes in
-    ``attrs["run_key"]`` so that a later run can tell whether the file holds its own results."""
+    """Write an xarray Dataset to NetCDF (h5netcdf) atomically.
+
+    Parameters
+    ----------
+    path : path
+        The NetCDF file.
+    ds : xarray.Dataset
+        The data (not modified).
+    key : str, optional
+        A :func:`run_key`, stored in ``attrs["run_key"]`` so that a later run can tell whether the file
+        holds its own results.
+    """
     if key is not None:
         ds = ds.copy()
         ds.attrs["run_key"] = key
@@ -232,10 +349,24 @@ def save_dataset(path, ds, key: str | None = None) -> None:
 
 
 def load_dataset(path, key: str | None = None):
-    """``(dataset, note)``: the Dataset in ``path`` loaded into memory if it is readable and (when ``key`` is
-    given) holds the results of that key; else ``(None, why)`` with ``why`` saying what was found (missing,
-    unreadable, e.g. cut by a kill under an older version, or of other inputs).  Never raises for a bad
-    file: the caller recomputes."""
+    """Load a NetCDF result if it is readable and holds the results of ``key``.
+
+    Parameters
+    ----------
+    path : path
+        The NetCDF file.
+    key : str, optional
+        The :func:`run_key` the file must carry in ``attrs["run_key"]``.
+
+    Returns
+    -------
+    dataset : xarray.Dataset or None
+        Loaded into memory (the file is closed), or None.
+    note : str or None
+        Why nothing was loaded: the file is unreadable (e.g. cut by a kill under an older, non-atomic
+        version) or holds results of other inputs; None when it was loaded or is missing.  A bad file never
+        raises: the caller recomputes.
+    """
     path = Path(path)
     if not path.exists():
         return None, None

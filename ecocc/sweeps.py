@@ -43,11 +43,28 @@ MAX_AXIS_VALUES = 10_000
 
 
 def parse_axis(text: str, option: str = "--axis"):
-    """``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace) -> ``(name, values)``.
+    """Parse one axis: ``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace).
 
     The one grammar of every grid command's axes (``sweep --axis``, ``sim-map --axis``,
-    ``stability-map --axis``).  Values must be finite numbers, distinct, at most :data:`MAX_AXIS_VALUES`;
-    ``option`` names the option in error messages.
+    ``stability-map --axis``).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    name : str
+    values : list of float
+        Finite, distinct, at most :data:`MAX_AXIS_VALUES`.
+
+    Raises
+    ------
+    InputError
+        Naming ``option NAME`` and what is wrong.
     """
     text = str(text)
     if "=" not in text:
@@ -85,7 +102,20 @@ def parse_axis(text: str, option: str = "--axis"):
 
 
 def parse_axes(texts, option: str = "--axis") -> dict:
-    """Several ``--axis`` options -> ``{name: values}``; an axis given twice is refused."""
+    """Parse several ``--axis`` options.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The options' values (:func:`parse_axis`).
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    dict
+        ``name -> values`` in the order given; an axis given twice is refused.
+    """
     out = {}
     for t in texts:
         name, values = parse_axis(t, option)
@@ -95,12 +125,30 @@ def parse_axes(texts, option: str = "--axis") -> dict:
 
 
 def plane_axes(axis_texts, old_x=None, old_y=None, default=None, old_form="--x/--y"):
-    """The two axes of a map command: ``--axis`` given twice (x first, then y), or the deprecated
-    ``--x``/``--y`` texts (``NAME=VALUES``), or ``default`` (a pair of texts).
+    """The two axes of a map command.
 
-    Returns ``((x_name, x_values, x_option), (y_name, y_values, y_option), note)``: ``*_option`` is the
-    option to name in error messages, ``note`` a deprecation note to print (or ``None``).  Mixing the forms,
-    or giving ``--axis`` other than twice, is refused.
+    Parameters
+    ----------
+    axis_texts : sequence of str
+        ``--axis`` values: exactly two (x first, then y), or none.
+    old_x, old_y : str, optional
+        The deprecated ``--x``/``--y`` forms as ``NAME=VALUES``.
+    default : tuple of str
+        The ``NAME=VALUES`` texts used when neither form is given.
+    old_form : str
+        How the deprecated options are named in the note.
+
+    Returns
+    -------
+    x, y : tuple
+        ``(name, values, option)``; ``option`` is the option to name in error messages.
+    note : str or None
+        A deprecation note to print when the old form was used.
+
+    Raises
+    ------
+    InputError
+        When the forms are mixed or ``--axis`` is not given twice.
     """
     axis_texts = list(axis_texts or ())
     if axis_texts:
@@ -126,9 +174,26 @@ SOLVER = {"solver": "adaptive", "rtol": 1e-7, "atol": "default"}
 
 
 def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
-    """Key of one sweep point: a hash of everything that determines its numbers (:func:`ecocc.store.run_key`):
-    the scenario's contents (``sc.digest``), the point, the duration, the engine, the solver settings and the
-    code version."""
+    """Key of one sweep point (:func:`ecocc.store.run_key`).
+
+    Parameters
+    ----------
+    sc : Scenario
+        Its contents enter through ``sc.digest``.
+    point : dict
+        ``axis name -> value``.
+    t_end_s : float
+        Simulated time per point in seconds.
+    engine : str
+        The solver engine.
+
+    Returns
+    -------
+    key : str
+    record : dict
+        What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
+        (:data:`SOLVER`) and the code version.
+    """
     from .store import run_key
     return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
                    point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
@@ -136,10 +201,23 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
 
 
 def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
-    """Simulate one grid point and return its metrics (a JSON-able dict).
+    """Simulate one grid point.
 
-    ``scenario`` is a loaded :class:`~ecocc.scenarios.Scenario` (what :func:`run_sweep` passes, so that every
-    point of a sweep uses the contents its key was made from) or a shipped name / TOML path.
+    Parameters
+    ----------
+    scenario : Scenario or str
+        A loaded :class:`~ecocc.scenarios.Scenario` (what :func:`run_sweep` passes, so that every point of a
+        sweep uses the contents its key was made from) or a shipped name / TOML path.
+    point : dict
+        ``axis name -> value``: model parameters, ``rtt_scale`` or ``capacity_scale``.
+    t_end_s : float, optional
+        Simulated time in seconds (default: the scenario's duration).
+    engine : {"numpy", "numba"}
+
+    Returns
+    -------
+    dict
+        JSON-able metrics of the most loaded link (:data:`METRICS`), ``status`` and ``message``.
     """
     from . import scenarios
     from .simulate import simulate
@@ -195,7 +273,17 @@ MAX_POINTS = 100_000
 
 
 def check_metrics(metrics) -> list:
-    """``metrics`` checked against :data:`METRICS` before anything runs; returns them as a list."""
+    """Check metric names before anything runs.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Names from :data:`METRICS`, each once.
+
+    Returns
+    -------
+    list of str
+    """
     metrics = list(metrics)
     for m in metrics:
         check(m in METRICS, "--metric", m, f"one of {', '.join(METRICS)}")
@@ -349,10 +437,25 @@ def _json_default(o):
 
 
 def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="numpy"):
-    """Collect ``points/<key>.json`` into an ``xarray.Dataset`` (NaN and status ``"not run"`` where missing).
+    """Collect ``points/<key>.json`` into a Dataset.
 
-    ``keys`` lists the point keys in grid order (``itertools.product`` of the axes); default: computed with
-    :func:`point_key` from ``sc``, ``t_end_s`` (default the scenario's duration) and ``engine``.
+    Parameters
+    ----------
+    out_dir : path
+        The sweep's directory.
+    axes : dict
+        ``name -> values``.
+    sc : Scenario
+    keys : list of str, optional
+        Point keys in grid order (``itertools.product`` of the axes); default: :func:`point_key` of ``sc``,
+        ``t_end_s`` (default the scenario's duration) and ``engine``.
+    t_end_s : float, optional
+    engine : str
+
+    Returns
+    -------
+    xarray.Dataset
+        One variable per metric on the axes (NaN and status ``"not run"`` where a point is missing).
     """
     import xarray as xr
 
@@ -383,7 +486,20 @@ def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="numpy"):
 
 
 def plot_sweep(ds, metric="queue_p2p_pkts", fig=None):
-    """Line plot (one axis) or heat map (two axes) of ``metric``; returns the figure."""
+    """Line plot (one axis) or heat map (two axes) of a sweep metric.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`run_sweep` or :func:`assemble`.
+    metric : str
+        One of :data:`METRICS`.
+    fig : matplotlib.figure.Figure, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
     if metric not in ds:
         raise InputError("metric", metric, f"one of {list(METRICS)}")

@@ -81,7 +81,19 @@ class Scenario:
         return safe_name(self.name)
 
     def run(self, progress=False, **overrides):
-        """Simulate the scenario; ``overrides`` change model parameters."""
+        """Simulate the scenario.
+
+        Parameters
+        ----------
+        progress : bool
+            Show a progress bar.
+        **overrides
+            Model parameters to change.
+
+        Returns
+        -------
+        Trajectory
+        """
         from ..simulate import simulate
         params = dict(self.params)
         params.update(overrides)
@@ -90,7 +102,12 @@ class Scenario:
 
 
 def shipped() -> list[str]:
-    """Names of the scenarios shipped with ecocc."""
+    """Names of the scenarios shipped with ecocc.
+
+    Returns
+    -------
+    list of str
+    """
     folder = resources.files(__name__).joinpath(DATA)
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
@@ -98,7 +115,19 @@ def shipped() -> list[str]:
 def load(name_or_path) -> Scenario:
     """Load a scenario by shipped name or from a TOML file path.
 
-    Every user mistake raises :class:`~ecocc.errors.InputError` naming the field (``flows[1].rtt_ms``), the
+    Parameters
+    ----------
+    name_or_path : str or pathlib.Path
+        A shipped name (:func:`shipped`) or a ``.toml`` file.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    InputError
+        Every user mistake raises :class:`~ecocc.errors.InputError` naming the field (``flows[1].rtt_ms``), the
     value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
     types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
     """
@@ -208,7 +237,24 @@ def _known(d, where, keys):
 
 
 def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
-    """Build a :class:`Scenario` from the parsed TOML ``data``; see :func:`load` for the checks."""
+    """Build a :class:`Scenario` from parsed TOML.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed file (the format in this module's docstring).
+    origin : str
+        Where it came from, for messages.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    InputError
+        As :func:`load`, naming the TOML field.
+    """
     check(isinstance(data, dict), origin, type(data).__name__, "a TOML table")
     _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic"})
     sc = _table(data, "scenario", "", required=True)
