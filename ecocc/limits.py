@@ -25,6 +25,10 @@ MAX_STEPS = 10_000_000
 #: be 4 GB; a Trajectory keeps several arrays of this size, so 10^8 values (0.8 GB each) is the ceiling.
 MAX_OUTPUT_VALUES = 100_000_000
 
+#: at most this many points in a stability map (roots or simulation): 10^6 points are about 20 minutes with the
+#: compiled map kernel (~1 ms a point) and days with the NumPy engine; the result arrays grow with points x links
+MAX_MAP_POINTS = 1_000_000
+
 #: at most this many flows + links in one network: the routing matrix and the per-step arrays grow with it;
 #: 10^5 already means several GB of history.
 MAX_ELEMENTS = 100_000
@@ -121,4 +125,4 @@ def _short(v):
     return float(f"{v:.6g}")
 
 
-__all__ = ["MAX_ELEMENTS", "MAX_OUTPUT_VALUES", "MAX_STEPS", "check_run_size", "estimated_steps"]
+__all__ = ["MAX_MAP_POINTS", "MAX_ELEMENTS", "MAX_OUTPUT_VALUES", "MAX_STEPS", "check_run_size", "estimated_steps"]

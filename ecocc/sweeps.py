@@ -157,6 +157,7 @@ def plane_axes(axis_texts, old_x=None, old_y=None, default=None, old_form="--x/-
         check(len(axis_texts) == 2, "--axis", axis_texts, "exactly two axes: --axis X=... --axis Y=... (x first)")
         axes = parse_axes(axis_texts)
         (xn, xv), (yn, yv) = axes.items()
+        _check_plane(xv, yv, "--axis")
         return (xn, xv, "--axis"), (yn, yv, "--axis"), None
     note = None
     if old_x is not None or old_y is not None:
@@ -166,7 +167,15 @@ def plane_axes(axis_texts, old_x=None, old_y=None, default=None, old_form="--x/-
     xn, xv = parse_axis(old_x if old_x is not None else dx, "--x")
     yn, yv = parse_axis(old_y if old_y is not None else dy, "--y")
     check(xn != yn, "--y", yn, f"another parameter than the x axis ({xn})")
+    _check_plane(xv, yv, "--x/--y")
     return (xn, xv, "--x"), (yn, yv, "--y"), note
+
+
+def _check_plane(xv, yv, option):
+    from .limits import MAX_MAP_POINTS
+    n = len(xv) * len(yv)
+    check(n <= MAX_MAP_POINTS, option, f"{len(xv)} x {len(yv)} = {n} points",
+          f"at most {MAX_MAP_POINTS} points (ecocc.limits.MAX_MAP_POINTS)")
 
 
 #: solver settings of every sweep point (those of :func:`ecocc.simulate` by default); part of each point's key

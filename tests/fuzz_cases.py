@@ -187,11 +187,15 @@ def cli_cases():
                     (["--axis", "alpha_per_s=1,2", "--axis", "nosuch=1"], "nosuch"),
                     (["--axis", "a=1", "--x", "alpha_per_s=1"], "axis"), (["--t-end-s", "0"], "t-end-s"),
                     (["--t-end-s", "5", "--window-s", "10"], "window-s"), (["--rtol", "-1"], "rtol"),
-                    (["--threshold-pkts", "0"], "threshold"), (["--set", "alpha_per_s=true"], "alpha_per_s")):
+                    (["--threshold-pkts", "0"], "threshold"), (["--set", "alpha_per_s=true"], "alpha_per_s"),
+                    (["--axis", "alpha_per_s=1,2", "--axis", "rtt_scale=1e-9"], "rtt_scale"),
+                    (["--axis", "alpha_per_s=1e9", "--axis", "rtt_scale=1"], "alpha_per_s"),
+                    (["--axis", "alpha_per_s=1:2:10000", "--axis", "rtt_scale=1:2:10000"], "points")):
         c.append((f"sim-map {' '.join(args)}", [*sm, *args], f))
     st = ["stability-map", "aecp", "--out", "{tmp}/sm"]
     for args, f in ((["--axis", "alpha_per_s=1,2"], "axis"), (["--axis", "nosuch=1,2", "--axis", "rtt_s=0.1"], "nosuch"),
-                    (["--axis", "alpha_per_s=x", "--axis", "rtt_s=0.1"], "alpha_per_s")):
+                    (["--axis", "alpha_per_s=x", "--axis", "rtt_s=0.1"], "alpha_per_s"),
+                    (["--axis", "alpha_per_s=1:2:10000", "--axis", "rtt_s=1:2:10000"], "points")):
         c.append((f"stability-map {' '.join(args)}", [*st, *args], f))
     c.append(("margins nosuch model", ["margins", "nosuch"], "model"))
     c.append(("claims --only nosuch", ["claims", "--only", "nosuch"], "only"))
