@@ -68,7 +68,8 @@ def estimated_steps(network, params: dict, t_end_s: float, rtt_scale_min: float 
     return best
 
 
-def check_run_size(network, model, params: dict, t_end_s: float, output_dt_s=None, *, axes=None) -> None:
+def check_run_size(network, model, params: dict, t_end_s: float, output_dt_s=None, *, axes=None, step_s=None,
+                   max_step_s=math.inf) -> None:
     """Refuse a run (or every point of a sweep over ``axes``) beyond :data:`MAX_STEPS`,
     :data:`MAX_OUTPUT_VALUES` or :data:`MAX_ELEMENTS`.
 
@@ -85,6 +86,10 @@ def check_run_size(network, model, params: dict, t_end_s: float, output_dt_s=Non
         Output sampling step in seconds (default ``t_end_s / 2000``).
     axes : dict, optional
         Sweep axes ``name -> values``: the worst value of each is checked.
+    step_s : float, optional
+        Fixed step (s) of the fixed-step solver: ``t_end_s / step_s`` steps.
+    max_step_s : float
+        Largest step of the adaptive solver (s): at least ``t_end_s / max_step_s`` steps.
 
     Raises
     ------
@@ -106,6 +111,10 @@ def check_run_size(network, model, params: dict, t_end_s: float, output_dt_s=Non
         raise InputError("network", f"{network.n_flows} flows + {network.n_links} links",
                          f"at most {MAX_ELEMENTS} flows + links (ecocc.limits.MAX_ELEMENTS)")
     steps, field = estimated_steps(network, full, t_end_s, scale_min)
+    for name, h in (("step_s", step_s), ("max_step_s", max_step_s)):
+        if h is not None and h > 0 and t_end_s / h > MAX_STEPS:
+            raise InputError(name, h, f"a step giving at most {MAX_STEPS:.0e} steps over t_end_s = {t_end_s:g} s "
+                             f"(here {t_end_s / h:.2g})")
     if steps > MAX_STEPS:
         why = ("the solver steps at most the smallest delay" if field == "rtt_s"
                else f"an explicit step is stable up to ~3.3/{field}")

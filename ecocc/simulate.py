@@ -98,10 +98,25 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
+    # tolerances and steps (the solver would raise a bare ValueError, hang at max_step_s = 0, or allocate
+    # t_end / step_s samples at a tiny fixed step)
+    rtol = check_finite("rtol", rtol, positive=True)
+    check(rtol < 1, "rtol", rtol, "a relative tolerance in (0, 1)")
+    if atol is not None:
+        a = np.asarray(atol, dtype=float) if not isinstance(atol, (bool, str)) else None
+        check(a is not None and np.all(np.isfinite(a)) and np.all(a > 0), "atol", atol, "numbers > 0")
+    if max_step_s != math.inf:
+        max_step_s = check_finite("max_step_s", max_step_s, positive=True)
+    if summary_window_s is not None:
+        summary_window_s = check_finite("summary_window_s", summary_window_s, positive=True)
+    checkpoint_every_s = check_finite("checkpoint_every_s", checkpoint_every_s, positive=True)
+    if step_s is not None:
+        step_s = check_finite("step_s", step_s, positive=True)
     from .dde.engine import check_engine
     check_engine(engine, m, network, kernel="adaptive" if solver == "adaptive" else None)
     from .limits import check_run_size
-    check_run_size(network, m, P, t_end, output_dt_s)  # no run that would hang or exhaust memory
+    check_run_size(network, m, P, t_end, output_dt_s, step_s=step_s if solver == "fixed" else None,
+                   max_step_s=max_step_s)  # no run that would hang or exhaust memory
     t_eval = output_grid(t_end, output_dt_s)
     sysm = NetworkSystem(m, network, P, t_end)
     bar = None

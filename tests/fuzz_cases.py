@@ -226,6 +226,32 @@ def api_cases():
     c.append(("Network no flows", lambda: Network((Link("a", 1.0),), ()), "flows"))
     c.append(("dumbbell rtts=[]", lambda: dumbbell(10.0, []), "rtt"))
     c.append(("parse_axis 5", lambda: parse_axis(5), "axis"))
+    more = {
+        "rtol": dict(rtol=-1), "rtol ": dict(rtol=math.nan), "rtol  ": dict(rtol="x"), "rtol   ": dict(rtol=5.0),
+        "atol": dict(atol=-1.0), "max_step_s": dict(max_step_s=0), "max_step_s ": dict(max_step_s=1e-12),
+        "summary_window_s": dict(summary_window_s=-1), "engine": dict(engine="x"),
+        "output_dt_s": dict(output_dt_s=True), "checkpoint_every_s": dict(checkpoint="/nonexistent/ck.npz",
+                                                                             checkpoint_every_s=-1),
+        "step_s": dict(solver="fixed", step_s=True), "step_s ": dict(solver="fixed", step_s=1e-12),
+    }
+    for field, kw in more.items():
+        c.append((f"simulate {kw}", lambda kw=kw: simulate(net, "aecp", t_end_s=100, **kw), field.strip()))
+    c.append(("simulate params=5", lambda: simulate(net, "aecp", 5, t_end_s=1), "params"))
+    c.append(("dumbbell capacity True", lambda: dumbbell(True, [0.1]), "capacity"))
+    c.append(("dumbbell rtts 'a'", lambda: dumbbell(100.0, "a"), "rtts_s"))
+    c.append(("dumbbell rtts ['a']", lambda: dumbbell(100.0, ["a"]), "rtts_s"))
+    from ecocc import CrossTraffic, parking_lot, random_network
+    c.append(("parking_lot negative", lambda: parking_lot([100.0, -1.0], 0.01), "capacity"))
+    c.append(("random_network n_flows=-1", lambda: random_network(-1, 3), "n_flows"))
+    c.append(("random_network n_flows=1e9", lambda: random_network(10 ** 9, 3, max_hops=2), "n_flows"))
+    c.append(("random_network n_links=True", lambda: random_network(3, True), "n_links"))
+    c.append(("CrossTraffic schedule [(1,)]", lambda: CrossTraffic("a", kind="schedule", schedule=[(1,)]), "schedule"))
+    c.append(("CrossTraffic n_sources True", lambda: CrossTraffic("a", kind="onoff", rate_pps=1.0, n_sources=True),
+              "n_sources"))
+    c.append(("Flow route 5", lambda: Flow("f", 5, 0.1), "route"))
+    c.append(("Flow forward_delays 'x'", lambda: Flow("f", ("a",), 0.1, forward_delays_s="x"), "forward_delays_s"))
+    c.append(("Network links 5", lambda: Network(5, ()), "links"))
+    c.append(("Network.scaled rtt 0", lambda: net.scaled(rtt_scale=0), "rtt_scale"))
     c.append(("run_sweep axes list", lambda: run_sweep("aecp-parking-lot", ["alpha_per_s"], "/tmp/x", progress=False),
               "axes"))
     from ecocc import scenarios
