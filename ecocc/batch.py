@@ -294,16 +294,6 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     check(xs.size > 0, "x_values", x_values, "at least one value")
     check(ys.size > 0, "y_values", y_values, "at least one value")
     base = m.make_params(None, **params)
-    from .limits import MAX_MAP_POINTS, check_run_size
-    check(xs.size * ys.size <= MAX_MAP_POINTS, "x_values", f"{xs.size} x {ys.size} points",
-          f"at most {MAX_MAP_POINTS} points in all (ecocc.limits.MAX_MAP_POINTS)")
-    try:  # every point's run must be able to finish (the smallest RTT scale, the largest gain)
-        check_run_size(network, m, base, t_end, dt, axes={x_name: xs, y_name: ys})
-    except InputError as exc:
-        name = exc.field.split(" ")[0]
-        name = "rtt_scale" if name == "rtt_s" else name
-        axis = "x_values" if name == x_name else "y_values" if name == y_name else None
-        raise InputError(f"{axis}[*] ({name})" if axis else exc.field, exc.value, exc.allowed) from None
 
     for axis, name, vals in (("x_values", x_name, xs), ("y_values", y_name, ys)):  # every value, up front
         for i, v in enumerate(vals):
@@ -314,6 +304,17 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 m.make_params(base, **{name: v})
             except InputError as exc:
                 raise InputError(f"{axis}[{i}] ({name})", v, exc.allowed) from None
+
+    from .limits import MAX_MAP_POINTS, check_run_size
+    check(xs.size * ys.size <= MAX_MAP_POINTS, "x_values", f"{xs.size} x {ys.size} points",
+          f"at most {MAX_MAP_POINTS} points in all (ecocc.limits.MAX_MAP_POINTS)")
+    try:  # every point's run must be able to finish (the smallest RTT scale, the largest gain)
+        check_run_size(network, m, base, t_end, dt, axes={x_name: xs, y_name: ys})
+    except InputError as exc:
+        name = exc.field.split(" ")[0]
+        name = "rtt_scale" if name == "rtt_s" else name
+        axis = "x_values" if name == x_name else "y_values" if name == y_name else None
+        raise InputError(f"{axis}[*] ({name})" if axis else exc.field, exc.value, exc.allowed) from None
 
     def params_at(xv, yv):
         return m.make_params(base, **{k: v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale"})

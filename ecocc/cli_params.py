@@ -47,13 +47,14 @@ def _doc_entries(doc: str) -> dict:
     """``name : description`` entries of a Params docstring (continuation lines joined); a line naming
     several parameters (``a, b : ...``) gives each the same description."""
     out, current = {}, None
-    for line in (doc or "").splitlines():
-        m = re.match(r"^\s{4}([A-Za-z_][\w, ]*?)\s+:\s+(.*)$", line)
+    # cleandoc: Python 3.13 strips the indentation of docstrings at compile time, older ones keep it
+    for line in inspect.cleandoc(doc or "").splitlines():
+        m = re.match(r"^([A-Za-z_][\w, ]*?)\s+:\s+(.*)$", line)
         if m:
             current = [n.strip() for n in m[1].split(",")]
             for n in current:
                 out[n] = m[2].strip()
-        elif current and line.startswith("        ") and line.strip():
+        elif current and line.startswith("    ") and line.strip():
             for n in current:
                 out[n] += " " + line.strip()
         elif not line.strip():
