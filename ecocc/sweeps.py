@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import json
 import math
 import numbers
 from pathlib import Path
@@ -437,12 +436,6 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
         with atomic_path(out / "sweep.nc") as tmp:
             ds.to_netcdf(tmp, engine="h5netcdf")
     return SweepResult(ds, len(grid), done_before, n_run, n_failed, interrupted, out)
-
-
-def _json_default(o):
-    if isinstance(o, (np.floating, np.integer)):
-        return o.item()
-    raise TypeError(type(o).__name__)
 
 
 def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="numpy"):
