@@ -230,7 +230,8 @@ def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
-                 progress=False, previous=None, overlap=True, decay_ratio=0.99, **params):
+                 progress=False, previous=None, overlap=True, decay_ratio=0.99, on_partial=None,
+                 partial_every_s=10.0, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -287,6 +288,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     previous : xarray.Dataset, optional
         An earlier (interrupted) result of the same call: its finished points
         are kept and only its ``"interrupted"`` points are run.
+    on_partial : callable, optional
+        Called with the map so far (the Dataset this function returns, the points not yet run marked
+        ``"interrupted"``) after finished points, at most every ``partial_every_s`` seconds of wall time, so
+        a caller can store them as they come (``ecocc sim-map`` does); a killed run then loses at most that
+        much work.
     **params : model parameters for every point (e.g. ``r0_pps=10``).
 
     Returns
@@ -351,6 +357,17 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             except InputError as exc:
                 raise InputError(f"{axis}[{i}] ({name})", v, exc.allowed) from None
 
+    from .limits import MAX_MAP_POINTS, check_run_size
+    check(xs.size * ys.size <= MAX_MAP_POINTS, "x_values", f"{xs.size} x {ys.size} points",
+          f"at most {MAX_MAP_POINTS} points in all (ecocc.limits.MAX_MAP_POINTS)")
+    try:  # every point's run must be able to finish (the smallest RTT scale, the largest gain)
+        check_run_size(network, m, base, t_end, dt, axes={x_name: xs, y_name: ys})
+    except InputError as exc:
+        name = exc.field.split(" ")[0]
+        name = "rtt_scale" if name == "rtt_s" else name
+        axis = "x_values" if name == x_name else "y_values" if name == y_name else None
+        raise InputError(f"{axis}[*] ({name})" if axis else exc.field, exc.value, exc.allowed) from None
+
     def params_at(xv, yv):
         return m.make_params(base, **{k: v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale"})
 
@@ -388,6 +405,51 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         status[kept] = previous["status"].values.reshape(-1)[kept]
         n_steps[kept] = previous["n_steps"].values.reshape(-1)[kept]
         todo = np.flatnonzero(~kept)
+    def build():
+        ok = status == "success"
+        stable = ok & np.all(swing < thr, axis=1)
+        regime = classify_regime(ok, stable, rate, window, ratio)
+        shape = (ys.size, xs.size)
+        ds = xr.Dataset(
+            {"stable": (("y", "x"), stable.reshape(shape), {"long_name": "settled (see attrs verdict)"}),
+             "regime": (("y", "x"), regime.reshape(shape), {
+                 "long_name": "dynamic regime of the simulated point", "flag_values": np.array(list(REGIMES), np.int8),
+                 "flag_meanings": " ".join(REGIMES.values())}),
+             "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
+             "n_steps": (("y", "x"), n_steps.reshape(shape)),
+             "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
+                 "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
+                                             "largest swing over the links; NaN without two windows or where a swing "
+                                             "is below max(1e-6, 10 rtol max(1, |mean queue|)) packet (not resolved)"}),
+             "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
+             "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
+            coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
+        ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
+        ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
+        ds.attrs.update(
+            **settings, swing_threshold_pkts=thr,
+            verdict=(f"settled: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
+                     f"last {window:g} s of {t_end:g} s"),
+            regime_rule=(f"settled as in verdict; otherwise decaying (not settled) when the largest swing over the "
+                         f"last {window:g} s is below {ratio:g} x the one over the {window:g} s before, else growing "
+                         "or limit cycle; not classified when that ratio was not measured"),
+            decay_ratio=ratio,
+            packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
+            n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
+        if engine == "numba":
+            from .dde.aot import kernel_info
+            info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
+            ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
+        return ds
+
+    last_save = [time.perf_counter()]
+
+    def finished_some(force=False):
+        """Hand the map so far to ``on_partial`` (at most every ``partial_every_s`` seconds of wall time)."""
+        if on_partial is not None and (force or time.perf_counter() - last_save[0] >= partial_every_s):
+            on_partial(build())
+            last_save[0] = time.perf_counter()
+
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -421,6 +483,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 n_steps[sl] = cnt[:, 0]
                 if bar is not None:
                     bar.update(sl.size)
+                finished_some()
         else:
             for b in todo:
                 xv, yv = pts[b]
@@ -432,46 +495,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
                     bar.update(1)
+                finished_some()
     except KeyboardInterrupt:  # finished points are kept; the rest stay "interrupted"
         pass
     finally:
         if bar is not None:
             bar.close()
-    ok = status == "success"
-    stable = ok & np.all(swing < thr, axis=1)
-    regime = classify_regime(ok, stable, rate, window, ratio)
-    shape = (ys.size, xs.size)
-    ds = xr.Dataset(
-        {"stable": (("y", "x"), stable.reshape(shape), {"long_name": "settled (see attrs verdict)"}),
-         "regime": (("y", "x"), regime.reshape(shape), {
-             "long_name": "dynamic regime of the simulated point", "flag_values": np.array(list(REGIMES), np.int8),
-             "flag_meanings": " ".join(REGIMES.values())}),
-         "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
-         "n_steps": (("y", "x"), n_steps.reshape(shape)),
-         "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
-             "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
-                                         "largest swing over the links; NaN without two windows or where a swing "
-                                         "is below max(1e-6, 10 rtol max(1, |mean queue|)) packet (not resolved)"}),
-         "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
-         "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
-        coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
-    ds["x"].attrs.update(long_name=x_name, units=_unit(x_name) if x_name != "rtt_scale" else "-")
-    ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
-    ds.attrs.update(
-        **settings, swing_threshold_pkts=thr,
-        verdict=(f"settled: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
-                 f"last {window:g} s of {t_end:g} s"),
-        regime_rule=(f"settled as in verdict; otherwise decaying (not settled) when the largest swing over the last "
-                     f"{window:g} s is below {ratio:g} x the one over the {window:g} s before, else growing or limit "
-                     "cycle; not classified when that ratio was not measured"),
-        decay_ratio=ratio,
-        packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
-        n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
-    if engine == "numba":
-        from .dde.aot import kernel_info
-        info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
-        ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
-    return ds
+    return build()
 
 
 __all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA", "REGIMES", "classify_regime"]

@@ -12,11 +12,22 @@ from pathlib import Path
 
 import click
 
-from .errors import EcoccError
+from .errors import EcoccError, InputError, check_finite
 
 
 def parse_assignment(text: str):
-    """``NAME=VALUE`` -> (name, value) with VALUE read as bool/int/float/str."""
+    """Parse ``NAME=VALUE``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    name : str
+    value : bool, int, float or str
+        Read as the first of these that fits.
+    """
     if "=" not in text:
         raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--set")
     name, raw = text.split("=", 1)
@@ -30,6 +41,31 @@ def parse_assignment(text: str):
         except ValueError:
             pass
     return name, raw
+
+
+def parse_sets(sets, option: str = "--set") -> dict:
+    """Parse ``--set NAME=VALUE`` options.
+
+    Parameters
+    ----------
+    sets : sequence of str
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    dict
+        ``name -> value``; a name given twice is refused (the last would win silently).
+    """
+    out = {}
+    for text in sets:
+        name, value = parse_assignment(text)
+        if not name:
+            raise InputError(option, text, "NAME=VALUE with a parameter name")
+        if name in out:
+            raise InputError(f"{option} {name}", text, "each parameter once")
+        out[name] = value
+    return out
 
 
 class _Group(click.Group):
@@ -99,52 +135,71 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
+    from .results import json_dumps
+    from .store import OutputLock, atomic_path, atomic_write_text, run_key
 
     formats = _figure_formats(fig_formats)
+    if scenario is not None and not scenario.strip():
+        raise InputError("SCENARIO", scenario, "a .toml file or a shipped scenario name (omit it for "
+                         f"{scenarios.DEFAULT})")
     sc = scenarios.load(scenario or scenarios.DEFAULT)
     params = dict(sc.params)
-    params.update(dict(parse_assignment(s) for s in sets))
-    t_end = sc.duration_s if t_end_s is None else t_end_s
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    ckpt = None
+    params.update(parse_sets(sets))
+    t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
+    rtol = check_finite("--rtol", rtol, positive=True)
+    if step_s is not None:
+        step_s = check_finite("--step-s", step_s, positive=True)
     from .dde.engine import resolve_engine
     from .models import get_model
     engine = resolve_engine(engine, get_model(sc.model), sc.network, kernel=solver)
-    if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
-        import hashlib
-        key = json.dumps([scenario or scenarios.DEFAULT, repr(sc), sorted(params.items()), t_end, rtol], default=str)
-        ckpt = out / f".{sc.name}-{hashlib.sha1(key.encode()).hexdigest()[:12]}.ckpt.npz"
-        if ckpt.exists() and not quiet:
-            click.echo(f"resuming from {ckpt}", err=True)
-    tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
-                  summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
-                  solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, checkpoint=ckpt,
-                  protocols=sc.protocols or None, **params)
-    stem = out / sc.name
-    tr.to_netcdf(f"{stem}.nc")
-    tr.to_csv(f"{stem}_flows.csv", f"{stem}_links.csv")
-    summary = tr.summary()
-    summary["scenario_source"] = sc.source
-    summary["scenario_notes"] = sc.notes
-    Path(f"{stem}_summary.json").write_text(json.dumps(summary, indent=2))
-    files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
-    if not no_figure:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig = tr.plot().figure
-        for ext in formats:
-            fig.savefig(f"{stem}.{ext}", dpi=110)
-            files.append(f"{stem}.{ext}")
-        plt.close(fig)
+    stem_name = sc.file_stem  # the name made safe as a file name: nothing is written outside --out
+    with OutputLock(out_dir) as lock:
+        out = lock.out
+        ckpt = None
+        if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
+            key, _ = run_key(kind="simulate-checkpoint", scenario_digest=sc.digest, params=params, t_end_s=t_end,
+                             rtol=rtol, solver=solver, engine=engine, output_dt_s=sc.output_dt_s)
+            ckpt = out / f".{stem_name}-{key[:12]}.ckpt.npz"
+            if ckpt.exists() and not quiet:
+                click.echo(f"resuming from {ckpt}", err=True)
+        tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
+                      summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
+                      solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, checkpoint=ckpt,
+                      keep_checkpoint=True, protocols=sc.protocols or None, **params)
+        stem = out / stem_name
+        files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
+        with atomic_path(files[0]) as tmp:
+            tr.to_netcdf(tmp)
+        with atomic_path(files[1]) as tmp1, atomic_path(files[2]) as tmp2:
+            tr.to_csv(tmp1, tmp2)
+        summary = tr.summary()
+        summary["scenario_source"] = sc.source
+        summary["scenario_notes"] = sc.notes
+        summary["scenario_digest"] = sc.digest
+        atomic_write_text(files[3], json_dumps(summary, indent=2))
+        if not no_figure:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            fig = tr.plot().figure
+            for ext in formats:
+                with atomic_path(f"{stem}.{ext}") as tmp:
+                    fig.savefig(tmp, dpi=110, format=ext)  # the temporary name has no extension to go by
+                files.append(f"{stem}.{ext}")
+            plt.close(fig)
+        if ckpt is not None and tr.status.value in ("success", "inaccurate"):
+            ckpt.unlink(missing_ok=True)  # only now that every output exists
     if as_json:
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json_dumps(summary, indent=2))
     else:
         click.echo(f"{sc.name}: status {tr.status.value} ({tr.message}); wrote " + ", ".join(files))
+        w0, w1 = summary["window_s"]
         for f in summary["flows"]:
+            if not f.get("active_in_window", True):
+                click.echo(f"  flow {f['name']:>8s}: not active in {w0:g}-{w1:g} s (left or not started)")
+                continue
             click.echo(f"  flow {f['name']:>8s}: mean rate {f['mean_rate_mbps']:10.4f} Mbps "
-                       f"({f['mean_rate_pps']:.2f} pkt/s) over {summary['window_s'][0]:g}-{summary['window_s'][1]:g} s")
+                       f"({f['mean_rate_pps']:.2f} pkt/s) over {w0:g}-{w1:g} s")
         for lk in summary["links"]:
             click.echo(f"  link {lk['name']:>8s}: mean queue {lk['mean_queue_pkts']:.3f} pkt, "
                        f"utilization {lk['utilization']:.6f}, lost {lk['lost_pkts']:.1f} pkt")
@@ -169,8 +224,12 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, quiet):
     """Sweep SCENARIO over a parameter grid; resumable (finished points are kept in OUT/points)."""
-    from .sweeps import parse_axis, plot_sweep, run_sweep
-    parsed = dict(parse_axis(a) for a in axes)
+    from .store import atomic_path
+    from .sweeps import check_metrics, parse_axes, plot_sweep, run_sweep
+    metrics = check_metrics(metrics)  # before anything runs
+    parsed = parse_axes(axes)
+    if t_end_s is not None:
+        t_end_s = check_finite("--t-end-s", t_end_s, positive=True)
     res = run_sweep(scenario, parsed, out_dir, t_end_s=t_end_s, workers=workers, scheduler=scheduler,
                     engine=engine, progress=not quiet)
     import matplotlib
@@ -179,7 +238,8 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
     for m in metrics:
         fig = plot_sweep(res.dataset, m)
         path = res.out_dir / f"sweep_{m}.png"
-        fig.savefig(path, dpi=110)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110)
         written.append(str(path))
     state = ("interrupted: run the same command again to resume" if res.interrupted
              else "complete" if res.complete else "incomplete")
@@ -191,6 +251,9 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
 
 from .cli_claims import claims_cmd  # noqa: E402  (ecocc.cli_claims)
 main.add_command(claims_cmd)
+
+from .cli_params import params_cmd  # noqa: E402
+main.add_command(params_cmd)
 
 try:  # stability commands (ecocc.cli_stability)
     from .cli_stability import margins, sim_map, stability_map  # noqa: E402

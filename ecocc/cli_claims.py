@@ -45,7 +45,8 @@ def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
                 L += [f"![{r.id}]({figdir_name}/{f})", ""]
         if r.run:
             L += [f"*Reproduce:* `ecocc claims --only {r.id}`; {r.run}", ""]
-        ev = json.dumps(r.as_dict()["evidence"], indent=1)
+        from .results import _jsonable
+        ev = json.dumps(_jsonable(r.as_dict()["evidence"]), indent=1, allow_nan=False)
         if len(ev) > 4000:
             ev = ev[:4000] + "\n... (truncated; full evidence in claims.json)"
         L += ["<details><summary>evidence</summary>", "", "```json", ev, "```", "", "</details>", ""]
@@ -53,7 +54,8 @@ def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text("\n".join(L))
     tmp.replace(path)
-    (out_dir / "claims.json").write_text(json.dumps([r.as_dict() for r in records], indent=1))
+    from .results import json_dumps
+    (out_dir / "claims.json").write_text(json_dumps([r.as_dict() for r in records], indent=1))  # non-finite: null
     return path
 
 
@@ -70,7 +72,12 @@ def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
 def claims_cmd(only, papers, include_slow, as_json, list_only, report_dir, quiet):
     """Check the papers' claims against analysis and numeric runs and print the verdicts."""
     from . import claims
-    chosen = claims.select(list(only) or None, list(papers) or None, include_slow)
+    from .errors import InputError
+    try:
+        chosen = claims.select(list(only) or None, list(papers) or None, include_slow)
+    except InputError as exc:  # name the option the value came from
+        option = {"claim id": "--only", "paper": "--paper"}.get(exc.field, exc.field)
+        raise InputError(f"{option} ({exc.field})", exc.value, exc.allowed) from None
     if list_only:
         for c in chosen:
             click.echo(f"{c.id:24s} {'(slow) ' if c.slow else ''}{c.statement}")
@@ -95,7 +102,8 @@ def claims_cmd(only, papers, include_slow, as_json, list_only, report_dir, quiet
         path = write_report(records, Path(report_dir))
         click.echo(f"wrote {path}", err=True)
     if as_json:
-        click.echo(json.dumps([r.as_dict() for r in records], indent=2))
+        from .results import json_dumps
+        click.echo(json_dumps([r.as_dict() for r in records], indent=2))  # non-finite numbers as null
         return
     for line in _table(records):
         click.echo(line)

@@ -56,7 +56,7 @@ def _clean(v):
     if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
-        return None
+        return None  # JSON null for every non-finite number, as in every ecocc output
     if isinstance(v, dict):
         return {k: _clean(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -193,10 +193,13 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
 
 @click.command("stability-map")
 @click.argument("model", metavar="MODEL|SCENARIO")
-@click.option("--x", "x_name", default="alpha_per_s", show_default=True, help="Parameter on the x axis.")
-@click.option("--x-values", default="0.5,1,2,3,4", show_default=True, help="Comma-separated x values.")
-@click.option("--y", "y_name", default="rtt_s", show_default=True, help="Parameter on the y axis.")
-@click.option("--y-values", default="0.05,0.2,0.4,0.6,0.8,1.0", show_default=True, help="Comma-separated y values.")
+@click.option("--axis", "axes", multiple=True, metavar="NAME=VALUES",
+              help="An axis, given twice (x first, then y): NAME=v1,v2,... or NAME=start:stop:count.  "
+                   "Default: --axis alpha_per_s=0.5,1,2,3,4 --axis rtt_s=0.05,0.2,0.4,0.6,0.8,1.0")
+@click.option("--x", "x_name", default=None, hidden=True, help="Deprecated: use --axis.")
+@click.option("--x-values", default=None, hidden=True, help="Deprecated: use --axis.")
+@click.option("--y", "y_name", default=None, hidden=True, help="Deprecated: use --axis.")
+@click.option("--y-values", default=None, hidden=True, help="Deprecated: use --axis.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Other model parameters.")
 @click.option("--flows", "n_flows", type=click.IntRange(min=1), default=None,
               help="Number of flows N (default: the paper's scenario's).")
@@ -208,7 +211,7 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
               help="Simulate the nonlinear model at X,Y: settled / decaying, not settled / growing or limit cycle.")
 @click.option("--sim-t-end-s", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
-def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
+def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
                   sim_t_end_s, out_dir):
     """Linear stability map over a parameter plane (exact-delay margins, certified roots): PNG, PDF and NetCDF
     in --out.  MODEL|SCENARIO as for `ecocc margins`: a model name takes its paper's setting."""
@@ -221,6 +224,14 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
         raise click.UsageError(str(e)) from None
     key = st["model"]
     params = {**st["params"], **_parse_sets(key, sets)}
+    from .sweeps import plane_axes
+    old_x = None if x_name is None and x_values is None else f"{x_name or 'alpha_per_s'}={x_values or '0.5,1,2,3,4'}"
+    old_y = None if y_name is None and y_values is None else f"{y_name or 'rtt_s'}={y_values or '0.05,0.2,0.4,0.6,0.8,1.0'}"
+    (x_name, xs, xo), (y_name, ys, yo), note = plane_axes(
+        axes, old_x, old_y, default=("alpha_per_s=0.5,1,2,3,4", "rtt_s=0.05,0.2,0.4,0.6,0.8,1.0"),
+        old_form="--x/--x-values/--y/--y-values")
+    if note:
+        click.echo(f"note: {note}", err=True)
     if rtt_s is not None or "rtt_s" in (x_name, y_name):
         st["notes"] = [n for n in st["notes"] if "RTTs differ" not in n]
     if n_flows is not None or "n_flows" in (x_name, y_name):
@@ -229,7 +240,7 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
     rtt_s = st["rtt_s"] if rtt_s is None else rtt_s
     capacity_pps = st["capacity_pps"] if capacity_pps is None else capacity_pps
     allowed = get_model(key).Params.field_names() + ["rtt_s", "capacity_pps", "n_flows"]
-    for hint, nm in (("--x", x_name), ("--y", y_name)):
+    for hint, nm in ((xo, x_name), (yo, y_name)):
         if nm not in allowed:
             raise click.BadParameter(f"{nm!r} is not allowed: one of {', '.join(allowed)}", param_hint=hint)
 
@@ -238,7 +249,6 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
             return [float(v) for v in text.split(",") if v.strip()]
         except ValueError:
             raise click.BadParameter(f"{text!r} is not allowed: comma-separated numbers", param_hint=hint) from None
-    xs, ys = floats(x_values, "--x-values"), floats(y_values, "--y-values")
     pts = [tuple(floats(p, "--simulate")) for p in sim_points]
     if any(len(p) != 2 for p in pts):
         raise click.BadParameter(f"{sim_points!r} is not allowed: X,Y pairs", param_hint="--simulate")
@@ -247,13 +257,18 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
                   simulate_points=pts, sim_t_end_s=sim_t_end_s, **params)
     except InputError as e:
         raise click.UsageError(str(e)) from None
-    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    nc = out / f"stability_map_{key}.nc"; png = out / f"stability_map_{key}.png"; pdf = png.with_suffix(".pdf")
+    from .store import OutputLock, atomic_path
     ds.attrs["setting"] = f"{st['scenario']}: " + "; ".join(st["notes"] or ["as in the scenario"])
-    ds.to_netcdf(nc)
-    fig = plot_stability_map(ds)
-    fig.savefig(png, dpi=120, bbox_inches="tight")
-    fig.savefig(pdf, bbox_inches="tight")
+    with OutputLock(out_dir) as lock:
+        nc = lock.out / f"stability_map_{key}.nc"; png = lock.out / f"stability_map_{key}.png"
+        pdf = png.with_suffix(".pdf")
+        with atomic_path(nc) as tmp:
+            ds.to_netcdf(tmp)
+        fig = plot_stability_map(ds)
+        with atomic_path(png) as tmp:
+            fig.savefig(tmp, dpi=120, bbox_inches="tight")
+        with atomic_path(pdf) as tmp:
+            fig.savefig(tmp, bbox_inches="tight")
     stable = ds["stable"].values
     click.echo(f"{key} ({st['scenario']}: N = {n_flows}, C = {capacity_pps:g} packets/s, RTT {rtt_s:g} s where not "
                f"an axis): {int(stable.sum())} of {stable.size} points stable (exact-delay margins), roots certified "
@@ -272,24 +287,17 @@ _MAP_OPTIONS = {"x_name": "--x", "y_name": "--y", "t_end_s": "--t-end-s", "windo
                 "swing_threshold_pkts": "--threshold-pkts", "engine": "--engine"}
 
 
-def _as_option(exc, x_name, y_name):
+def _as_option(exc, x_name, y_name, x_opt="--x", y_opt="--y"):
     """The InputError ``exc`` of simulate_map with its field named as the sim-map option."""
     m = re.match(r"([xy])_values\[(\d+)\]", exc.field)
     if m:
-        field = f"--{m[1]} {x_name if m[1] == 'x' else y_name}[{m[2]}]"
+        field = f"{x_opt if m[1] == 'x' else y_opt} {x_name if m[1] == 'x' else y_name}[{m[2]}]"
+    elif exc.field in ("x_name", "y_name"):
+        field = x_opt if exc.field == "x_name" else y_opt
     else:
         field = _MAP_OPTIONS.get(exc.field, exc.field)
     value = exc.value.item() if hasattr(exc.value, "item") and getattr(exc.value, "ndim", 1) == 0 else exc.value
     return InputError(field, value, exc.allowed)
-
-
-def _map_axis(text, option):
-    """``NAME=VALUES`` of --x/--y via :func:`ecocc.sweeps.parse_axis` (errors name ``option``)."""
-    from .sweeps import parse_axis
-    try:
-        return parse_axis(text)
-    except InputError as e:
-        raise InputError(e.field.replace("--axis", option, 1), e.value, e.allowed) from None
 
 
 SIM_MAP_DEFAULT = "aecp-parking-lot"
@@ -297,10 +305,11 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 
 @click.command("sim-map")
 @click.argument("scenario", required=False, default=None)
-@click.option("--x", "x_axis", default="alpha_per_s=0.5:6:20", show_default=True, metavar="NAME=VALUES",
-              help="x axis: a model parameter or rtt_scale, NAME=start:stop:count or NAME=v1,v2,...")
-@click.option("--y", "y_axis", default="rtt_scale=0.25:4:20", show_default=True, metavar="NAME=VALUES",
-              help="y axis, as --x.")
+@click.option("--axis", "axes", multiple=True, metavar="NAME=VALUES",
+              help="An axis, given twice (x first, then y): a model parameter or rtt_scale, NAME=start:stop:count "
+                   "or NAME=v1,v2,...  Default: --axis alpha_per_s=0.5:6:20 --axis rtt_scale=0.25:4:20")
+@click.option("--x", "x_axis", default=None, hidden=True, metavar="NAME=VALUES", help="Deprecated: use --axis.")
+@click.option("--y", "y_axis", default=None, hidden=True, metavar="NAME=VALUES", help="Deprecated: use --axis.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
               help="Directory for sim_map.nc, sim_map.json and sim_map.png.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a model parameter (every point).")
@@ -317,7 +326,7 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--engine", type=click.Choice(["auto", "numba", "numpy"]), default=None,
               help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
                    "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
-                   "Default: numba when it applies, else numpy.")
+                   "Default (auto): numba when it applies, else one compiled run per point.")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance of the adaptive solver.")
 @click.option("--steps-within-delay", is_flag=True,
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
@@ -325,8 +334,11 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
-def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine, rtol,
-            steps_within_delay, as_json, quiet, no_figure):
+@click.option("--save-every-s", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Write the finished points to sim_map.nc at most this often (wall-clock seconds) while the map "
+                   "runs, so a killed run loses at most that much work.")
+def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine,
+            rtol, steps_within_delay, as_json, quiet, no_figure, save_every_s):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
     aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
@@ -353,8 +365,11 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         window_s = sc.summary_window_s if sc.summary_window_s and sc.summary_window_s <= t_end_s else 0.1 * t_end_s
     params = dict(sc.params)
     params.update(dict(parse_assignment(s) for s in sets))
-    x_name, x_values = _map_axis(x_axis, "--x")
-    y_name, y_values = _map_axis(y_axis, "--y")
+    from .sweeps import plane_axes
+    (x_name, x_values, x_opt), (y_name, y_values, y_opt), note = plane_axes(
+        axes, x_axis, y_axis, default=("alpha_per_s=0.5:6:20", "rtt_scale=0.25:4:20"))
+    if note:
+        click.echo(f"note: {note}", err=True)
     rtol = check_finite("--rtol", rtol, positive=True)
     model = get_model(sc.model)
     if engine in (None, "auto"):
@@ -363,15 +378,21 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
                           or not {x_name, y_name} <= set(MAP_AXES_NUMBA)):
             click.echo(f"note: one compiled run per point (the lock-step kernel is for AECP/CLTCP on the axes "
                        f"{', '.join(MAP_AXES_NUMBA)})", err=True)
-    out = Path(out_dir)
+    from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
+    lock = OutputLock(out_dir).__enter__()  # one process per --out; released when the command ends
+    click.get_current_context().call_on_close(lambda: lock.__exit__(None, None, None))
+    out = lock.out
     kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, decay_ratio=decay_ratio,
               engine=engine, rtol=rtol,
               progress=not quiet, overlap=not steps_within_delay, **params)
-    previous = None
-    if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
-        import xarray as xr
-        with xr.open_dataset(out / "sim_map.nc", engine="h5netcdf") as old:
-            previous = old.load()
+    # an earlier run of the same command (same scenario contents, grid, settings, code): keep its finished points
+    key, _ = run_key(kind="sim-map", scenario_digest=sc.digest, x=[x_name, x_values], y=[y_name, y_values],
+                     **{k: v for k, v in kw.items() if k != "progress"})
+    previous, note = load_dataset(out / "sim_map.nc", key)
+    if note:  # --quiet only hides the progress bar
+        click.echo(f"note: {note}", err=True)
+    kw["on_partial"] = lambda part: save_dataset(out / "sim_map.nc", part, key)  # finished points as they come
+    kw["partial_every_s"] = save_every_s
     try:
         try:
             ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, previous=previous, **kw)
@@ -383,12 +404,11 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
                            err=True)
             ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, **kw)
     except InputError as e:
-        raise _as_option(e, x_name, y_name) from None
+        raise _as_option(e, x_name, y_name, x_opt, y_opt) from None
 
-    out.mkdir(parents=True, exist_ok=True)
     files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png",
              "figure_pdf": None if no_figure else "sim_map.pdf"}
-    ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
+    save_dataset(out / files["netcdf"], ds, key)  # atomic; simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
     regime = ds["regime"].values
     ok = status == "success"
@@ -415,14 +435,16 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
         "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
         "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
-    (out / files["summary"]).write_text(json.dumps(summary, indent=2, default=str))
+    atomic_write_text(out / files["summary"], json.dumps(summary, indent=2, default=str))
     if not no_figure:
         import matplotlib
         matplotlib.use("Agg")
         from .plotting import plot_simulated_map
         fig = plot_simulated_map(ds)
-        fig.savefig(out / files["figure"], dpi=120)
-        fig.savefig(out / files["figure_pdf"])
+        with atomic_path(out / files["figure"]) as tmp:
+            fig.savefig(tmp, dpi=120)
+        with atomic_path(out / files["figure_pdf"]) as tmp:
+            fig.savefig(tmp)
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:

@@ -20,13 +20,52 @@ class InputError(EcoccError, ValueError):
 
 
 def check(condition: bool, field: str, value, allowed: str) -> None:
-    """Raise :class:`InputError` unless ``condition`` holds."""
+    """Raise :class:`InputError` unless ``condition`` holds.
+
+    Parameters
+    ----------
+    condition : bool
+        What must hold.
+    field : str
+        The input's name as the user wrote it (``flows[1].rtt_ms``, ``--t-end-s``).
+    value : object
+        The value given.
+    allowed : str
+        What is allowed, in words.
+    """
     if not condition:
         raise InputError(field, value, allowed)
 
 
 def check_finite(field: str, value, *, positive=False, nonneg=False) -> float:
-    """Check a real scalar; return it as float."""
+    """Check a real scalar; return it as float.
+
+    Parameters
+    ----------
+    field : str
+        The input's name for the error message.
+    value : object
+        The value to check.
+    positive, nonneg : bool
+        Require ``> 0`` or ``>= 0``.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    InputError
+        For a non-number, a non-finite number or one out of range.
+
+    Notes
+    -----
+    ``True``/``False`` are refused (Python would read them as 1 and 0, TOML and JSON keep them apart), as are
+    strings (``float("1e3")`` would accept text where a number is meant) and complex numbers.
+    """
+    if isinstance(value, (bool, str, bytes)) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") == "b"):
+        raise InputError(field, value, "a real number (not a boolean or text)")
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -121,6 +121,8 @@ class Flow:
         route = self.route
         if isinstance(route, str):
             route = (route,)
+        check(isinstance(route, (tuple, list)) and all(isinstance(r, str) and r for r in route),
+              f"flow[{self.name}].route", self.route, "a sequence of link names (non-empty strings)")
         route = tuple(route)
         check(len(route) > 0, f"flow[{self.name}].route", self.route, "at least one link name")
         check(len(set(route)) == len(route), f"flow[{self.name}].route", self.route, "a route that visits each link once")
@@ -137,7 +139,10 @@ class Flow:
         object.__setattr__(self, "initial_rate_pps", check_finite(
             f"flow[{self.name}].initial_rate_pps", self.initial_rate_pps, positive=True))
         if self.forward_delays_s is not None:
-            fd = tuple(float(v) for v in self.forward_delays_s)
+            fdr = self.forward_delays_s
+            check(isinstance(fdr, (tuple, list, np.ndarray)), f"flow[{self.name}].forward_delays_s", fdr,
+                  "a sequence of delays in seconds")
+            fd = tuple(check_finite(f"flow[{self.name}].forward_delays_s", v) for v in fdr)
             check(len(fd) == len(route), f"flow[{self.name}].forward_delays_s", self.forward_delays_s,
                   f"one delay per link of the route ({len(route)})")
             for v in fd:
@@ -183,7 +188,11 @@ class CrossTraffic:
         check(self.kind in CROSS_KINDS, "cross_traffic.kind", self.kind, f"one of {CROSS_KINDS}")
         check_finite(f"cross_traffic[{self.link}].rate_pps", self.rate_pps, nonneg=True)
         if self.kind == "schedule":
-            sched = tuple((float(t), float(r)) for t, r in self.schedule)
+            field = f"cross_traffic[{self.link}].schedule"
+            check(isinstance(self.schedule, (tuple, list)) and all(
+                isinstance(e, (tuple, list)) and len(e) == 2 for e in self.schedule), field, self.schedule,
+                "a sequence of (time_s, rate_pps) pairs")
+            sched = tuple((check_finite(field, t), check_finite(field, r)) for t, r in self.schedule)
             check(len(sched) > 0, f"cross_traffic[{self.link}].schedule", self.schedule, "at least one (time_s, rate_pps) pair")
             times = [t for t, _ in sched]
             check(all(b > a for a, b in zip(times, times[1:])), f"cross_traffic[{self.link}].schedule",
@@ -194,7 +203,8 @@ class CrossTraffic:
         if self.kind == "onoff":
             check(self.realization in ("mean", "random"), f"cross_traffic[{self.link}].realization",
                   self.realization, "'mean' or 'random'")
-            check(int(self.n_sources) >= 1, f"cross_traffic[{self.link}].n_sources", self.n_sources, "an integer >= 1")
+            check(isinstance(self.n_sources, (int, np.integer)) and not isinstance(self.n_sources, bool)
+                  and self.n_sources >= 1, f"cross_traffic[{self.link}].n_sources", self.n_sources, "an integer >= 1")
             check_finite(f"cross_traffic[{self.link}].mean_on_s", self.mean_on_s, positive=True)
             check_finite(f"cross_traffic[{self.link}].mean_off_s", self.mean_off_s, positive=True)
             check_finite(f"cross_traffic[{self.link}].bin_s", self.bin_s, positive=True)
@@ -256,6 +266,9 @@ class Network:
     name: str = "network"
 
     def __post_init__(self):
+        for fname in ("links", "flows", "cross_traffic"):
+            v = getattr(self, fname)
+            check(isinstance(v, (tuple, list)), f"network.{fname}", v, "a tuple or list")
         links, flows, ct = tuple(self.links), tuple(self.flows), tuple(self.cross_traffic)
         check(len(links) > 0, "network.links", links, "at least one link")
         check(len(flows) > 0, "network.flows", flows, "at least one flow")
@@ -437,7 +450,8 @@ def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stop
     ``protocols`` (each flow's :attr:`Flow.protocol`) take a scalar or one
     value per flow.  The flows are named ``f1, f2, ...``.
     """
-    rtts = list(np.atleast_1d(rtts_s))
+    check(not isinstance(rtts_s, (str, bytes)), "rtts_s", rtts_s, "a sequence of RTTs in seconds")
+    rtts = [check_finite(f"rtts_s[{i}]", v) for i, v in enumerate(np.atleast_1d(rtts_s))]  # ranges: Flow
     n = len(rtts)
     check(n > 0, "rtts_s", rtts_s, "at least one RTT")
     st = _broadcast("starts_s", starts_s, n)
@@ -477,9 +491,14 @@ def random_network(n_flows: int, n_links: int, *, max_hops=5, capacity_pps=(1e4,
 
     Capacities and RTTs are uniform in the given ranges; seeded.
     """
-    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
-    check(int(n_links) >= 1, "n_links", n_links, "an integer >= 1")
-    check(1 <= int(max_hops) <= int(n_links), "max_hops", max_hops, f"an integer in [1, n_links = {n_links}]")
+    from .limits import MAX_ELEMENTS
+
+    def _int(field, v, lo, hi):
+        check(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and lo <= v <= hi, field, v,
+              f"an integer in [{lo}, {hi}]" + (" (ecocc.limits.MAX_ELEMENTS)" if hi == MAX_ELEMENTS else ""))
+    _int("n_flows", n_flows, 1, MAX_ELEMENTS)
+    _int("n_links", n_links, 1, MAX_ELEMENTS)
+    _int("max_hops", max_hops, 1, n_links)
     rng = np.random.default_rng(seed)
     caps = rng.uniform(*capacity_pps, size=n_links)
     links = tuple(Link(f"l{i}", float(c)) for i, c in enumerate(caps))

@@ -39,6 +39,20 @@ PARAM_LABELS = {
     "red_min_th_pkts": "RED minimum threshold (packets)",
     "red_max_th_pkts": "RED maximum threshold (packets)",
     "red_p_max": "RED maximum drop probability (1)",
+    # HighSpeed TCP (RFC 3649)
+    "low_window_pkts": "HSTCP low window, Reno below it (packets)",
+    "high_window_pkts": "HSTCP high window (packets)",
+    "high_p": "HSTCP loss rate at the high window (1)",
+    "high_decrease": "HSTCP decrease factor at the high window (1)",
+    # Scalable TCP (Kelly 2003)
+    "a_pkts_per_ack": "Scalable TCP increase per acknowledgement a (packets)",
+    "b": "Scalable TCP decrease per loss event b (1)",
+    # FAST TCP (Jin et al. 2004)
+    "alpha_pkts": "FAST packets kept in the queues α (packets)",
+    # XCP (Katabi et al. 2002)
+    "alpha": "XCP gain on spare bandwidth α (1)",
+    "beta": "XCP gain on the persistent queue β (1)",
+    "shuffle": "XCP shuffled fraction of the traffic (1)",
     # axes that scale the network
     "rtt_scale": "RTT scale factor (1)",
     "capacity_scale": "capacity scale factor (1)",
@@ -238,7 +252,12 @@ def _equilibrium_rates(tr):
     if not eq or "rate_pps" not in eq:
         return None
     x = np.asarray(eq["rate_pps"], dtype=float)
-    return x if x.shape == (len(tr.flow_names),) and np.isfinite(x).all() else None
+    if x.shape != (len(tr.flow_names),):
+        return None
+    # the equilibrium is that of the flows active at the end of the run (ecocc.results._equilibrium_at_end):
+    # NaN exactly for the flows that have left or not started; anything else non-finite is no equilibrium
+    end = np.asarray(tr.active[-1], dtype=bool) if len(tr.t_s) else np.ones(x.shape, bool)
+    return x if np.isfinite(x[end]).all() and not np.isfinite(x[~end]).any() and end.any() else None
 
 
 def _equilibrium_queue(tr):
@@ -366,7 +385,7 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
         # the model's equilibrium is that of all flows: drawn only if all are active through the final window
         # (the last sample is left out: a flow whose stop time is the end of the run is inactive there)
         wfin = (t >= w0) & (t < w1)
-        if equilibrium and x_eq is not None and wfin.any() and tr.active[wfin].all():
+        if equilibrium and x_eq is not None and np.isfinite(x_eq).all() and wfin.any() and tr.active[wfin].all():
             from .units import pps_to_mbps
             vals = sorted({round(float(v), 9) for v in pps_to_mbps(x_eq, pb)})
             for k, v in enumerate(vals):
@@ -479,14 +498,17 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
         if unequal:
             from .results import jain_index
             ok = x_eq > 0
-            # x* is the equilibrium of all flows: the index is taken only where all flows are active
-            full = tr.active.all(axis=1)
+            # x* is the equilibrium of the flows active at the end: the index is taken only where exactly
+            # those flows are active
+            full = (tr.active == tr.active[-1][None, :]).all(axis=1)
             xn = np.where(full[:, None] & ok[None, :], tr.rate_pps / np.where(ok, x_eq, 1.0)[None, :], np.nan)
             lab = "Jain's index of x_i / x_i*: rates over the\nmodel equilibrium x* (unequal shares here)"
             if not full.all():
-                lab += "\n(drawn while all flows are active)"
-            if not ok.all():
-                lab += f"; {int((~ok).sum())} flow(s) with x* = 0 left out"
+                lab += ("\n(drawn while all flows are active)" if tr.active[-1].all()
+                        else "\n(drawn while the flows active at the end are, and only they)")
+            n_zero = int((np.isfinite(x_eq) & ~ok).sum())
+            if n_zero:
+                lab += f"; {n_zero} flow(s) with x* = 0 left out"
             out.lines["fairness"] += a.plot(t, jain_index(xn, axis=1), label=lab, **fkw)
             gkw = dict(fkw, color="0.6", lw=0.9, ls=":")
             out.lines["fairness"] += a.plot(t, raw, label="Jain's index of raw rates (not max-min)", **gkw)

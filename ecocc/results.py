@@ -13,7 +13,20 @@ from .units import pps_to_mbps
 
 
 def jain_index(x, axis=-1):
-    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` over ``axis`` (NaN ignored)."""
+    """Jain's fairness index ``(sum x)^2 / (n sum x^2)``.
+
+    Parameters
+    ----------
+    x : array_like
+        Rates (any unit; NaN entries are left out).
+    axis : int
+        The axis of the flows.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        In ``[1/n, 1]``; NaN where no rate is positive.
+    """
     x = np.asarray(x, dtype=float)
     n = np.sum(~np.isnan(x), axis=axis)
     s1 = np.nansum(x, axis=axis)
@@ -83,10 +96,7 @@ class Trajectory:
         else:
             model_name, params = m.name, sysm.P.as_dict()
             rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
-            try:
-                eq = m.equilibrium(net, sysm.P)
-            except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
-                eq = {"error": str(exc)}
+            eq = _equilibrium_at_end(m, net, sysm.P, act[-1] if len(t) else np.ones(net.n_flows, bool))
         return cls(name=name, model=model_name, params=params, t_s=t, rate_pps=rate, queue_pkts=q,
                    lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
                    departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
@@ -106,13 +116,31 @@ class Trajectory:
         return pps_to_mbps(self.rate_pps, self.packet_bytes)
 
     def jain(self):
-        """Jain's index over the active flows at each sample."""
+        """Jain's index over the active flows at each sample.
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per sample time (NaN when no flow is active).
+        """
         x = np.where(self.active, self.rate_pps, np.nan)
         return jain_index(x, axis=1)
 
     def utilization(self, bin_s: float = 1.0):
-        """Per-link utilization averaged over bins of ``bin_s`` seconds
-        (exact: from the cumulative departures).  Returns ``(t_mid, u)``."""
+        """Per-link utilization averaged over bins (exact: from the cumulative departures).
+
+        Parameters
+        ----------
+        bin_s : float
+            Bin length in seconds.
+
+        Returns
+        -------
+        t_mid : numpy.ndarray
+            Bin centres (s).
+        u : numpy.ndarray
+            Utilization (time x link), departures over capacity.
+        """
         edges = np.arange(self.t_s[0], self.t_s[-1] + 1e-12, bin_s)
         if edges.size < 2:
             edges = np.array([self.t_s[0], self.t_s[-1]])
@@ -122,7 +150,21 @@ class Trajectory:
 
     # -- summary ---------------------------------------------------------------
     def summary(self, window_s: float | None = None) -> dict:
-        """Means over the final window ``[t_end - window_s, t_end]``."""
+        """Means over the final window ``[t_end - window_s, t_end]``.
+
+        Parameters
+        ----------
+        window_s : float, optional
+            Window length in seconds (default: ``summary_window_s``).
+
+        Returns
+        -------
+        dict
+            JSON-able: per flow the mean rate (packets/s and Mbit/s at ``packet_bytes``; ``None`` for a flow
+            not active in the window), per link mean queue, utilization and loss, Jain's index of the flows
+            active at the end, the equilibrium of those flows where the model has one, status and message.
+            Non-finite numbers are ``None``.
+        """
         w = self.summary_window_s if window_s is None else float(window_s)
         t1 = float(self.t_s[-1])
         t0 = max(float(self.t_s[0]), t1 - w)
@@ -138,12 +180,17 @@ class Trajectory:
         lost = delta(self.lost_pkts)
         arrived = delta(self.arrived_pkts)
         active_end = self.active[-1]
+        in_win = (self.t_s >= t0) & (self.t_s <= t1)
         flows = []
         for j, nm in enumerate(self.flow_names):
-            d = {"name": nm, "mean_rate_pps": float(mean_rate[j]),
-                 "mean_rate_mbps": float(pps_to_mbps(mean_rate[j], self.packet_bytes)),
-                 "final_rate_pps": float(self.rate_pps[-1, j]), "active_at_end": bool(active_end[j])}
-            if self.equilibrium and "rate_pps" in self.equilibrium:
+            act_w = bool(self.active[in_win, j].any()) if in_win.any() else bool(active_end[j])
+            # a flow that has left (or not started) has no rate in the window: null, not "0.0000 Mbps"
+            d = {"name": nm, "active_in_window": act_w, "active_at_end": bool(active_end[j]),
+                 "mean_rate_pps": float(mean_rate[j]) if act_w else None,
+                 "mean_rate_mbps": float(pps_to_mbps(mean_rate[j], self.packet_bytes)) if act_w else None,
+                 "final_rate_pps": float(self.rate_pps[-1, j]) if active_end[j] else None}
+            if self.equilibrium and "rate_pps" in self.equilibrium and active_end[j]:
+                # the equilibrium of the flows active at the end (see _equilibrium_at_end); none for the others
                 d["equilibrium_rate_pps"] = float(self.equilibrium["rate_pps"][j])
             flows.append(d)
         links = []
@@ -169,6 +216,14 @@ class Trajectory:
 
     # -- export ---------------------------------------------------------------
     def to_xarray(self):
+        """The run as a Dataset.
+
+        Returns
+        -------
+        xarray.Dataset
+            ``rate``, ``sent``, ``active`` on (time, flow); ``queue``, ``lost``, ``arrived``, ``departed``
+            on (time, link); ``capacity``, ``jain``; the model's states; units in ``attrs``.
+        """
         import xarray as xr
         ds = xr.Dataset(
             {
@@ -194,10 +249,24 @@ class Trajectory:
         return ds
 
     def to_netcdf(self, path):
+        """Write :meth:`to_xarray` to NetCDF (h5netcdf).
+
+        Parameters
+        ----------
+        path : path
+        """
         self.to_xarray().to_netcdf(path, engine="h5netcdf")
 
     def to_csv(self, flows_path, links_path):
-        """Two wide CSV files: per-flow rates and per-link queues."""
+        """Two wide CSV files: per-flow rates and per-link queues.
+
+        Parameters
+        ----------
+        flows_path : path
+            ``time_s`` and one ``<flow>_rate_pps`` column per flow.
+        links_path : path
+            ``time_s`` and ``<link>_queue_pkts``, ``<link>_lost_pkts`` per link.
+        """
         hdr = "time_s," + ",".join(f"{n}_rate_pps" for n in self.flow_names)
         np.savetxt(flows_path, np.column_stack([self.t_s, self.rate_pps]), delimiter=",", header=hdr, comments="")
         hdr = "time_s," + ",".join(f"{n}_queue_pkts,{n}_lost_pkts" for n in self.link_names)
@@ -207,7 +276,14 @@ class Trajectory:
         np.savetxt(links_path, np.column_stack(cols), delimiter=",", header=hdr, comments="")
 
     def plot(self, ax=None, **kwargs):
-        """Plot the run; see :func:`ecocc.plotting.plot_trajectory` (same keywords).
+        """Rates, queues and Jain's index over time; see :func:`ecocc.plotting.plot_trajectory` (same keywords).
+
+        Parameters
+        ----------
+        ax : matplotlib axes, optional
+            Where to draw (see :func:`ecocc.plotting.plot_trajectory`).
+        **kwargs
+            Passed to :func:`ecocc.plotting.plot_trajectory`.
 
         Returns
         -------
@@ -216,6 +292,55 @@ class Trajectory:
         """
         from .plotting import plot_trajectory
         return plot_trajectory(self, ax=ax, **kwargs)
+
+
+def _equilibrium_at_end(m, net, P, active_end):
+    """The model's analytic equilibrium for the flows active at the end of the run (the ones a final-window
+    summary is compared with): the whole network when every flow is active, else the network without the
+    flows that have left or not started (their entries NaN, and ``source`` says so); None when no flow is
+    active or the model has no closed form.  Failures are reported in ``{"error": ...}``, not raised."""
+    active_end = np.asarray(active_end, dtype=bool)
+    if not active_end.any():
+        return None
+    try:
+        if active_end.all():
+            return m.equilibrium(net, P)
+        keep = [f for f, a in zip(net.flows, active_end) if a]
+        used = {lk for f in keep for lk in f.route}
+        sub = net.replace(flows=tuple(keep))
+        eq = m.equilibrium(sub, P)
+        if eq is None:
+            return None
+        out = dict(eq)
+        if "rate_pps" in eq:
+            rate = np.full(net.n_flows, np.nan)
+            rate[active_end] = np.asarray(eq["rate_pps"], dtype=float)
+            out["rate_pps"] = rate
+        gone = [f.name for f, a in zip(net.flows, active_end) if not a]
+        out["source"] = f"{eq.get('source', '')} (flows active at the end only; without {', '.join(gone)})"
+        out["links_used"] = sorted(used)
+        return out
+    except Exception as exc:  # an equilibrium that cannot be computed is reported, not fatal
+        return {"error": str(exc)}
+
+
+def json_dumps(obj, **kw) -> str:
+    """Strict JSON of ``obj``, numpy scalars and arrays included.
+
+    Parameters
+    ----------
+    obj : object
+        Nested dicts, lists, numbers, arrays.
+    **kw
+        Passed to :func:`json.dumps` (e.g. ``indent``).
+
+    Returns
+    -------
+    str
+        Every non-finite number is ``null``, the same in every file and output of ecocc (JSON has no NaN or
+        infinity).
+    """
+    return json.dumps(_jsonable(obj), allow_nan=False, **kw)
 
 
 def _jsonable(obj):
@@ -228,6 +353,8 @@ def _jsonable(obj):
         return v if math.isfinite(v) else None  # strict JSON has no NaN/inf
     if isinstance(obj, (np.integer,)):
         return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
     if isinstance(obj, np.ndarray):
         return _jsonable(obj.tolist())
     if isinstance(obj, Status):

@@ -16,7 +16,20 @@ SOLVERS = ("adaptive", "fixed")
 
 
 def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
-    """Output times 0, dt, 2 dt, ... and ``t_end`` (default dt: ``t_end / 2000``)."""
+    """Output times of a run.
+
+    Parameters
+    ----------
+    t_end : float
+        Simulated time in seconds.
+    output_dt_s : float, optional
+        Sampling interval in seconds (default ``t_end / 2000``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``0, dt, 2 dt, ...`` and ``t_end``.
+    """
     if output_dt_s is None:
         output_dt_s = t_end / 2000
     output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
@@ -34,7 +47,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
-             rtt_includes_queueing: bool = False, protocols=None, **param_overrides) -> Trajectory:
+             rtt_includes_queueing: bool = False, protocols=None, keep_checkpoint: bool = False,
+             **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -72,6 +86,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         Adaptive NumPy solver only (``engine="auto"`` then uses it): save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
+        It is removed when the run completes unless ``keep_checkpoint``: the
+        command line keeps it until the outputs are written, then removes it.
     rtt_includes_queueing : bool
         ``False`` (default, the papers' reading): every feedback delay is the
         constant propagation delay.  ``True``: the round trip of flow ``p`` is
@@ -85,6 +101,16 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         A network whose flows all resolve to one protocol runs that model exactly as ``model=`` would.
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``
         (mixed networks: ``reno__aqm="droptail"``).
+
+    Returns
+    -------
+    Trajectory
+        The sampled run with its status and message (:class:`ecocc.results.Trajectory`).
+
+    Raises
+    ------
+    InputError
+        For a bad input, or a run too large to finish (:mod:`ecocc.limits`).
     """
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     from .mixed import Mixed, MixedSystem, resolve_protocols
@@ -137,6 +163,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(not rtt_includes_queueing or (solver == "adaptive" and engine == "numpy"), "rtt_includes_queueing",
           rtt_includes_queueing, "False unless solver='adaptive' and engine='numpy' (the only solver with "
           "state-dependent delays)")
+    keep_checkpoint = opt.flag("keep_checkpoint", keep_checkpoint)
+    from .limits import check_run_size
+    for mm, pp in members.values():  # no run that would hang or exhaust memory (each member's laws)
+        check_run_size(network, mm, pp, t_end, output_dt_s, step_s=step_s if solver == "fixed" else None,
+                       max_step_s=max_step_s)
     if mixed is not None:
         sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing)
     else:
@@ -168,7 +199,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             prob = sysm.problem()
             sol = solve_dde(prob, t_end, rtol=rtol, atol=atol,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
-                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s)
+                            checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s,
+                            keep_checkpoint=keep_checkpoint)
         else:
             from .dde.fixed import solve_fixed
             if step_s is None:

@@ -24,50 +24,215 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, check
+from .errors import InputError, check, check_finite
 from .models import get_model
 
 SPECIAL_AXES = ("rtt_scale", "capacity_scale")
 METRICS = ("utilization", "mean_queue_pkts", "jain_index", "queue_p2p_pkts", "rate_p2p_rel", "t_efficiency_s")
 
 
-def parse_axis(text: str):
-    """``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace)."""
+#: at most this many values on one axis (``start:stop:count``): see :data:`MAX_POINTS`
+MAX_AXIS_VALUES = 10_000
+
+
+def parse_axis(text: str, option: str = "--axis"):
+    """Parse one axis: ``NAME=v1,v2,...`` or ``NAME=start:stop:count`` (inclusive linspace).
+
+    The one grammar of every grid command's axes (``sweep --axis``, ``sim-map --axis``,
+    ``stability-map --axis``).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    name : str
+    values : list of float
+        Finite, distinct, at most :data:`MAX_AXIS_VALUES`.
+
+    Raises
+    ------
+    InputError
+        Naming ``option NAME`` and what is wrong.
+    """
+    text = str(text)
     if "=" not in text:
-        raise InputError("--axis", text, "NAME=v1,v2,... or NAME=start:stop:count")
+        raise InputError(option, text, "NAME=v1,v2,... or NAME=start:stop:count")
     name, vals = text.split("=", 1)
     name = name.strip()
-    try:
-        if ":" in vals:
-            a, b, n = vals.split(":")
-            a, b, n = float(a), float(b), int(n)
-        else:
-            values = [float(v) for v in vals.split(",") if v.strip()]
-    except ValueError:
-        raise InputError(f"--axis {name}", vals, "numbers: v1,v2,... or start:stop:count") from None
+    check(bool(name), option, text, "NAME=VALUES with a parameter name before '='")
+    field = f"{option} {name}"
     if ":" in vals:
-        check(n >= 1, f"--axis {name} count", n, "an integer >= 1")
-        values = list(np.linspace(a, b, n))
-    check(len(values) > 0, f"--axis {name}", vals, "at least one value")
+        parts = vals.split(":")
+        check(len(parts) == 3, field, vals, "start:stop:count (three numbers)")
+        try:
+            a, b = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise InputError(field, vals, "start:stop:count with numbers start and stop") from None
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise InputError(f"{field} count", parts[2], "an integer >= 1") from None
+        check(math.isfinite(a) and math.isfinite(b), field, vals, "finite start and stop")
+        check(1 <= n <= MAX_AXIS_VALUES, f"{field} count", n, f"an integer from 1 to {MAX_AXIS_VALUES}")
+        check(n == 1 or a != b, field, vals, "start != stop when count > 1 (the values must be distinct)")
+        values = [float(v) for v in np.linspace(a, b, n)]
+    else:
+        raw = [v.strip() for v in vals.split(",")]
+        check(all(raw), field, vals, "numbers separated by single commas (v1,v2,...)")
+        try:
+            values = [float(v) for v in raw]
+        except ValueError:
+            raise InputError(field, vals, "numbers: v1,v2,... or start:stop:count") from None
+        check(all(math.isfinite(v) for v in values), field, vals, "finite numbers")
+        check(len(values) <= MAX_AXIS_VALUES, field, f"{len(values)} values", f"at most {MAX_AXIS_VALUES} values")
+        check(len(set(values)) == len(values), field, vals, "distinct values")
     return name, values
 
 
-def _key(point: dict) -> str:
-    s = json.dumps({k: float(v) for k, v in sorted(point.items())}, sort_keys=True)
-    return hashlib.sha1(s.encode()).hexdigest()[:16]
+def parse_axes(texts, option: str = "--axis") -> dict:
+    """Parse several ``--axis`` options.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The options' values (:func:`parse_axis`).
+    option : str
+        The option named in error messages.
+
+    Returns
+    -------
+    dict
+        ``name -> values`` in the order given; an axis given twice is refused.
+    """
+    out = {}
+    for t in texts:
+        name, values = parse_axis(t, option)
+        check(name not in out, f"{option} {name}", t, "each axis once")
+        out[name] = values
+    return out
 
 
-def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "auto") -> dict:
-    """Simulate one grid point and return its metrics (a JSON-able dict)."""
+def plane_axes(axis_texts, old_x=None, old_y=None, default=None, old_form="--x/--y"):
+    """The two axes of a map command.
+
+    Parameters
+    ----------
+    axis_texts : sequence of str
+        ``--axis`` values: exactly two (x first, then y), or none.
+    old_x, old_y : str, optional
+        The deprecated ``--x``/``--y`` forms as ``NAME=VALUES``.
+    default : tuple of str
+        The ``NAME=VALUES`` texts used when neither form is given.
+    old_form : str
+        How the deprecated options are named in the note.
+
+    Returns
+    -------
+    x, y : tuple
+        ``(name, values, option)``; ``option`` is the option to name in error messages.
+    note : str or None
+        A deprecation note to print when the old form was used.
+
+    Raises
+    ------
+    InputError
+        When the forms are mixed or ``--axis`` is not given twice.
+    """
+    axis_texts = list(axis_texts or ())
+    if axis_texts:
+        check(old_x is None and old_y is None, "--axis", axis_texts,
+              f"either --axis (twice) or the deprecated {old_form}, not both")
+        check(len(axis_texts) == 2, "--axis", axis_texts, "exactly two axes: --axis X=... --axis Y=... (x first)")
+        axes = parse_axes(axis_texts)
+        (xn, xv), (yn, yv) = axes.items()
+        _check_plane(xv, yv, "--axis")
+        return (xn, xv, "--axis"), (yn, yv, "--axis"), None
+    note = None
+    if old_x is not None or old_y is not None:
+        note = (f"{old_form} are deprecated and will be removed: use --axis NAME=v1,v2,... or "
+                "--axis NAME=start:stop:count, twice (x first, then y)")
+    dx, dy = default
+    xn, xv = parse_axis(old_x if old_x is not None else dx, "--x")
+    yn, yv = parse_axis(old_y if old_y is not None else dy, "--y")
+    check(xn != yn, "--y", yn, f"another parameter than the x axis ({xn})")
+    _check_plane(xv, yv, "--x/--y")
+    return (xn, xv, "--x"), (yn, yv, "--y"), note
+
+
+def _check_plane(xv, yv, option):
+    from .limits import MAX_MAP_POINTS
+    n = len(xv) * len(yv)
+    check(n <= MAX_MAP_POINTS, option, f"{len(xv)} x {len(yv)} = {n} points",
+          f"at most {MAX_MAP_POINTS} points (ecocc.limits.MAX_MAP_POINTS)")
+
+
+#: solver settings of every sweep point (those of :func:`ecocc.simulate` by default); part of each point's key
+SOLVER = {"solver": "adaptive", "rtol": 1e-7, "atol": "default"}
+
+
+def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
+    """Key of one sweep point (:func:`ecocc.store.run_key`).
+
+    Parameters
+    ----------
+    sc : Scenario
+        Its contents enter through ``sc.digest``.
+    point : dict
+        ``axis name -> value``.
+    t_end_s : float
+        Simulated time per point in seconds.
+    engine : str
+        The solver engine.
+
+    Returns
+    -------
+    key : str
+    record : dict
+        What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
+        (:data:`SOLVER`) and the code version.
+    """
+    from .store import run_key
+    return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
+                   point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
+                   output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER)
+
+
+def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str = "auto") -> dict:
+    """Simulate one grid point.
+
+    Parameters
+    ----------
+    scenario : Scenario or str
+        A loaded :class:`~ecocc.scenarios.Scenario` (what :func:`run_sweep` passes, so that every point of a
+        sweep uses the contents its key was made from) or a shipped name / TOML path.
+    point : dict
+        ``axis name -> value``: model parameters (``protocol__field`` on a mixed network), ``rtt_scale`` or
+        ``capacity_scale``.
+    t_end_s : float, optional
+        Simulated time in seconds (default: the scenario's duration).
+    engine : {"auto", "numpy", "numba", "ns3"}
+        The engine of :func:`ecocc.simulate` (default ``"auto"``), or ``"ns3"``: the packet-level
+        simulation of :mod:`ecocc.packet` (one ns-3 child process per point).
+
+    Returns
+    -------
+    dict
+        JSON-able metrics of the most loaded link (:data:`METRICS`), ``status`` and ``message``.
+    """
     from . import scenarios
     from .simulate import simulate
-    sc = scenarios.load(scenario_ref)
+    sc = scenario if isinstance(scenario, scenarios.Scenario) else scenarios.load(scenario)
     params = dict(sc.params)
     special = {k: point[k] for k in SPECIAL_AXES if k in point}
     params.update({k: v for k, v in point.items() if k not in SPECIAL_AXES})
@@ -79,9 +244,10 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
         tr = run_packet(dataclasses.replace(sc, network=net, params=params), t_end_s=t_end)
     else:
         tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
-                      engine=engine, protocols=sc.protocols or None, **params)
+                      engine=engine, solver=SOLVER["solver"], rtol=SOLVER["rtol"],
+                      protocols=sc.protocols or None, **params)
     s = tr.summary()
-    j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
+    j = int(np.argmax([lk["utilization"] if lk["utilization"] is not None else -1.0 for lk in s["links"]]))
     t = tr.t_s
     w = t >= t[-1] - window
     q = tr.queue_pkts[w, j]
@@ -116,84 +282,175 @@ class SweepResult:
         return not self.interrupted and self.n_done_before + self.n_run == self.n_points
 
 
-def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
+#: at most this many points in one sweep: every point is a full simulation (about 0.1-10 s each), so 10^5
+#: points are already hours to days of work; a larger grid is almost certainly a typo (and its bookkeeping
+#: alone would take gigabytes)
+MAX_POINTS = 100_000
+
+
+def check_metrics(metrics) -> list:
+    """Check metric names before anything runs.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Names from :data:`METRICS`, each once.
+
+    Returns
+    -------
+    list of str
+    """
+    metrics = list(metrics)
+    for m in metrics:
+        check(m in METRICS, "--metric", m, f"one of {', '.join(METRICS)}")
+    check(len(set(metrics)) == len(metrics), "--metric", metrics, "each metric once")
+    return metrics
+
+
+def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
               engine: str = "auto", progress: bool = True) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
     ----------
-    scenario_ref : shipped scenario name or TOML path
-    axes : dict ``name -> list of values`` (one or two axes)
-    out_dir : directory for ``points/*.json``, ``sweep.nc`` and figures
-    workers : local worker processes (1 = in this process)
-    scheduler : ``dask.distributed`` scheduler address, or None
+    scenario_ref : str, path or Scenario
+        Shipped scenario name, TOML path or a loaded :class:`~ecocc.scenarios.Scenario`.
+    axes : dict
+        ``name -> list of values`` (one to three axes).
+    out_dir : path
+        Directory for ``points/*.json``, ``sweep.json``, ``sweep.nc`` and figures.  Locked while the sweep
+        runs (:class:`ecocc.store.OutputLock`): a second process on it is refused.
+    t_end_s : float, optional
+        Simulated time per point in seconds (default: the scenario's duration).
+    workers : int
+        Local worker processes (1 = in this process).
+    scheduler : str, optional
+        ``dask.distributed`` scheduler address.
+    engine : {"auto", "numpy", "numba", "ns3"}
+        Engine of every point (:func:`run_point`; default ``"auto"``).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    SweepResult
+
+    Notes
+    -----
+    Each finished point is written at once, atomically, to ``OUT/points/<key>.json`` where ``key`` is
+    :func:`point_key`: a hash of the scenario's contents, the point, the duration, the engine, the solver
+    settings and the code version.  A rerun skips the points whose key exists; a point of another scenario,
+    an edited scenario file, another duration or engine or code version has another key and is computed.
     """
     from . import scenarios
-    sc = scenarios.load(scenario_ref)
+    from .results import json_dumps
+    from .store import OutputLock, atomic_path, atomic_write_text, read_json
+    sc = scenario_ref if isinstance(scenario_ref, scenarios.Scenario) else scenarios.load(scenario_ref)
+    check(isinstance(axes, dict), "axes", axes, "a dict NAME -> list of values")
     check(1 <= len(axes) <= 3, "axes", list(axes), "one to three axes")
     pnames = set(get_model(sc.model).Params.field_names())
+    axes = dict(axes)
     for name, vals in axes.items():
-        if "__" in name and len(vals) > 0:  # a mixed scenario's protocol parameter, protocol__field
-            from .mixed import resolve_protocols
-            resolve_protocols(sc.network, sc.model, None, sc.protocols, {name: vals[0]})
-            continue
-        check(name in pnames or name in SPECIAL_AXES, "axis", name,
-              f"a parameter of {sc.model} ({', '.join(sorted(pnames))}) or one of {SPECIAL_AXES}")
-        check(len(vals) > 0, f"axis {name}", vals, "at least one value")
-    check(int(workers) >= 1, "workers", workers, "an integer >= 1")
-    out = Path(out_dir)
-    (out / "points").mkdir(parents=True, exist_ok=True)
-    (out / "sweep.json").write_text(json.dumps({"scenario": scenario_ref, "axes": axes, "t_end_s": t_end_s}, indent=2))
-    names = list(axes)
-    grid = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
-    todo = [p for p in grid if not (out / "points" / f"{_key(p)}.json").exists()]
-    done_before = len(grid) - len(todo)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(grid), initial=done_before, unit="run", desc=f"sweep {sc.name}")
-
-    def save(res):
-        (out / "points" / f"{_key(res['point'])}.json").write_text(json.dumps(res, default=_json_default))
-        if bar is not None:
-            bar.update(1)
-
-    n_run = n_failed = 0
-    interrupted = False
-    try:
-        if scheduler is not None:
-            try:
-                from dask.distributed import Client, as_completed
-            except ImportError:
-                raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
-            with Client(scheduler) as client:
-                futs = [client.submit(run_point, scenario_ref, p, t_end_s, engine, pure=False) for p in todo]
-                for fut in as_completed(futs):
-                    res = fut.result()
-                    save(res); n_run += 1; n_failed += res["status"] != "success"
-        elif workers == 1:
-            for p in todo:
-                res = run_point(scenario_ref, p, t_end_s, engine)
-                save(res); n_run += 1; n_failed += res["status"] != "success"
-        else:
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            with ProcessPoolExecutor(max_workers=int(workers)) as ex:
-                futs = [ex.submit(run_point, scenario_ref, p, t_end_s, engine) for p in todo]
+        proto_axis = "__" in name  # a mixed scenario's protocol parameter, protocol__field (ecocc.mixed)
+        check(proto_axis or name in pnames or name in SPECIAL_AXES, "axis", name,
+              f"a parameter of {sc.model} ({', '.join(sorted(pnames))}), PROTOCOL__FIELD on a mixed network, "
+              f"or one of {SPECIAL_AXES}")
+        check(isinstance(vals, (list, tuple, np.ndarray)) and len(vals) > 0, f"axis {name}", vals,
+              "a list of at least one value")
+        axes[name] = [check_finite(f"axis {name}[{i}]", v) for i, v in enumerate(vals)]
+        check(len(set(axes[name])) == len(axes[name]), f"axis {name}", vals, "distinct values")
+        for i, v in enumerate(axes[name]):  # every value checked before anything runs
+            if name in SPECIAL_AXES:
+                check(v > 0, f"axis {name}[{i}]", v, "a factor > 0")
+            elif proto_axis:
+                from .mixed import resolve_protocols
                 try:
+                    resolve_protocols(sc.network, sc.model, None, sc.protocols, {name: v})
+                except InputError as exc:
+                    raise InputError(f"axis {name}[{i}]", v, exc.allowed) from None
+            else:
+                try:
+                    get_model(sc.model).make_params(None, **{**sc.params, name: v})
+                except InputError as exc:
+                    raise InputError(f"axis {name}[{i}]", v, exc.allowed) from None
+    n_grid = math.prod(len(v) for v in axes.values())
+    check(n_grid <= MAX_POINTS, "axes", f"{n_grid} points", f"at most {MAX_POINTS} points (see sweeps.MAX_POINTS)")
+    check(isinstance(workers, numbers.Integral) and not isinstance(workers, bool) and workers >= 1,
+          "workers", workers, "an integer >= 1")
+    t_end = sc.duration_s if t_end_s is None else check_finite("t_end_s", t_end_s, positive=True)
+    from .limits import check_run_size
+    try:
+        check_run_size(sc.network, sc.model, {**sc.params}, t_end, sc.output_dt_s, axes=axes)
+    except InputError as exc:  # name the axis that makes the run too large, when it is one
+        name = exc.field.split(" ")[0]
+        name = "rtt_scale" if name == "rtt_s" and "rtt_scale" in axes else name
+        raise InputError(f"axis {name} ({exc.field})" if name in axes else exc.field, exc.value, exc.allowed) from None
+    with OutputLock(out_dir) as lock:
+        out = lock.out
+        (out / "points").mkdir(parents=True, exist_ok=True)
+        names = list(axes)
+        grid = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
+        keys = [point_key(sc, p, t_end, engine) for p in grid]
+        atomic_write_text(out / "sweep.json", json_dumps(
+            {"scenario": sc.name, "scenario_source": str(scenario_ref) if not isinstance(scenario_ref, scenarios.Scenario)
+             else sc.name, "scenario_digest": sc.digest, "axes": axes, "t_end_s": t_end, "engine": engine,
+             **SOLVER, "point_keys": [k for k, _ in keys]}, indent=2))
+        todo = [(p, k) for p, k in zip(grid, keys) if read_json(out / "points" / f"{k[0]}.json") is None]
+        done_before = len(grid) - len(todo)
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(grid), initial=done_before, unit="run", desc=f"sweep {sc.name}")
+
+        def save(res, key):
+            res = dict(res, key=key[0], key_inputs=key[1])
+            atomic_write_text(out / "points" / f"{key[0]}.json", json_dumps(res))  # non-finite -> null
+            if bar is not None:
+                bar.update(1)
+
+        n_run = n_failed = 0
+        interrupted = False
+        try:
+            if scheduler is not None:
+                try:
+                    from dask.distributed import Client, as_completed
+                except ImportError:
+                    raise InputError("--scheduler", scheduler,
+                                     "a dask.distributed address (pip install 'dask[distributed]')") from None
+                try:
+                    client = Client(scheduler, timeout="10s")
+                except (OSError, TimeoutError, ValueError, TypeError) as exc:
+                    raise InputError("--scheduler", scheduler,
+                                     f"the address of a running dask scheduler, e.g. tcp://host:8786 ({exc})") from None
+                with client:
+                    futs = {client.submit(run_point, sc, p, t_end, engine, pure=False): k for p, k in todo}
                     for fut in as_completed(futs):
                         res = fut.result()
-                        save(res); n_run += 1; n_failed += res["status"] != "success"
-                except KeyboardInterrupt:
-                    for f in futs:
-                        f.cancel()
-                    raise
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
-    ds = assemble(out, axes, sc)
-    ds.to_netcdf(out / "sweep.nc", engine="h5netcdf")
+                        save(res, futs[fut]); n_run += 1; n_failed += res["status"] != "success"
+            elif workers == 1:
+                for p, k in todo:
+                    res = run_point(sc, p, t_end, engine)
+                    save(res, k); n_run += 1; n_failed += res["status"] != "success"
+            else:
+                from concurrent.futures import ProcessPoolExecutor, as_completed
+                with ProcessPoolExecutor(max_workers=int(workers)) as ex:
+                    futs = {ex.submit(run_point, sc, p, t_end, engine): k for p, k in todo}
+                    try:
+                        for fut in as_completed(futs):
+                            res = fut.result()
+                            save(res, futs[fut]); n_run += 1; n_failed += res["status"] != "success"
+                    except KeyboardInterrupt:
+                        for f in futs:
+                            f.cancel()
+                        raise
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            if bar is not None:
+                bar.close()
+        ds = assemble(out, axes, sc, keys=[k for k, _ in keys])
+        with atomic_path(out / "sweep.nc") as tmp:
+            ds.to_netcdf(tmp, engine="h5netcdf")
     return SweepResult(ds, len(grid), done_before, n_run, n_failed, interrupted, out)
 
 
@@ -202,7 +459,8 @@ def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool
     (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
     cluster at ``scheduler``.  ``fn`` and the tasks must be picklable.  The same
     three ways of running as :func:`run_sweep`."""
-    check(int(workers) >= 1, "workers", workers, "an integer >= 1")
+    check(isinstance(workers, numbers.Integral) and not isinstance(workers, bool) and workers >= 1,
+          "workers", workers, "an integer >= 1")
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -213,7 +471,12 @@ def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool
                 from dask.distributed import Client, as_completed
             except ImportError:
                 raise InputError("--scheduler", scheduler, "a dask.distributed address (pip install 'dask[distributed]')") from None
-            with Client(scheduler) as client:
+            try:
+                client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError, TypeError) as exc:
+                raise InputError("--scheduler", scheduler,
+                                 f"the address of a running dask scheduler, e.g. tcp://host:8786 ({exc})") from None
+            with client:
                 futs = {client.submit(fn, t, pure=False): t for t in tasks}
                 for fut in as_completed(list(futs)):
                     yield futs[fut], fut.result()
@@ -237,25 +500,42 @@ def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool
             bar.close()
 
 
-def _json_default(o):
-    if isinstance(o, (np.floating, np.integer)):
-        return o.item()
-    raise TypeError(type(o).__name__)
+def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="auto"):
+    """Collect ``points/<key>.json`` into a Dataset.
 
+    Parameters
+    ----------
+    out_dir : path
+        The sweep's directory.
+    axes : dict
+        ``name -> values``.
+    sc : Scenario
+    keys : list of str, optional
+        Point keys in grid order (``itertools.product`` of the axes); default: :func:`point_key` of ``sc``,
+        ``t_end_s`` (default the scenario's duration) and ``engine``.
+    t_end_s : float, optional
+    engine : str
 
-def assemble(out_dir, axes: dict, sc=None):
-    """Collect ``points/*.json`` into an ``xarray.Dataset`` (NaN where not done)."""
+    Returns
+    -------
+    xarray.Dataset
+        One variable per metric on the axes (NaN and status ``"not run"`` where a point is missing).
+    """
     import xarray as xr
+
+    from .store import read_json
     out = Path(out_dir)
     names = list(axes)
     shape = tuple(len(axes[n]) for n in names)
+    if keys is None:
+        t_end = sc.duration_s if t_end_s is None else t_end_s
+        keys = [point_key(sc, dict(zip(names, combo)), t_end, engine)[0]
+                for combo in itertools.product(*(axes[n] for n in names))]
     data = {m: np.full(shape, np.nan) for m in METRICS}
     status = np.full(shape, "not run", dtype=object)
-    for idx in itertools.product(*(range(s) for s in shape)):
-        p = {n: axes[n][i] for n, i in zip(names, idx)}
-        f = out / "points" / f"{_key(p)}.json"
-        if f.exists():
-            rec = json.loads(f.read_text())
+    for idx, key in zip(itertools.product(*(range(s) for s in shape)), keys):
+        rec = read_json(out / "points" / f"{key}.json")
+        if rec is not None:
             for m in METRICS:
                 v = rec.get(m)
                 data[m][idx] = np.nan if v is None else v
@@ -265,8 +545,7 @@ def assemble(out_dir, axes: dict, sc=None):
     ds = xr.Dataset({m: (names, data[m], {"units": units[m]}) for m in METRICS},
                     coords={n: (n, np.asarray(axes[n], dtype=float)) for n in names})
     ds["status"] = (names, status.astype(str))
-    if sc is not None:
-        ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description)
+    ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description, scenario_digest=sc.digest)
     return ds
 
 

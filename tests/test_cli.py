@@ -86,7 +86,7 @@ def test_unknown_scenario_lists_shipped():
 
 def test_sim_map_tiny_grid(tmp_path):
     import xarray as xr
-    res = run(["sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", "2",
+    res = run(["sim-map", "--axis", "alpha_per_s=1,4", "--axis", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", "2",
                "--engine", "numpy", "--out", str(tmp_path), "--json", "--quiet"])
     assert res.exit_code == 0, res.output
     for name in ("sim_map.nc", "sim_map.json", "sim_map.png"):
@@ -115,6 +115,9 @@ def test_sim_map_tiny_grid(tmp_path):
     (["--x", "alpha_per_s=1:2"], "--x alpha_per_s"),
     (["--x", "nosuch_param=1,2"], "nosuch_param"),
     (["--y", "rtt_scale=-1,2"], "--y rtt_scale[0]"),
+    (["--axis", "alpha_per_s=1,2", "--axis", "rtt_scale=-1,2"], "--axis rtt_scale[0]"),
+    (["--axis", "alpha_per_s=1,2"], "exactly two axes"),
+    (["--axis", "alpha_per_s=1,2", "--y", "rtt_scale=1"], "not both"),
     (["--t-end-s", "5", "--window-s", "10"], "--window-s"),
     pytest.param(["--x", "r0_pps=1,2", "--engine", "numba"], "engine='numba'",
                  marks=pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")),
@@ -132,7 +135,7 @@ def test_sim_map_bad_input(tmp_path, args, expected):
 def test_sim_map_rerun_keeps_finished_points(tmp_path):
     """The same command again reuses the NetCDF in --out (nothing left to run); other settings recompute."""
     def args(window="2"):
-        return ["sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", window,
+        return ["sim-map", "--axis", "alpha_per_s=1,4", "--axis", "rtt_scale=0.5,2", "--t-end-s", "10", "--window-s", window,
                 "--engine", "numpy", "--out", str(tmp_path), "--json", "--quiet", "--no-figure"]
     first = run(args())
     assert first.exit_code == 0, first.output
@@ -155,7 +158,7 @@ def test_sim_map_steps_within_delay_flag(tmp_path):
     solvers, stable = {}, {}
     for flag in ([], ["--steps-within-delay"]):
         out = tmp_path / ("capped" if flag else "default")
-        res = run(["sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=0.5,2", "--t-end-s", "20", "--window-s", "4",
+        res = run(["sim-map", "--axis", "alpha_per_s=1,4", "--axis", "rtt_scale=0.5,2", "--t-end-s", "20", "--window-s", "4",
                    "--engine", "numba", "--out", str(out), "--json", "--quiet", "--no-figure"] + flag)
         assert res.exit_code == 0, res.output
         with xr.open_dataset(out / "sim_map.nc", engine="h5netcdf") as ds:
@@ -164,3 +167,12 @@ def test_sim_map_steps_within_delay_flag(tmp_path):
     assert "may exceed the smallest delay" in solvers[False]
     assert "never longer than the smallest delay" in solvers[True]
     assert (stable[False] == stable[True]).all()
+
+
+def test_sim_map_old_axis_options_still_work_with_a_note(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ecocc", "sim-map", "--x", "alpha_per_s=1,4", "--y", "rtt_scale=1",
+                           "--t-end-s", "2", "--window-s", "1", "--engine", "numpy", "--out", str(tmp_path), "--quiet",
+                           "--no-figure", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "deprecated" in proc.stderr and "--axis" in proc.stderr
+    assert json.loads(proc.stdout)["x"]["values"] == [1.0, 4.0]

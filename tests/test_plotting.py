@@ -124,10 +124,16 @@ def test_cross_traffic_drawn(tr):
 
 
 def test_fairness_labels(tr, tr_pl):
-    # f3 leaves at 12 s: the model's equilibrium of all three flows does not hold in the final window
+    # f3 leaves at 12 s: the model's equilibrium of all three flows does not hold in the final window, so no
+    # x* line is drawn on the rate panel; the trajectory's equilibrium is that of the two flows active at the
+    # end (f3 NaN), which share equally: the fairness label says so
+    x_eq = np.asarray(tr.equilibrium["rate_pps"], dtype=float)
+    assert np.isnan(x_eq[2]) and np.isfinite(x_eq[:2]).all()
+    assert x_eq[0] == pytest.approx(x_eq[1], rel=1e-12)  # equal RTTs: equal shares (closed form, same formula)
     assert tr.plot().lines["rate_ref"] == []
     single = tr.plot().lines["fairness"]
     assert len(single) == 1 and "Jain's index of rates" in single[0].get_label()
+    assert "equal shares at the model equilibrium" in single[0].get_label()
     p = tr_pl.plot()
     labels = [ln.get_label() for ln in p.lines["fairness"]]
     assert any("x_i / x_i*" in lab for lab in labels)

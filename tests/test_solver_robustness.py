@@ -295,8 +295,21 @@ def test_lookup_rejects_bad_delays(delays):
 
 
 def test_a_run_that_cannot_finish_within_max_steps_is_not_started():
-    # an RTT of 1e-9 s caps every step at 1e-9 s: 1e10 steps for 10 s (hours), more than max_steps = 1e7
+    # an RTT of 1e-9 s caps every step at 1e-9 s: 1e10 steps for 10 s (hours), more than max_steps = 1e7.
+    # Two guards meet here: simulate() refuses the run up front (ecocc.limits.check_run_size, an InputError
+    # naming the delay), and the solver itself refuses it (status failed, "not started") for callers of
+    # solve_dde; both are checked on the same system.
+    net = dumbbell(100.0, [1e-9])
     w0 = time.perf_counter()
-    tr = simulate(dumbbell(100.0, [1e-9]), "aecp", t_end_s=10.0)
+    with pytest.raises(InputError) as ei:
+        simulate(net, "aecp", t_end_s=10.0)
     assert time.perf_counter() - w0 < 10.0  # seconds
-    assert tr.status == "failed" and "not started" in tr.message and "smallest delay 1e-09 s" in tr.message
+    assert _field(ei).startswith("rtt_s") and "steps" in ei.value.allowed
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("aecp")
+    sysm = NetworkSystem(m, net, m.make_params(None), 10.0)
+    w0 = time.perf_counter()
+    sol = solve_dde(sysm.problem(), 10.0, atol=sysm.default_atol())
+    assert time.perf_counter() - w0 < 10.0  # seconds
+    assert sol.status == "failed" and "not started" in sol.message and "smallest delay 1e-09 s" in sol.message

@@ -279,7 +279,7 @@ class _Checkpoint:
 def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-6, method: str = "RK45",
               max_step: float = math.inf, first_step: float | None = None, t_eval=None,
               record_steps: bool = False, max_steps: int = 10_000_000, progress=None,
-              checkpoint=None, checkpoint_every_s: float = 30.0) -> DDESolution:
+              checkpoint=None, checkpoint_every_s: float = 30.0, keep_checkpoint: bool = False) -> DDESolution:
     """Integrate ``problem`` from ``problem.t0`` to ``t_end``.
 
     Parameters
@@ -298,7 +298,9 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         Save the solver state there every ``checkpoint_every_s`` seconds and on
         Ctrl-C (the first Ctrl-C stops at the end of the current step; a second
         one aborts at once).  If the file exists (same problem and settings),
-        the run resumes from it; it is removed when the run completes.
+        the run resumes from it; it is removed when the run completes, unless
+        ``keep_checkpoint`` (then the caller removes it once the results are
+        safely stored, so a crash in between loses nothing).
 
     Returns
     -------
@@ -611,7 +613,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     finally:
         if stop is not None:
             stop.restore()
-    if ckpt is not None and status in (Status.SUCCESS, Status.INACCURATE) and t >= t_end:
+    if ckpt is not None and status in (Status.SUCCESS, Status.INACCURATE) and t >= t_end and not keep_checkpoint:
         ckpt.remove()
     if status == Status.SUCCESS and n_inacc:
         status = Status.INACCURATE

@@ -52,7 +52,12 @@ parameters of ``[scenario].model`` (the flows without ``protocol``) and each pro
 from __future__ import annotations
 
 import math
-import tomllib
+import sys
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser from PyPI (a dependency there, see pyproject.toml)
+    import tomli as tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -79,9 +84,30 @@ class Scenario:
     notes: str = ""
     protocols: dict = field(default_factory=dict)  # [protocols.NAME] tables: {NAME: {"model": ..., **params}}
     reproduce: dict = field(default_factory=dict)
+    #: SHA-256 (16 hex digits) of the scenario's contents (the parsed TOML, so comments and layout do not
+    #: count): part of the key of every stored result computed from it (:mod:`ecocc.store`)
+    digest: str = ""
+
+    @property
+    def file_stem(self) -> str:
+        """``name`` made safe as a file name inside an output directory (:func:`ecocc.store.safe_name`)."""
+        from ..store import safe_name
+        return safe_name(self.name)
 
     def run(self, progress=False, **overrides):
-        """Simulate the scenario; ``overrides`` change model parameters (``proto__field`` on mixed networks)."""
+        """Simulate the scenario.
+
+        Parameters
+        ----------
+        progress : bool
+            Show a progress bar.
+        **overrides
+            Model parameters to change (``proto__field`` on mixed networks).
+
+        Returns
+        -------
+        Trajectory
+        """
         from ..simulate import simulate
         params = dict(self.params)
         params.update(overrides)
@@ -91,25 +117,58 @@ class Scenario:
 
 
 def shipped() -> list[str]:
-    """Names of the scenarios shipped with ecocc."""
+    """Names of the scenarios shipped with ecocc.
+
+    Returns
+    -------
+    list of str
+    """
     folder = resources.files(__name__).joinpath(DATA)
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
 def load(name_or_path) -> Scenario:
-    """Load a scenario by shipped name or from a TOML file path."""
-    p = Path(str(name_or_path))
-    if p.suffix == ".toml" or p.exists():
-        if not p.exists():
-            raise InputError("scenario", str(name_or_path), "an existing .toml file or a shipped scenario name "
-                             f"({', '.join(shipped())})")
-        text = p.read_text()
+    """Load a scenario by shipped name or from a TOML file path.
+
+    Parameters
+    ----------
+    name_or_path : str or pathlib.Path
+        A shipped name (:func:`shipped`) or a ``.toml`` file.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    InputError
+        Every user mistake raises :class:`~ecocc.errors.InputError` naming the field (``flows[1].rtt_ms``), the
+    value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
+    types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
+    """
+    check(isinstance(name_or_path, (str, Path)), "scenario", name_or_path, "a shipped name or a .toml path")
+    ref = str(name_or_path)
+    check(ref.strip() != "", "scenario", ref, f"a .toml file or one of {shipped()}")
+    p = Path(ref)
+    if p.suffix == ".toml" or p.exists() or any(sep in ref for sep in ("/", "\\")):
+        check(p.exists(), "scenario", ref, "an existing .toml file or a shipped scenario name "
+              f"({', '.join(shipped())})")
+        check(p.is_file(), "scenario", ref, "a .toml file (this path is a directory or not a regular file)")
+        try:
+            raw = p.read_bytes()
+        except OSError as exc:
+            raise InputError("scenario", ref, f"a readable file ({exc.strerror})") from None
+        check(len(raw) <= MAX_FILE_BYTES, "scenario", ref, f"a file of at most {MAX_FILE_BYTES} bytes")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("scenario", ref, "a UTF-8 text file (TOML)") from None
         origin = str(p)
     else:
-        if str(name_or_path) not in shipped():
-            raise InputError("scenario", str(name_or_path), f"a .toml file or one of {shipped()}")
-        text = resources.files(__name__).joinpath(DATA, f"{name_or_path}.toml").read_text()
-        origin = f"shipped:{name_or_path}"
+        if ref not in shipped():
+            raise InputError("scenario", ref, f"a .toml file or one of {shipped()}")
+        text = resources.files(__name__).joinpath(DATA, f"{ref}.toml").read_text()
+        origin = f"shipped:{ref}"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -117,15 +176,74 @@ def load(name_or_path) -> Scenario:
     return from_dict(data, origin=origin)
 
 
-def _one_of(d, where, a, b, conv_b=None, required=True, default=None):
-    has_a, has_b = a in d, b in d
-    check(not (has_a and has_b), f"{where}", f"both {a} and {b}", f"exactly one of {a}, {b}")
-    if has_a:
-        return d[a]
-    if has_b:
-        return conv_b(d[b]) if conv_b else d[b]
-    check(not required, f"{where}.{a}", None, f"one of {a}, {b} is required")
-    return default
+#: a scenario file larger than this is refused (the largest shipped one is 2 kB)
+MAX_FILE_BYTES = 1_000_000
+#: most packets/s a link may carry: 10^12 packets/s is 8 Pbit/s at 1000-byte packets, beyond any link; above it
+#: the solver's tolerances (absolute, in packets) lose their meaning beside the rates
+MAX_CAPACITY_PPS = 1e12
+#: most flows one [[flows]] table may expand to (``count``), and most entries of a schedule: see ecocc.limits
+MAX_COUNT = 10_000
+MAX_SCHEDULE = 100_000
+
+_ABSENT = object()
+
+
+def _num(d, key, where, *, positive=False, nonneg=False, default=_ABSENT, upper=None, allow_inf=False):
+    """``d[key]`` as a float, with the TOML path ``where.key`` in any error."""
+    field = f"{where}.{key}"
+    if key not in d:
+        check(default is not _ABSENT, field, None, "required")
+        return default
+    v = d[key]
+    if allow_inf and (v == "inf" or v == "infinite" or (isinstance(v, float) and v == math.inf)):
+        return math.inf
+    what = "a number" + (" > 0" if positive else " >= 0" if nonneg else "") + (" or \"inf\"" if allow_inf else "")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(field, v, f"{what} (TOML {type(v).__name__} given)")
+    v = float(v)
+    check(math.isfinite(v), field, v, what)
+    check(not positive or v > 0, field, v, what)
+    check(not nonneg or v >= 0, field, v, what)
+    if upper is not None:
+        check(v <= upper[0], field, v, f"at most {upper[0]:g} ({upper[1]})")
+    return v
+
+
+def _text(d, key, where, default=_ABSENT, nonempty=True):
+    field = f"{where}.{key}"
+    if key not in d:
+        check(default is not _ABSENT, field, None, "required")
+        return default
+    v = d[key]
+    check(isinstance(v, str), field, v, "a string")
+    check(not nonempty or v.strip() != "", field, v, "a non-empty string")
+    return v
+
+
+def _table(d, key, where, required=False):
+    v = d.get(key, _ABSENT)
+    if v is _ABSENT:
+        check(not required, f"{where}[{key}]" if where else f"[{key}]", None, "required")
+        return {}
+    check(isinstance(v, dict), f"[{key}]" if not where else f"{where}.{key}", v, "a TOML table")
+    return v
+
+
+def _tables(d, key, required):
+    v = d.get(key, _ABSENT)
+    if v is _ABSENT:
+        check(not required, f"[[{key}]]", None, f"at least one [[{key}]] table")
+        return []
+    check(isinstance(v, list) and all(isinstance(x, dict) for x in v), f"[[{key}]]", v,
+          f"an array of tables ([[{key}]] sections)")
+    check(not required or len(v) > 0, f"[[{key}]]", v, f"at least one [[{key}]] table")
+    return v
+
+
+def _one_of(d, where, a, b):
+    """The single key present of ``a``, ``b`` (or None); both present is a conflict."""
+    check(not (a in d and b in d), f"{where}.{a}", f"both {a} and {b}", f"exactly one of {a}, {b} (they conflict)")
+    return a if a in d else b if b in d else None
 
 
 def _known(d, where, keys):
@@ -134,51 +252,100 @@ def _known(d, where, keys):
 
 
 def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
+    """Build a :class:`Scenario` from parsed TOML.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed file (the format in this module's docstring).
+    origin : str
+        Where it came from, for messages.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    InputError
+        As :func:`load`, naming the TOML field.
+    """
     check(isinstance(data, dict), origin, type(data).__name__, "a TOML table")
     _known(data, origin, {"scenario", "params", "links", "flows", "cross_traffic", "protocols", "reproduce"})
     rep = data.get("reproduce", {}) or {}
     check(isinstance(rep, dict), "[reproduce]", rep, "a table (see ecocc.reproduce)")
-    sc = data.get("scenario")
-    check(isinstance(sc, dict), f"{origin}: [scenario]", sc, "a [scenario] table")
+    sc = _table(data, "scenario", "", required=True)
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
                               "output_dt_s", "packet_bytes", "delay_split", "notes"})
-    check("name" in sc, "[scenario].name", None, "required")
-    protocols = _protocols_table(data.get("protocols", {}))
+    name = _text(sc, "name", "[scenario]")
+    protocols = _protocols_table(_table(data, "protocols", ""))
     raw_flows = data.get("flows", [])
     every_flow_named = isinstance(raw_flows, list) and raw_flows and all(
         isinstance(fl, dict) and "protocol" in fl for fl in raw_flows)
-    check("model" in sc or every_flow_named, "[scenario].model", None,
-          "required unless every [[flows]] table names its protocol")
-    check("duration_s" in sc, "[scenario].duration_s", None, "required")
-    model = get_model(sc["model"] if "model" in sc else _first_model(raw_flows, protocols))
-    pb = check_finite("[scenario].packet_bytes", sc.get("packet_bytes", 1000), positive=True)
-    params = data.get("params", {}) or {}
-    check(isinstance(params, dict), "[params]", params, "a table of model parameters")
-    model.make_params(**params)  # validate now: names and values
-    mbps = lambda v: mbps_to_pps(check_finite("rate_mbps", v, nonneg=True), pb)  # noqa: E731
+    if "model" in sc or not every_flow_named:
+        if "model" not in sc:
+            raise InputError("[scenario].model", None, "required unless every [[flows]] table names its protocol")
+        model_name = _text(sc, "model", "[scenario]")
+    else:
+        model_name = _first_model(raw_flows, protocols)
+    try:
+        model = get_model(model_name)
+    except InputError as exc:
+        raise InputError("[scenario].model", model_name, exc.allowed) from None
+    dur = _num(sc, "duration_s", "[scenario]", positive=True)
+    pb = _num(sc, "packet_bytes", "[scenario]", positive=True, default=1000.0,
+              upper=(1e6, "bytes per packet; jumbo frames are 9000"))
+    for k in ("description", "source", "notes"):
+        _text(sc, k, "[scenario]", default="", nonempty=False)
+    split = _text(sc, "delay_split", "[scenario]", default="feedback")
+    sw = _num(sc, "summary_window_s", "[scenario]", positive=True, default=None)
+    check(sw is None or sw <= dur, "[scenario].summary_window_s", sw, f"at most duration_s = {dur:g}")
+    od = _num(sc, "output_dt_s", "[scenario]", positive=True, default=None)
+    check(od is None or od <= dur, "[scenario].output_dt_s", od, f"at most duration_s = {dur:g}")
+
+    params = _table(data, "params", "")
+    for k, v in params.items():  # types here (TOML names); ranges by the model's Params class
+        if isinstance(v, bool) or isinstance(v, (list, dict)):
+            raise InputError(f"[params].{k}", v, "a number (or, for a choice, a string)")
+    try:
+        P = model.make_params(**params)
+    except InputError as exc:
+        if exc.field.endswith(" parameter"):  # an unknown name: the value is the name
+            raise InputError(f"[params].{exc.value}", params.get(exc.value), exc.allowed) from None
+        f = exc.field.split(".", 1)[1] if "." in exc.field else exc.field
+        raise InputError(f"[params].{f}" if f in params else f"[params] ({exc.field})", exc.value, exc.allowed) from None
+    mbps = lambda v: mbps_to_pps(v, pb)  # noqa: E731
+    cap_bound = (MAX_CAPACITY_PPS, "packets/s: 8 Pbit/s at 1000-byte packets; see scenarios.MAX_CAPACITY_PPS")
+
     links = []
-    raw_links = data.get("links", [])
-    check(isinstance(raw_links, list) and raw_links, "[[links]]", raw_links, "at least one [[links]] table")
-    for i, lk in enumerate(raw_links):
+    for i, lk in enumerate(_tables(data, "links", required=True)):
         where = f"links[{i}]"
-        check(isinstance(lk, dict), where, lk, "a table")
         _known(lk, where, {"name", "capacity_pps", "capacity_mbps", "delay_s", "delay_ms", "buffer_pkts",
                            "target_queue_pkts"})
-        check("name" in lk, f"{where}.name", None, "required")
-        cap = _one_of(lk, f"{where}", "capacity_pps", "capacity_mbps", mbps)
-        delay = _one_of(lk, where, "delay_s", "delay_ms", lambda v: float(v) * 1e-3, required=False, default=0.0)
-        buf = lk.get("buffer_pkts", math.inf)
-        if isinstance(buf, str):
-            check(buf in ("inf", "infinite"), f"{where}.buffer_pkts", buf, "a number or \"inf\"")
-            buf = math.inf
-        links.append(Link(str(lk["name"]), cap, delay_s=delay, buffer_pkts=buf,
-                          target_queue_pkts=lk.get("target_queue_pkts")))
+        lname = _text(lk, "name", where)
+        ck = _one_of(lk, where, "capacity_pps", "capacity_mbps")
+        check(ck is not None, f"{where}.capacity_pps", None, "required (capacity_pps or capacity_mbps)")
+        if ck == "capacity_pps":
+            cap = _num(lk, ck, where, positive=True, upper=cap_bound)
+        else:
+            cap = mbps(_num(lk, ck, where, positive=True, upper=(MAX_CAPACITY_PPS * pb * 8e-6, "Mbit/s (8 Pbit/s)")))
+        dk = _one_of(lk, where, "delay_s", "delay_ms")
+        delay = 0.0 if dk is None else _num(lk, dk, where, nonneg=True, upper=(
+            3600.0 if dk == "delay_s" else 3.6e6, "one hour"))
+        delay = delay * 1e-3 if dk == "delay_ms" else delay
+        buf = _num(lk, "buffer_pkts", where, positive=True, default=math.inf, allow_inf=True)
+        tq = _num(lk, "target_queue_pkts", where, nonneg=True, default=None)
+        links.append(Link(lname, cap, delay_s=delay, buffer_pkts=buf, target_queue_pkts=tq))
+    link_names = [lk.name for lk in links]
+    dup = sorted({n for n in link_names if link_names.count(n) > 1})
+    check(not dup, "[[links]].name", dup, "unique link names")
+
+    # the solver steps at most the smallest delay: an RTT below duration / MAX_STEPS could not finish
+    from ..limits import MAX_STEPS
+    rtt_floor = dur / MAX_STEPS
     flows = []
-    raw_flows = data.get("flows", [])
-    check(isinstance(raw_flows, list) and raw_flows, "[[flows]]", raw_flows, "at least one [[flows]] table")
-    for i, fl in enumerate(raw_flows):
+    for i, fl in enumerate(_tables(data, "flows", required=True)):
         where = f"flows[{i}]"
-        check(isinstance(fl, dict), where, fl, "a table")
         _known(fl, where, {"name", "route", "rtt_s", "rtt_ms", "start_s", "stop_s", "initial_rate_pps",
                            "initial_rate_mbps", "count", "start_every_s", "forward_delays_s", "physical_bw_pps",
                            "physical_bw_mbps", "protocol"})
@@ -188,62 +355,147 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
             check(isinstance(proto, str) and (proto in protocols or proto.lower() in REGISTRY),
                   f"{where}.protocol", proto,
                   f"a model in {sorted(REGISTRY)} or a [protocols.NAME] table of this file {sorted(protocols)}")
-        check("name" in fl, f"{where}.name", None, "required")
+        fname = _text(fl, "name", where)
         check("route" in fl, f"{where}.route", None, "required (a list of link names)")
-        rtt = _one_of(fl, where, "rtt_s", "rtt_ms", lambda v: float(v) * 1e-3)
-        x0 = _one_of(fl, where, "initial_rate_pps", "initial_rate_mbps", mbps, required=False, default=10.0)
-        kphys = _one_of(fl, where, "physical_bw_pps", "physical_bw_mbps", mbps, required=False, default=None)
-        stop = fl.get("stop_s", math.inf)
-        stop = math.inf if stop in ("inf", "infinite") else stop
+        route = fl["route"]
+        route = [route] if isinstance(route, str) else route
+        check(isinstance(route, list) and len(route) > 0 and all(isinstance(r, str) and r for r in route),
+              f"{where}.route", fl["route"], "a non-empty list of link names (strings)")
+        for r in route:
+            check(r in link_names, f"{where}.route", r, f"a link name of [[links]] ({', '.join(link_names)})")
+        rk = _one_of(fl, where, "rtt_s", "rtt_ms")
+        check(rk is not None, f"{where}.rtt_s", None, "required (rtt_s or rtt_ms)")
+        unit = 1e-3 if rk == "rtt_ms" else 1.0
+        rtt = _num(fl, rk, where, positive=True, upper=(3600.0 / unit, "one hour")) * unit
+        check(rtt >= rtt_floor, f"{where}.{rk}", fl[rk],
+              f"at least {rtt_floor / unit:.3g} ({MAX_STEPS:.0e} solver steps over duration_s = {dur:g} s, "
+              "each at most the smallest delay: see ecocc.limits)")
+        xk = _one_of(fl, where, "initial_rate_pps", "initial_rate_mbps")
+        x0 = 10.0 if xk is None else _num(fl, xk, where, positive=True, upper=cap_bound if xk == "initial_rate_pps"
+                                           else (MAX_CAPACITY_PPS * pb * 8e-6, "Mbit/s"))
+        x0 = mbps(x0) if xk == "initial_rate_mbps" else x0
+        kk = _one_of(fl, where, "physical_bw_pps", "physical_bw_mbps")
+        kphys = None if kk is None else _num(fl, kk, where, positive=True)
+        kphys = mbps(kphys) if kk == "physical_bw_mbps" else kphys
+        start = _num(fl, "start_s", where, nonneg=True, default=0.0)
+        stop = _num(fl, "stop_s", where, positive=True, default=math.inf, allow_inf=True)
+        check(stop > start, f"{where}.stop_s", stop, f"a time after start_s = {start:g}")
         count = fl.get("count", 1)
-        check(isinstance(count, int) and count >= 1, f"{where}.count", count, "an integer >= 1")
-        every = check_finite(f"{where}.start_every_s", fl.get("start_every_s", 0.0), nonneg=True)
-        start = check_finite(f"{where}.start_s", fl.get("start_s", 0.0), nonneg=True)
+        check(isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_COUNT, f"{where}.count",
+              count, f"an integer from 1 to {MAX_COUNT}")
+        every = _num(fl, "start_every_s", where, nonneg=True, default=0.0)
+        check(count > 1 or "start_every_s" not in fl or every == 0, f"{where}.start_every_s", every,
+              "only with count > 1 (it staggers the copies)")
+        fwd = fl.get("forward_delays_s")
+        if fwd is not None:
+            check(isinstance(fwd, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in fwd),
+                  f"{where}.forward_delays_s", fwd, "a list of numbers (seconds), one per link of the route")
+            check(len(fwd) == len(route), f"{where}.forward_delays_s", fwd, f"one delay per link of the route ({len(route)})")
+            check(all(math.isfinite(v) and 0 <= v <= rtt for v in fwd), f"{where}.forward_delays_s", fwd,
+                  f"delays in [0, rtt = {rtt:g} s]")
         for k in range(count):
-            nm = str(fl["name"]) if count == 1 else f"{fl['name']}_{k + 1}"
-            fwd = fl.get("forward_delays_s")
-            flows.append(Flow(nm, tuple(fl["route"]) if not isinstance(fl["route"], str) else (fl["route"],),
-                              rtt, start_s=start + k * every, stop_s=stop, initial_rate_pps=x0,
-                              forward_delays_s=tuple(fwd) if fwd is not None else None, physical_bw_pps=kphys,
-                              protocol=proto))
+            nm = fname if count == 1 else f"{fname}_{k + 1}"
+            flows.append(Flow(nm, tuple(route), rtt, start_s=start + k * every, stop_s=stop, initial_rate_pps=x0,
+                              forward_delays_s=tuple(float(v) for v in fwd) if fwd is not None else None,
+                              physical_bw_pps=kphys, protocol=proto))
+    check(len(flows) <= MAX_COUNT, "[[flows]]", f"{len(flows)} flows", f"at most {MAX_COUNT} flows in all")
+    names = [f.name for f in flows]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    check(not dup, "[[flows]].name", dup, "unique flow names (count > 1 adds _1, _2, ...)")
+
     cts = []
-    for i, ct in enumerate(data.get("cross_traffic", []) or []):
+    for i, ct in enumerate(_tables(data, "cross_traffic", required=False)):
         where = f"cross_traffic[{i}]"
         _known(ct, where, {"link", "kind", "rate_pps", "rate_mbps", "schedule_pps", "schedule_mbps", "n_sources",
                            "mean_on_s", "mean_off_s", "realization", "seed", "bin_s"})
-        check("link" in ct, f"{where}.link", None, "required")
-        rate = _one_of(ct, where, "rate_pps", "rate_mbps", mbps, required=False, default=0.0)
+        link = _text(ct, "link", where)
+        check(link in link_names, f"{where}.link", link, f"a link name of [[links]] ({', '.join(link_names)})")
+        rk = _one_of(ct, where, "rate_pps", "rate_mbps")
+        sk = _one_of(ct, where, "schedule_pps", "schedule_mbps")
+        kind = _text(ct, "kind", where, default="schedule" if sk else "constant")
+        check(kind in ("constant", "schedule", "onoff"), f"{where}.kind", kind, "one of constant, schedule, onoff")
+        # each kind takes its own keys: a key another kind reads would be silently ignored, so it is refused
+        if kind == "schedule":
+            check(sk is not None, f"{where}.schedule_pps", None, "required for kind = \"schedule\" (or schedule_mbps)")
+            check(rk is None, f"{where}.{rk}", ct.get(rk), "absent for kind = \"schedule\" (the schedule gives the rates)")
+        else:
+            check(sk is None, f"{where}.{sk}", ct.get(sk), f"absent for kind = \"{kind}\" (use kind = \"schedule\")")
+            check(rk is not None, f"{where}.rate_pps", None, f"required for kind = \"{kind}\" (or rate_mbps)")
+        onoff_keys = ("n_sources", "mean_on_s", "mean_off_s", "realization", "seed", "bin_s")
+        if kind != "onoff":
+            for k in onoff_keys:
+                check(k not in ct, f"{where}.{k}", ct.get(k), "only with kind = \"onoff\"")
+        rate = 0.0
+        if rk is not None:
+            rate = _num(ct, rk, where, nonneg=True, upper=cap_bound if rk == "rate_pps" else
+                        (MAX_CAPACITY_PPS * pb * 8e-6, "Mbit/s"))
+            rate = mbps(rate) if rk == "rate_mbps" else rate
         sched = ()
-        if "schedule_pps" in ct or "schedule_mbps" in ct:
-            raw = _one_of(ct, where, "schedule_pps", "schedule_mbps")
-            conv = (lambda v: float(v)) if "schedule_pps" in ct else mbps
-            try:
-                sched = tuple((float(t), conv(r)) for t, r in raw)
-            except (TypeError, ValueError):
-                raise InputError(f"{where}.schedule", raw, "a list of [time_s, rate] pairs") from None
-        kw = {k: ct[k] for k in ("n_sources", "mean_on_s", "mean_off_s", "realization", "seed", "bin_s") if k in ct}
-        cts.append(CrossTraffic(str(ct["link"]), kind=ct.get("kind", "schedule" if sched else "constant"),
-                                rate_pps=rate, schedule=sched, **kw))
-    net = Network(tuple(links), tuple(flows), tuple(cts), delay_split=sc.get("delay_split", "feedback"),
-                  packet_bytes=pb, name=str(sc["name"]))
-    dur = check_finite("[scenario].duration_s", sc["duration_s"], positive=True)
-    sw = sc.get("summary_window_s")
-    if sw is not None:
-        sw = check_finite("[scenario].summary_window_s", sw, positive=True)
-        check(sw <= dur, "[scenario].summary_window_s", sw, f"at most duration_s = {dur}")
-    od = sc.get("output_dt_s")
-    if od is not None:
-        od = check_finite("[scenario].output_dt_s", od, positive=True)
+        if sk is not None:
+            raw = ct[sk]
+            ok = (isinstance(raw, list) and 0 < len(raw) <= MAX_SCHEDULE and all(
+                isinstance(e, list) and len(e) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                           and math.isfinite(v) for v in e) for e in raw))
+            check(ok, f"{where}.{sk}", raw, f"a list of 1 to {MAX_SCHEDULE} [time_s, rate] pairs of finite numbers")
+            conv = mbps if sk == "schedule_mbps" else float
+            sched = tuple((float(t), conv(float(r))) for t, r in raw)
+        kw = {}
+        if kind == "onoff":
+            n_src = ct.get("n_sources", 100)
+            check(isinstance(n_src, int) and not isinstance(n_src, bool) and 1 <= n_src <= 1_000_000,
+                  f"{where}.n_sources", n_src, "an integer from 1 to 1000000")
+            kw["n_sources"] = n_src
+            for k in ("mean_on_s", "mean_off_s", "bin_s"):
+                if k in ct:
+                    kw[k] = _num(ct, k, where, positive=True)
+            if "realization" in ct:
+                kw["realization"] = _text(ct, "realization", where)
+            if "seed" in ct:
+                seed = ct["seed"]
+                check(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0, f"{where}.seed", seed,
+                      "an integer >= 0")
+                kw["seed"] = seed
+            bins = dur / kw.get("bin_s", 0.1)
+            check(bins <= 1e7, f"{where}.bin_s", kw.get("bin_s", 0.1),
+                  f"a bin giving at most 1e7 bins over duration_s = {dur:g} s (memory)")
+        cts.append(_located(where, lambda: CrossTraffic(link, kind=kind, rate_pps=rate, schedule=sched, **kw)))
+    net = _located("[scenario]", lambda: Network(tuple(links), tuple(flows), tuple(cts), delay_split=split,
+                                                 packet_bytes=pb, name=name))
     from ..mixed import resolve_protocols
     members, _ = resolve_protocols(net, model, None, protocols)  # every protocol and its table, validated now
+    # the run as a whole (gains x duration, output samples x network size): ecocc.limits; on a mixed network
+    # every protocol's laws with its parameters ([params] for [scenario].model, its table for the others)
+    from ..limits import check_run_size
+    try:
+        check_run_size(net, model, P, dur, od)
+        if len(members) > 1:
+            for mm, pp in members.values():
+                if mm.name != model.name:
+                    check_run_size(net, mm, pp, dur, od)
+    except InputError as exc:
+        f = exc.field if exc.field.split(" ")[0] not in params else f"[params].{exc.field}"
+        f = "[scenario].output_dt_s" if f == "output_dt_s" else f
+        raise InputError(f, exc.value, exc.allowed) from None
     if len(members) > 1 and params:
         # [params] belongs to [scenario].model; on a mixed network simulate wants it prefixed
         check(model.name in members, "[params]", sorted(params),
               f"empty: no flow runs [scenario].model = {model.name!r} (put parameters in [protocols.NAME])")
         params = {f"{model.name}__{k}": v for k, v in params.items()}
-    return Scenario(name=str(sc["name"]), model=model.name, duration_s=dur, network=net, params=params,
+    import hashlib
+
+    from ..store import canonical
+    return Scenario(name=name, model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
-                    output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols, reproduce=rep)
+                    output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols, reproduce=rep,
+                    digest=hashlib.sha256(canonical(data).encode()).hexdigest()[:16])
+
+
+def _located(where, build):
+    """``build()``, with an InputError's field prefixed by the TOML location ``where``."""
+    try:
+        return build()
+    except InputError as exc:
+        raise InputError(f"{where}: {exc.field}", exc.value, exc.allowed) from None
 
 
 def _protocols_table(raw):
@@ -252,9 +504,15 @@ def _protocols_table(raw):
     out = {}
     for nm, spec in raw.items():
         check(isinstance(spec, dict), f"[protocols.{nm}]", spec, "a table with a model and its parameters")
-        check("model" in spec, f"[protocols.{nm}].model", None, "required: a registry name")
-        m = get_model(spec["model"])
+        model_name = _text(spec, "model", f"[protocols.{nm}]")
+        try:
+            m = get_model(model_name)
+        except InputError as exc:
+            raise InputError(f"[protocols.{nm}].model", model_name, exc.allowed) from None
         fields = {k: v for k, v in spec.items() if k != "model"}
+        for k, v in fields.items():  # types here (TOML names); ranges by the model's Params class
+            if isinstance(v, bool) or isinstance(v, (list, dict)):
+                raise InputError(f"[protocols.{nm}].{k}", v, "a number (or, for a choice, a string)")
         try:
             m.make_params(**fields)
         except InputError as e:
@@ -267,6 +525,7 @@ def _protocols_table(raw):
 def _first_model(raw_flows, protocols):
     """The model of the first flow's protocol (``[scenario].model`` when every flow names one)."""
     p = raw_flows[0]["protocol"]
+    check(isinstance(p, str), "flows[0].protocol", p, "a string: a model name or a [protocols.NAME] table")
     return protocols[p]["model"] if p in protocols else p
 
 
