@@ -1,8 +1,7 @@
-"""Build hook: the AECP kernels compiled ahead of time at install time.
+"""Build hook: the AECP lock-step kernel compiled ahead of time at install time.
 
-``ecocc.dde._aecp_aot`` (``ecocc.dde.kernels._adaptive_kernel``, one run) and
 ``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes_strided``, the
-stability map's lock-step groups) are compiled by ``numba.pycc`` for this
+stability map's lock-step groups) is compiled by ``numba.pycc`` for this
 machine's CPU (see :mod:`ecocc.dde.aot`), so the first run after installing
 loads them in milliseconds instead of compiling for about 15 s each.  numba
 is a build requirement (``pyproject.toml``), not a run-time one: the modules
@@ -21,7 +20,7 @@ from setuptools.errors import CompileError
 
 HERE = Path(__file__).resolve().parent
 #: extension module -> kernel kind (ecocc.dde.aot.KERNELS)
-AOT = {"ecocc.dde._aecp_aot": "adaptive", "ecocc.dde._lanes_aot": "lanes"}
+AOT = {"ecocc.dde._lanes_aot": "lanes"}
 
 
 def _kernel_modules():

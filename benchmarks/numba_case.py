@@ -42,8 +42,10 @@ def main():
     else:
         net = random_network(args["n_flows"], args["n_links"], max_hops=5, seed=args.get("seed", 0))
     t_net = time.perf_counter()
-    tr = simulate(net, "aecp", t_end_s=args["t_end"], r0_pps=10.0, output_dt_s=args.get("output_dt", 0.05),
-                  engine="numba", **args.get("kw", {}))
+    model = args.get("model", "aecp")
+    extra = dict(r0_pps=10.0) if model in ("aecp", "cltcp") else {}
+    tr = simulate(net, model, t_end_s=args["t_end"], output_dt_s=args.get("output_dt", 0.05),
+                  engine=args.get("engine", "numba"), **extra, **args.get("kw", {}))
     t_done = time.perf_counter()
     out = dict(status=tr.status.value, wall_s=t_done - T_START, import_s=t_import - T_START,
                build_network_s=t_net - t_import, simulate_s=t_done - t_net, solver_wall_s=tr.solver["wall_s"],

@@ -571,12 +571,12 @@ def roots_map_section(quick, sim_map=None):
     taus = np.linspace(0.25, 4.0, n)
     net = dumbbell(C_PPS, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
     t0 = time.perf_counter()
-    ds = roots_map("aecp", net, "alpha_per_s", alphas, taus, n_nodes=8)
+    ds = roots_map("aecp", net, "alpha_per_s", alphas, taus, n_nodes=None)
     wall = time.perf_counter() - t0
     sub_a, sub_t = alphas[::5], taus[::5]
     ref = roots_map("aecp", net, "alpha_per_s", sub_a, sub_t, n_nodes=20)
     re8 = ds.rightmost_real_per_s.values[::5, ::5]
-    out = dict(shape=[n, n], wall_s=wall, n_nodes=8, n_stable=int(ds.stable.sum()),
+    out = dict(shape=[n, n], wall_s=wall, n_nodes=None, n_stable=int(ds.stable.sum()),
                n_unresolved=int(np.isnan(ds.rightmost_real_per_s.values).sum()),
                max_abs_diff_vs_20_nodes_per_s=float(np.nanmax(np.abs(re8 - ref.rightmost_real_per_s.values))),
                verdicts_equal_vs_20_nodes=float(np.mean(ds.stable.values[::5, ::5] == ref.stable.values)))

@@ -70,7 +70,7 @@ def _stack(arrs):
 
 
 def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scale=None, t_end_s: float,
-                   step_s: float, output_dt_s: float | None = None, engine: str = "numpy"):
+                   step_s: float, output_dt_s: float | None = None, engine: str = "auto"):
     """Simulate ``B`` members of a parameter sweep in one fixed-step integration.
 
     Parameters
@@ -91,9 +91,10 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         RK4 step in seconds (see :func:`ecocc.dde.fixed.solve_fixed`).
     output_dt_s : float, optional
         Sampling interval of the output (default ``t_end_s / 2000``).
-    engine : {"numpy", "numba"}
+    engine : {"auto", "numpy", "numba"}
         ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
-        (members in parallel; AECP/CLTCP only, numba required).
+        (members in parallel; AECP/CLTCP only, numba required); ``"auto"``
+        (default) takes it where it applies, else the NumPy solver.
 
     Returns
     -------
@@ -111,8 +112,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     h = check_finite("step_s", step_s, positive=True)
-    from .dde.engine import check_engine
-    check_engine(engine, m, network)
+    from .dde.engine import resolve_engine
+    engine = resolve_engine(engine, m, network, kernel="fixed")
     plist = [None] if params_list is None else list(params_list)
     scales = [1.0] if rtt_scale is None else [check_finite("rtt_scale[*]", s, positive=True)
                                                for s in np.atleast_1d(rtt_scale)]
@@ -206,20 +207,50 @@ def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
     return swing, mean, rate
 
 
+#: codes of ``regime`` in :func:`simulate_map` (NetCDF ``flag_values``/``flag_meanings``)
+REGIMES = {-1: "not_classified", 0: "settled", 1: "decaying_not_settled", 2: "growing_or_limit_cycle"}
+
+
+def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
+    """Regime code per point (see :data:`REGIMES`) from the run status, the settled test and the swing growth
+    rate (1/s): decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
+    ``decay_ratio`` from one window to the next."""
+    ok = np.asarray(ok, bool)
+    settled = np.asarray(settled, bool)
+    rate = np.asarray(rate_per_s, float)
+    limit = math.log(decay_ratio) / window_s
+    out = np.full(ok.shape, -1, np.int8)
+    out[ok & settled] = 0
+    measured = ok & ~settled & np.isfinite(rate)
+    out[measured & (rate < limit)] = 1
+    out[measured & ~(rate < limit)] = 2
+    return out
+
+
 def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0, 2.0, 4.0),
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
-                 swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="numba", rtol=1e-7, atol=None, chunk=1000,
-                 progress=False, previous=None, overlap=True, **params):
+                 swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
+                 progress=False, previous=None, overlap=True, decay_ratio=0.99, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
     with the adaptive solver (delays exact, error control, queue clamps
-    located).  Verdict: a point is **stable** when its run succeeded and
-    every link's queue moves by less than ``swing_threshold_pkts`` (peak to
-    peak, sampled every ``sample_dt_s``) over the last ``window_s``
-    seconds.  A slowly decaying point can therefore be judged unstable at
-    a short ``t_end_s``; the swing itself is returned so other thresholds
-    can be applied.
+    located).  Each point whose run succeeded falls in one of three classes
+    (``regime``):
+
+    * **settled** (``stable``): every link's queue moves by less than
+      ``swing_threshold_pkts`` (peak to peak, sampled every ``sample_dt_s``)
+      over the last ``window_s`` seconds;
+    * **decaying, not settled**: the swing is larger, but it shrank from the
+      window before to the last one by at least the factor ``decay_ratio``
+      (``swing_growth_rate_per_s < ln(decay_ratio) / window_s``): a longer
+      run would settle;
+    * **growing or limit cycle**: the swing did not shrink by that factor.
+
+    Points whose growth rate could not be measured (a run shorter than two
+    windows) are ``not classified``; failed and interrupted runs are
+    neither.  The swing and the rate are returned so other thresholds can
+    be applied.
 
     Parameters
     ----------
@@ -230,14 +261,17 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         (every RTT multiplied by the value).  With ``engine="numba"`` one of
         :data:`MAP_AXES_NUMBA`.
     x_values, y_values : sequences of float
-    engine : {"numba", "numpy"}
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"`` (default): ``"numba"`` where it applies (AECP/CLTCP, axes
+        in :data:`MAP_AXES_NUMBA`), else one :func:`ecocc.simulate` per point on
+        its default (compiled, generated from the model's laws) engine.
         ``"numba"``: the compiled lock-step kernel (:mod:`ecocc.dde.lanes`):
         the points of one RTT scale advance 8 at a time on shared steps, the
         groups in parallel over the cores (AECP/CLTCP); only the rates, rate
         factors and queues are integrated.  The kernel is compiled when
         ecocc is installed (:mod:`ecocc.dde.aot`); ``attrs["kernel"]`` says
         which build ran.  ``"numpy"``: one
-        :func:`ecocc.simulate` per point (any model; the reference, slow).
+        :func:`ecocc.simulate` per point on the NumPy solver (any model; the reference, slow).
     overlap : bool
         numba engine: steps may be longer than the smallest delay, the delayed
         values inside a step corrected iteratively (default; several times
@@ -246,6 +280,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     chunk : int
         Members per kernel call (numba): progress is reported and Ctrl-C is
         honoured between chunks; points not reached are ``"interrupted"``.
+    decay_ratio : float
+        In (0, 1): a point that has not settled is "decaying" when its swing
+        over the last window is below ``decay_ratio`` times the swing over the
+        window before (default 0.99: shrinking by at least 1 % per window).
     previous : xarray.Dataset, optional
         An earlier (interrupted) result of the same call: its finished points
         are kept and only its ``"interrupted"`` points are run.
@@ -254,7 +292,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     Returns
     -------
     xarray.Dataset
-        On ``(y, x)``: ``stable``, ``status``, ``n_steps``; on ``(y, x, link)``:
+        On ``(y, x)``: ``stable`` (settled), ``regime`` (-1 not classified, 0 settled, 1 decaying but not
+        settled, 2 growing or limit cycle; ``flag_values``/``flag_meanings`` attributes), ``status``,
+        ``n_steps``; on ``(y, x, link)``:
         ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window); on ``(y, x)`` also
         ``swing_growth_rate_per_s``: how fast the swing shrinks (< 0) or grows between the last two
         windows, to compare with the rightmost characteristic root of the linearization (NaN where a
@@ -273,11 +313,22 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     m = get_model(model)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     check_engine(engine, m, network, kernel="lanes")
+    point_engine = "numpy" if engine == "numpy" else "auto"  # the engine of simulate() per point
+    if engine == "auto":
+        # the lock-step kernel wherever it applies (the map's default before "auto" existed, whatever
+        # $ECOCC_ENGINE says about single runs), else one simulate() per point on its default engine
+        try:
+            check_engine("numba", m, network, kernel="lanes")
+            engine = "numba" if {x_name, y_name} <= set(MAP_AXES_NUMBA) else "numpy"
+        except InputError:
+            engine = "numpy"
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     window = check_finite("window_s", window_s, positive=True)
     check(window <= t_end, "window_s", window_s, f"at most t_end_s = {t_end}")
     dt = check_finite("sample_dt_s", sample_dt_s, positive=True)
     thr = check_finite("swing_threshold_pkts", swing_threshold_pkts, positive=True)
+    ratio = check_finite("decay_ratio", decay_ratio, positive=True)
+    check(ratio < 1.0, "decay_ratio", decay_ratio, "a number in (0, 1)")
     check(isinstance(chunk, numbers.Integral) and chunk >= 1, "chunk", chunk, "an integer >= 1")
     check(x_name != y_name, "y_name", y_name, f"a name different from x_name = {x_name!r}")
     fields = type(m.make_params(None)).field_names()
@@ -322,7 +373,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
            else "never longer than the smallest delay") if engine == "numba"
         else "one run per point, steps never longer than the smallest delay"))
-    settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, engine=engine, rtol=rtol,
+    settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, rtol=rtol,
+                    engine=engine if engine == "numba" else ("numpy" if point_engine == "numpy" else "auto (per point)"),
                     t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()), solver=solver)
     todo = np.arange(B)
     if previous is not None:
@@ -373,7 +425,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             for b in todo:
                 xv, yv = pts[b]
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
-                              output_dt_s=dt, rtol=rtol, atol=atol)
+                              output_dt_s=dt, rtol=rtol, atol=atol, engine=point_engine)
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)
@@ -387,9 +439,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             bar.close()
     ok = status == "success"
     stable = ok & np.all(swing < thr, axis=1)
+    regime = classify_regime(ok, stable, rate, window, ratio)
     shape = (ys.size, xs.size)
     ds = xr.Dataset(
-        {"stable": (("y", "x"), stable.reshape(shape)),
+        {"stable": (("y", "x"), stable.reshape(shape), {"long_name": "settled (see attrs verdict)"}),
+         "regime": (("y", "x"), regime.reshape(shape), {
+             "long_name": "dynamic regime of the simulated point", "flag_values": np.array(list(REGIMES), np.int8),
+             "flag_meanings": " ".join(REGIMES.values())}),
          "status": (("y", "x"), status.reshape(shape).astype("U16")),  # room for any status
          "n_steps": (("y", "x"), n_steps.reshape(shape)),
          "swing_growth_rate_per_s": (("y", "x"), rate.reshape(shape), {
@@ -403,8 +459,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name) if y_name != "rtt_scale" else "-")
     ds.attrs.update(
         **settings, swing_threshold_pkts=thr,
-        verdict=(f"stable: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
+        verdict=(f"settled: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
                  f"last {window:g} s of {t_end:g} s"),
+        regime_rule=(f"settled as in verdict; otherwise decaying (not settled) when the largest swing over the last "
+                     f"{window:g} s is below {ratio:g} x the one over the {window:g} s before, else growing or limit "
+                     "cycle; not classified when that ratio was not measured"),
+        decay_ratio=ratio,
         packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
         n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
     if engine == "numba":
@@ -414,4 +474,4 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     return ds
 
 
-__all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA"]
+__all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA", "REGIMES", "classify_regime"]

@@ -59,6 +59,19 @@ def list_scenarios():
         click.echo(f"{name:20s} {sc.model:10s} {sc.description}")
 
 
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _figure_formats(text):
+    """``"png,pdf"`` -> ``["png", "pdf"]`` (each one of FIGURE_FORMATS, at least one)."""
+    from .errors import InputError
+    fmts = [f.strip().lower().lstrip(".") for f in str(text).split(",") if f.strip()]
+    bad = [f for f in fmts if f not in FIGURE_FORMATS]
+    if not fmts or bad:
+        raise InputError("--format", text, f"a comma-separated list of {', '.join(FIGURE_FORMATS)}")
+    return list(dict.fromkeys(fmts))
+
+
 @main.command("simulate")
 @click.argument("scenario", required=False, default=None)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out", show_default=True,
@@ -69,21 +82,25 @@ def list_scenarios():
 @click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
-@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="numba: compiled kernels (AECP/CLTCP).  The adaptive one is compiled when ecocc is installed; "
-                   "the fixed-step one needs numba (the 'fast' extra) and is compiled on its first use on a "
-                   "machine, then cached.")
-@click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
+@click.option("--engine", type=click.Choice(["auto", "numpy", "numba"]), default="auto", show_default=True,
+              help="auto: the compiled engine where it applies (adaptive: every model; fixed: AECP/CLTCP), else "
+                   "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
+                   "kernel of a model is generated from its laws and compiled on its first use on a machine "
+                   "(needs numba, the 'fast' extra), then cached.")
+@click.option("--no-figure", is_flag=True, help="Skip the figure.")
+@click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
+              help="Figure file formats, comma-separated (png, pdf, svg).")
 @click.option("--no-checkpoint", is_flag=True,
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, no_checkpoint,
-                 quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, fig_formats,
+                 no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
 
+    formats = _figure_formats(fig_formats)
     sc = scenarios.load(scenario or scenarios.DEFAULT)
     params = dict(sc.params)
     params.update(dict(parse_assignment(s) for s in sets))
@@ -91,6 +108,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ckpt = None
+    from .dde.engine import resolve_engine
+    from .models import get_model
+    engine = resolve_engine(engine, get_model(sc.model), sc.network, kernel=solver)
     if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
         import hashlib
         key = json.dumps([scenario or scenarios.DEFAULT, repr(sc), sorted(params.items()), t_end, rtol], default=str)
@@ -112,9 +132,12 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     if not no_figure:
         import matplotlib
         matplotlib.use("Agg")
-        fig = tr.plot()
-        fig.savefig(f"{stem}.png", dpi=110)
-        files.append(f"{stem}.png")
+        import matplotlib.pyplot as plt
+        fig = tr.plot().figure
+        for ext in formats:
+            fig.savefig(f"{stem}.{ext}", dpi=110)
+            files.append(f"{stem}.{ext}")
+        plt.close(fig)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -138,8 +161,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--t-end-s", type=float, default=None, help="Simulated time per point (default: the scenario's).")
 @click.option("--workers", type=click.IntRange(1), default=1, show_default=True, help="Local worker processes.")
 @click.option("--scheduler", default=None, help="dask.distributed scheduler address (optional).")
-@click.option("--engine", type=click.Choice(["numpy", "numba"]), default="numpy", show_default=True,
-              help="Solver engine of every point (numba: AECP/CLTCP only).")
+@click.option("--engine", type=click.Choice(["auto", "numpy", "numba", "ns3"]), default="auto", show_default=True,
+              help="Solver engine of every point (auto: compiled where it applies, else NumPy; ns3: packet level, "
+                   "the packet extra).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -176,6 +200,8 @@ try:  # stability commands (ecocc.cli_stability)
 except ImportError:  # pragma: no cover - while the module is being written
     pass
 
+from .cli_packet import register as _register_packet  # noqa: E402  packet level: ecocc packet, ecocc compare
+_register_packet(main)
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+import numpy as np
 
 from .errors import InputError
 
@@ -51,8 +52,11 @@ def _parse_sets(model, sets):
 
 
 def _clean(v):
+    """JSON-ready: non-finite floats become null (JSON has no inf/NaN), tuples lists, NumPy scalars Python."""
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:
+        v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
-        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return None
     if isinstance(v, dict):
         return {k: _clean(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -60,57 +64,167 @@ def _clean(v):
     return v
 
 
+#: the paper's setting of each model: the shipped scenario whose link, flows and parameters ``margins MODEL`` uses
+PAPER_SCENARIO = {"aecp": "aecp-dumbbell", "cltcp": "cltcp-dumbbell", "petcp": "petcp-dumbbell",
+                  "symbiosis": "symbiosis-join", "reno": "reno-dumbbell"}
+LINEAR_MODELS = SUPPORTED + ("reno",)
+
+
+def linear_setting(target):
+    """Model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
+
+    A model name reads its paper's scenario (:data:`PAPER_SCENARIO`).  The
+    scenario must have one link; with RTTs that differ the loop takes the
+    largest (the most delay-sensitive reading) and says so.
+    Returns a dict (``model``, ``params``, ``n_flows``, ``capacity_pps``,
+    ``rtt_s``, ``scenario``, ``source``, ``packet_bytes``, ``notes``).
+    """
+    from . import scenarios
+    key = str(target).lower()
+    name = PAPER_SCENARIO.get(key, target)
+    sc = scenarios.load(name)
+    if sc.model not in LINEAR_MODELS:
+        raise InputError("scenario model", sc.model, f"one of {', '.join(LINEAR_MODELS)} (a linear loop exists)")
+    net = sc.network
+    if net.n_links != 1:
+        raise InputError("scenario", sc.name, f"a scenario with one bottleneck link for the synchronous loop "
+                         f"(it has {net.n_links}; see ecocc.stability.network_linear for whole networks)")
+    a = net.arrays
+    rtts = np.asarray(a.rtt_s, float)
+    notes = []
+    if np.ptp(rtts) > 0:
+        notes.append(f"the flows' RTTs differ ({rtts.min():g}-{rtts.max():g} s): the synchronous loop takes the "
+                     f"largest, {rtts.max():g} s (--rtt-s to choose another)")
+    if net.cross_traffic:
+        notes.append("the scenario's cross traffic is not in the synchronous loop")
+    if np.any(np.isfinite(a.stop_s)) or np.ptp(a.start_s) > 0:
+        notes.append(f"all {net.n_flows} flows taken as active together (in the scenario they join/leave)")
+    return {"model": sc.model, "params": dict(sc.params), "n_flows": int(net.n_flows),
+            "capacity_pps": float(a.capacity_pps[0]), "rtt_s": float(rtts.max()), "scenario": sc.name,
+            "source": sc.source, "packet_bytes": int(net.packet_bytes), "notes": notes}
+
+
 @click.command("margins")
-@click.argument("model")
+@click.argument("target", metavar="MODEL|SCENARIO")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Model parameter, e.g. alpha_per_s=1.")
-@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=4, show_default=True, help="Number of flows N.")
-@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True,
-              help="Round-trip (feedback) delay in seconds.")
-@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
-              help="Bottleneck capacity in packets/s.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def margins(model, sets, n_flows, rtt_s, capacity_pps, as_json):
-    """Gain/phase/delay margins of MODEL's linearized loop (N synchronous flows, one link)."""
-    from .stability import analyze
-    key = _model(model)
-    params = _parse_sets(key, sets)
+@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=None,
+              help="Number of flows N (default: the scenario's).")
+@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Round-trip (feedback) delay in seconds (default: the scenario's largest RTT).")
+@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Bottleneck capacity in packets/s (default: the scenario's).")
+@click.option("--figures", "fig_dir", type=click.Path(file_okay=False), default=None,
+              help="Write Bode and Nyquist plots (delay exact) to this directory.")
+@click.option("--format", "formats", default="png,pdf", show_default=True,
+              help="Figure formats, comma-separated (png, pdf, svg).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (non-finite numbers as null).")
+def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_json):
+    """Gain/phase/delay margins and certified characteristic roots of a linearized loop.
+
+    MODEL|SCENARIO is a model name (aecp, cltcp, petcp, symbiosis, reno: the setting of its paper's
+    scenario, e.g. petcp -> petcp-dumbbell, 5 flows, 100 Mbps, 50 ms) or a scenario (shipped name or TOML
+    file) with one bottleneck.  N synchronous flows; --flows, --rtt-s, --capacity-pps override.
+    """
+    from .stability import analyze, bode_plot, nyquist_plot
     try:
-        a = analyze(key, n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps, **params)
+        st = linear_setting(target)
     except InputError as e:
         raise click.UsageError(str(e)) from None
-    d = _clean(a.as_dict())
+    key = st["model"]
+    params = {**st["params"], **_parse_sets(key, sets)}
+    for k, v in (("n_flows", n_flows), ("rtt_s", rtt_s), ("capacity_pps", capacity_pps)):
+        if v is not None:
+            st[k] = v
+            st["notes"] = [n for n in st["notes"] if not ((k == "rtt_s" and "RTTs differ" in n)
+                                                          or (k == "n_flows" and "taken as active" in n))]
+    fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
+    if not fmts or any(f not in ("png", "pdf", "svg") for f in fmts):
+        raise click.BadParameter(f"{formats!r} is not allowed: comma-separated png, pdf, svg", param_hint="--format")
+    try:
+        a = analyze(key, n_flows=st["n_flows"], rtt_s=st["rtt_s"], capacity_pps=st["capacity_pps"], **params)
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    d = a.as_dict()
+    mbps = st["capacity_pps"] * st["packet_bytes"] * 8 / 1e6
+    d["setting"] = {"scenario": st["scenario"], "source": st["source"], "n_flows": st["n_flows"],
+                    "capacity_pps": st["capacity_pps"], "capacity_mbps": mbps, "packet_bytes": st["packet_bytes"],
+                    "rtt_s": st["rtt_s"], "notes": st["notes"]}
+    if key == "reno":
+        from .stability.reno_loop import reno_equilibrium
+        d["reno_equilibrium"] = reno_equilibrium(st["n_flows"], st["capacity_pps"], st["rtt_s"], None,
+                                                 **{k: v for k, v in params.items()})
+    files = []
+    if fig_dir:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        out = Path(fig_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        where = (f"{st['scenario']}: {key}, N = {st['n_flows']}, C = {st['capacity_pps']:g} packets/s "
+                 f"({mbps:g} Mbps at {st['packet_bytes']} B), RTT {st['rtt_s']:g} s")
+        for kind, fn in (("bode", bode_plot), ("nyquist", nyquist_plot)):
+            r = fn(a, title=f"{kind.capitalize()} plot (delay exact), {where}")
+            for f in fmts:
+                path = out / f"margins_{key}_{kind}.{f}"
+                r["figure"].savefig(path, dpi=120)
+                files.append(str(path))
+            plt.close(r["figure"])
+        d["files"] = files
+    raw = d
+    d = _clean(d)
     if as_json:
         click.echo(json.dumps(d, indent=2))
         return
-    click.echo(f"{key}: L(s) = {a.loop}   (loop delay e^(-s tau), tau = {rtt_s:g} s)")
-    for k in ("phase_margin_deg", "gain_margin", "crossover_rad_s", "delay_margin_s", "critical_delay_s", "stable",
-              "rightmost_root_per_s", "status"):
-        click.echo(f"  {k:22s} {d[k]}")
-    for msg in a.messages:
+    stp = d["setting"]
+    click.echo(f"{stp['scenario']} ({key}): N = {stp['n_flows']}, C = {stp['capacity_pps']:g} packets/s "
+               f"({mbps:g} Mbps at {stp['packet_bytes']} B), RTT {stp['rtt_s']:g} s")
+    click.echo(f"  L(s) = {a.loop}   (loop delay e^(-s tau), tau = {stp['rtt_s']:g} s)")
+    for k in ("phase_margin_deg", "phase_margin_unwrapped_deg", "gain_margin", "crossover_rad_s", "delay_margin_s",
+              "critical_delay_s", "stable", "rightmost_root_per_s", "root_status", "status"):
+        click.echo(f"  {k:26s} {raw[k]}")   # text: inf printed as inf (JSON: null)
+    for msg in list(st["notes"]) + list(a.messages):
         click.echo(f"  note: {msg}")
+    if files:
+        click.echo("  wrote " + ", ".join(files))
 
 
 @click.command("stability-map")
-@click.argument("model")
+@click.argument("model", metavar="MODEL|SCENARIO")
 @click.option("--x", "x_name", default="alpha_per_s", show_default=True, help="Parameter on the x axis.")
 @click.option("--x-values", default="0.5,1,2,3,4", show_default=True, help="Comma-separated x values.")
 @click.option("--y", "y_name", default="rtt_s", show_default=True, help="Parameter on the y axis.")
 @click.option("--y-values", default="0.05,0.2,0.4,0.6,0.8,1.0", show_default=True, help="Comma-separated y values.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Other model parameters.")
-@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True)
-@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True)
-@click.option("--simulate", "sim_points", multiple=True, metavar="X,Y", help="Simulate the nonlinear model at X,Y.")
+@click.option("--flows", "n_flows", type=click.IntRange(min=1), default=None,
+              help="Number of flows N (default: the paper's scenario's).")
+@click.option("--rtt-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="RTT (s) where it is not an axis (default: the scenario's largest).")
+@click.option("--capacity-pps", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Capacity (packets/s) where it is not an axis (default: the scenario's).")
+@click.option("--simulate", "sim_points", multiple=True, metavar="X,Y",
+              help="Simulate the nonlinear model at X,Y: settled / decaying, not settled / growing or limit cycle.")
 @click.option("--sim-t-end-s", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
 def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
                   sim_t_end_s, out_dir):
-    """Stability map of MODEL over a parameter plane: PNG + NetCDF in --out."""
+    """Linear stability map over a parameter plane (exact-delay margins, certified roots): PNG, PDF and NetCDF
+    in --out.  MODEL|SCENARIO as for `ecocc margins`: a model name takes its paper's setting."""
     from .models import get_model
     from .stability import plot_stability_map
     from .stability import stability_map as smap
-    key = _model(model)
-    params = _parse_sets(key, sets)
+    try:
+        st = linear_setting(model)
+    except InputError as e:
+        raise click.UsageError(str(e)) from None
+    key = st["model"]
+    params = {**st["params"], **_parse_sets(key, sets)}
+    if rtt_s is not None or "rtt_s" in (x_name, y_name):
+        st["notes"] = [n for n in st["notes"] if "RTTs differ" not in n]
+    if n_flows is not None or "n_flows" in (x_name, y_name):
+        st["notes"] = [n for n in st["notes"] if "taken as active" not in n]
+    n_flows = st["n_flows"] if n_flows is None else n_flows
+    rtt_s = st["rtt_s"] if rtt_s is None else rtt_s
+    capacity_pps = st["capacity_pps"] if capacity_pps is None else capacity_pps
     allowed = get_model(key).Params.field_names() + ["rtt_s", "capacity_pps", "n_flows"]
     for hint, nm in (("--x", x_name), ("--y", y_name)):
         if nm not in allowed:
@@ -131,15 +245,27 @@ def stability_map(model, x_name, x_values, y_name, y_values, sets, n_flows, rtt_
     except InputError as e:
         raise click.UsageError(str(e)) from None
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    nc = out / f"stability_map_{key}.nc"; png = out / f"stability_map_{key}.png"
+    nc = out / f"stability_map_{key}.nc"; png = out / f"stability_map_{key}.png"; pdf = png.with_suffix(".pdf")
+    ds.attrs["setting"] = f"{st['scenario']}: " + "; ".join(st["notes"] or ["as in the scenario"])
     ds.to_netcdf(nc)
     fig = plot_stability_map(ds)
     fig.savefig(png, dpi=120, bbox_inches="tight")
-    click.echo(f"wrote {png} and {nc}")
+    fig.savefig(pdf, bbox_inches="tight")
+    stable = ds["stable"].values
+    click.echo(f"{key} ({st['scenario']}: N = {n_flows}, C = {capacity_pps:g} packets/s, RTT {rtt_s:g} s where not "
+               f"an axis): {int(stable.sum())} of {stable.size} points stable (exact-delay margins), roots certified "
+               f"at {int(ds['roots_certified'].values.sum())}, verdicts consistent at {int(ds['consistent'].values.sum())}")
+    if ds.sizes.get("sample", 0):
+        reg = ds["sim_regime"].values.astype(str)
+        for xv, yv, r, pr in zip(ds["sample_x"].values, ds["sample_y"].values, reg, ds["predicted_stable"].values):
+            click.echo(f"  simulated at ({xv:g}, {yv:g}): {r.replace('_', ' ')}; linear: "
+                       f"{'stable' if pr else 'unstable'}")
+    click.echo(f"wrote {png}, {pdf} and {nc}")
 
 
 #: simulate_map argument -> sim-map option, for error messages
 _MAP_OPTIONS = {"x_name": "--x", "y_name": "--y", "t_end_s": "--t-end-s", "window_s": "--window-s",
+                "decay_ratio": "--decay-ratio",
                 "swing_threshold_pkts": "--threshold-pkts", "engine": "--engine"}
 
 
@@ -181,8 +307,11 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="Final window over which the queue swing is measured (s; default: the scenario's summary window, "
                    "else a tenth of --t-end-s).")
 @click.option("--threshold-pkts", type=float, default=1.0, show_default=True,
-              help="Stable: every link's queue swings (peak to peak) less than this over the window (packets).")
-@click.option("--engine", type=click.Choice(["numba", "numpy"]), default=None,
+              help="Settled: every link's queue swings (peak to peak) less than this over the window (packets).")
+@click.option("--decay-ratio", type=float, default=0.99, show_default=True,
+              help="Decaying (not settled): the largest swing over the last window is below this factor times the "
+                   "one over the window before.  Otherwise: growing or limit cycle.")
+@click.option("--engine", type=click.Choice(["auto", "numba", "numpy"]), default=None,
               help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
                    "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
                    "Default: numba when it applies, else numpy.")
@@ -193,14 +322,15 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
-def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, engine, rtol,
+def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine, rtol,
             steps_within_delay, as_json, quiet, no_figure):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
     aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
 
-    A point is stable when its run succeeded and every link's queue swings by less than --threshold-pkts over the
-    last --window-s seconds of --t-end-s.  Interrupted with Ctrl-C, the finished points are written; the same
+    A point has settled when its run succeeded and every link's queue swings by less than --threshold-pkts over
+    the last --window-s seconds of --t-end-s; otherwise it is decaying (not settled) when that swing is below
+    --decay-ratio times the swing over the window before, else growing or in a limit cycle.  Interrupted with Ctrl-C, the finished points are written; the same
     command again runs only the missing ones.
     """
     import numpy as np
@@ -208,7 +338,6 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     from . import scenarios
     from .batch import MAP_AXES_NUMBA, simulate_map
     from .cli import parse_assignment
-    from .dde.engine import check_engine
     from .errors import check_finite
     from .models import get_model
 
@@ -222,19 +351,15 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
     y_name, y_values = _map_axis(y_axis, "--y")
     rtol = check_finite("--rtol", rtol, positive=True)
     model = get_model(sc.model)
-    if engine is None:
-        try:
-            check_engine("numba", model, sc.network, kernel="lanes")
-            engine = "numba"
-        except InputError:
-            engine = "numpy"
-        if engine == "numba" and not {x_name, y_name} <= set(MAP_AXES_NUMBA):
-            engine = "numpy"
-            if not quiet:
-                click.echo(f"note: engine numpy (the numba kernel takes the axes {', '.join(MAP_AXES_NUMBA)})",
-                           err=True)
+    if engine in (None, "auto"):
+        engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
+        if not quiet and (model.name not in ("aecp", "cltcp")
+                          or not {x_name, y_name} <= set(MAP_AXES_NUMBA)):
+            click.echo(f"note: one compiled run per point (the lock-step kernel is for AECP/CLTCP on the axes "
+                       f"{', '.join(MAP_AXES_NUMBA)})", err=True)
     out = Path(out_dir)
-    kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, engine=engine, rtol=rtol,
+    kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, decay_ratio=decay_ratio,
+              engine=engine, rtol=rtol,
               progress=not quiet, overlap=not steps_within_delay, **params)
     previous = None
     if (out / "sim_map.nc").exists():  # an earlier run of the same command: keep its finished points
@@ -255,12 +380,16 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         raise _as_option(e, x_name, y_name) from None
 
     out.mkdir(parents=True, exist_ok=True)
-    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png"}
+    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png",
+             "figure_pdf": None if no_figure else "sim_map.pdf"}
     ds.to_netcdf(out / files["netcdf"], engine="h5netcdf")  # simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
-    stable = ds["stable"].values.astype(bool)
+    regime = ds["regime"].values
     ok = status == "success"
-    counts = {"points": int(status.size), "stable": int(stable.sum()), "not_stable": int((ok & ~stable).sum()),
+    counts = {"points": int(status.size), "settled": int((ok & (regime == 0)).sum()),
+              "decaying_not_settled": int((ok & (regime == 1)).sum()),
+              "growing_or_limit_cycle": int((ok & (regime == 2)).sum()),
+              "not_classified": int((ok & (regime == -1)).sum()),
               "failed": int((~ok & (status != "interrupted")).sum()),
               "interrupted": int((status == "interrupted").sum())}
     statuses, n_status = np.unique(status, return_counts=True)
@@ -275,7 +404,8 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         "scenario": a["scenario"], "scenario_source": sc.source, "model": a["model"],
         "x": axis(x_name, ds["x"]), "y": axis(y_name, ds["y"]), "counts": counts,
         "status_counts": {str(k): int(n) for k, n in zip(statuses, n_status)},
-        "verdict": a["verdict"], "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
+        "verdict": a["verdict"], "regime_rule": a["regime_rule"], "decay_ratio": float(a["decay_ratio"]),
+        "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
         "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
         "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
         "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
@@ -286,14 +416,18 @@ def sim_map(scenario, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshol
         from .plotting import plot_simulated_map
         fig = plot_simulated_map(ds)
         fig.savefig(out / files["figure"], dpi=120)
+        fig.savefig(out / files["figure_pdf"])
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:
         c = counts
         click.echo(f"{a['scenario']} ({a['model']}): {ds.sizes['y']} x {ds.sizes['x']} points "
-                   f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['stable']} stable, "
-                   f"{c['not_stable']} not stable, {c['failed']} failed, {c['interrupted']} interrupted")
+                   f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['settled']} settled, "
+                   f"{c['decaying_not_settled']} decaying but not settled, {c['growing_or_limit_cycle']} growing or "
+                   f"limit cycle, {c['not_classified']} not classified, {c['failed']} failed, "
+                   f"{c['interrupted']} interrupted")
         click.echo(f"  {a['verdict']}")
+        click.echo(f"  {a['regime_rule']}")
         click.echo("  wrote " + ", ".join(str(out / f) for f in files.values() if f))
     if counts["interrupted"]:
         click.echo("interrupted: the points not reached are marked 'interrupted'", err=True)

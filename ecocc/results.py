@@ -56,6 +56,8 @@ class Trajectory:
     packet_bytes: float = 1000.0
     summary_window_s: float = 1.0
     equilibrium: dict | None = None
+    #: unresponsive cross traffic offered to each link (time x link, packets/s); None when not recorded
+    cross_pps: np.ndarray | None = None
 
     @property
     def ok(self) -> bool:
@@ -90,7 +92,8 @@ class Trajectory:
                    solver=dict(method=sol.method, n_steps=sol.n_steps, n_rejected=sol.n_rejected, nfev=sol.nfev,
                                n_clamp_events=sol.n_clamp_events, wall_s=sol.wall_s, t_reached_s=sol.t_reached,
                                **{k: v for k, v in sol.settings.items() if k != "atol"}),
-                   packet_bytes=net.packet_bytes, summary_window_s=summary_window_s, equilibrium=eq)
+                   packet_bytes=net.packet_bytes, summary_window_s=summary_window_s, equilibrium=eq,
+                   cross_pps=np.asarray(sysm.cross(t), dtype=float).reshape(t.size, -1))
 
     # -- derived series ------------------------------------------------------
     @property
@@ -198,9 +201,16 @@ class Trajectory:
             cols += [self.queue_pkts[:, j], self.lost_pkts[:, j]]
         np.savetxt(links_path, np.column_stack(cols), delimiter=",", header=hdr, comments="")
 
-    def plot(self, fig=None):
+    def plot(self, ax=None, **kwargs):
+        """Plot the run; see :func:`ecocc.plotting.plot_trajectory` (same keywords).
+
+        Returns
+        -------
+        ecocc.plotting.TrajectoryPlot
+            The figure, the axes by panel and the artists drawn.
+        """
         from .plotting import plot_trajectory
-        return plot_trajectory(self, fig=fig)
+        return plot_trajectory(self, ax=ax, **kwargs)
 
 
 def _jsonable(obj):

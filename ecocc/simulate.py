@@ -20,6 +20,9 @@ def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
     if output_dt_s is None:
         output_dt_s = t_end / 2000
     output_dt_s = check_finite("output_dt_s", output_dt_s, positive=True)
+    from .dde.options import MAX_SAMPLES
+    check(t_end / output_dt_s <= MAX_SAMPLES, "output_dt_s", output_dt_s,
+          f"a sampling interval giving at most {MAX_SAMPLES} samples over t_end = {t_end:g} s")
     t_eval = np.arange(0.0, t_end + 0.5 * output_dt_s, output_dt_s)
     t_eval = t_eval[t_eval <= t_end]
     if t_eval[-1] < t_end:
@@ -30,8 +33,8 @@ def output_grid(t_end: float, output_dt_s: float | None) -> np.ndarray:
 def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, output_dt_s: float | None = None,
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
-             name: str | None = None, engine: str = "numpy", checkpoint=None, checkpoint_every_s: float = 30.0,
-             **param_overrides) -> Trajectory:
+             name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
+             rtt_includes_queueing: bool = False, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -55,17 +58,25 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         of the run).
     progress : bool
         Show a progress bar (tqdm) on stderr.
-    engine : {"numpy", "numba"}
-        ``"numpy"`` (default): the generic solvers.  ``"numba"``: compiled
-        kernels of the same methods (:mod:`ecocc.dde.engine`; AECP/CLTCP
-        without forward delays).  The adaptive kernel is compiled when ecocc
-        is installed (:mod:`ecocc.dde.aot`) and loads in milliseconds, with or
-        without numba; the fixed-step kernel needs numba (the ``fast``
-        extra) and compiles on its first use on a machine, cached on disk.
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"`` (default): the compiled engine (:mod:`ecocc.dde.engine`) where
+        it serves the run -- the adaptive solver for every model (a kernel
+        generated from the model's laws, :mod:`ecocc.dde.codegen`, compiled by
+        numba on its first use on a machine and cached on disk), the
+        fixed-step solver for AECP/CLTCP -- and the NumPy solver otherwise
+        (forward delays, a ``checkpoint``, no numba: then it says so once).
+        ``"numba"``: the compiled engine or an error saying why not.
+        ``"numpy"``: the NumPy reference solvers.  ``$ECOCC_ENGINE`` sets what
+        ``"auto"`` means.
     checkpoint : path, optional
-        Adaptive NumPy solver only: save the solver state there every
+        Adaptive NumPy solver only (``engine="auto"`` then uses it): save the solver state there every
         ``checkpoint_every_s`` seconds and on Ctrl-C; an existing checkpoint of
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
+    rtt_includes_queueing : bool
+        ``False`` (default, the papers' reading): every feedback delay is the
+        constant propagation delay.  ``True``: the round trip of flow ``p`` is
+        ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays, adaptive
+        NumPy solver only (see :class:`ecocc.system.NetworkSystem`).
     **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``.
     """
     m = get_model(model)
@@ -73,10 +84,40 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
-    from .dde.engine import check_engine
-    check_engine(engine, m, network, kernel="adaptive" if solver == "adaptive" else None)
+    from .dde.engine import resolve_engine
+    if (checkpoint is not None or rtt_includes_queueing is True) and engine in ("auto", None):
+        # checkpoints and state-dependent delays are the NumPy solver's (a compiled run is short)
+        engine = "numpy"
+    engine = resolve_engine(engine, m, network, kernel=solver)
     t_eval = output_grid(t_end, output_dt_s)
-    sysm = NetworkSystem(m, network, P, t_end)
+    # every solver option is checked before anything runs (ecocc.dde.options): a negative atol switched
+    # error control off, max_step_s = 0 looped on zero-length steps, a negative one ran time backwards
+    from .dde import options as opt
+    rtol = opt.rtol(rtol)
+    max_step_s = opt.max_step(max_step_s, "max_step_s")
+    if solver == "fixed":
+        check(step_s is not None, "step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
+        step_s = opt.real("step_s", step_s, lo=0.0, lo_open=True, allowed="a finite number of seconds > 0")
+        check(math.isinf(max_step_s), "max_step_s", max_step_s, "inf for solver='fixed' (its step is step_s)")
+        check(t_end / step_s <= 1e8, "step_s", step_s,
+              f"a step giving at most 1e8 grid steps over t_end_s = {t_end:g} s")
+    else:
+        check(step_s is None, "step_s", step_s, "None for solver='adaptive' (it chooses its steps; "
+              "limit them with max_step_s)")
+    if summary_window_s is not None:
+        summary_window_s = opt.real("summary_window_s", summary_window_s, lo=0.0, lo_open=True, hi=t_end,
+                                    allowed=f"a number of seconds in (0, t_end_s = {t_end:g}]")
+    progress = opt.flag("progress", progress)
+    checkpoint_every_s = opt.real("checkpoint_every_s", checkpoint_every_s, lo=0.0, lo_open=True,
+                                  allowed="a finite number of seconds > 0")
+    check(checkpoint is None or (solver == "adaptive" and engine == "numpy"), "checkpoint", checkpoint,
+          "None unless solver='adaptive' and engine='numpy' (the only solver that checkpoints)")
+    rtt_includes_queueing = opt.flag("rtt_includes_queueing", rtt_includes_queueing)
+    check(not rtt_includes_queueing or (solver == "adaptive" and engine == "numpy"), "rtt_includes_queueing",
+          rtt_includes_queueing, "False unless solver='adaptive' and engine='numpy' (the only solver with "
+          "state-dependent delays)")
+    sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
+    atol = sysm.default_atol() if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -91,8 +132,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         if engine == "numba":
             from .dde import engine
             if solver == "adaptive":
-                sol = engine.solve_adaptive_aecp(
-                    sysm, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol, t_eval=t_eval,
+                sol = engine.solve_adaptive(
+                    sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval,
                     max_step=max_step_s, progress=cb)
             else:
                 if step_s is None:
@@ -101,7 +142,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                                               t_eval=t_eval, progress=cb)
         elif solver == "adaptive":
             prob = sysm.problem()
-            sol = solve_dde(prob, t_end, rtol=rtol, atol=sysm.default_atol() if atol is None else atol,
+            sol = solve_dde(prob, t_end, rtol=rtol, atol=atol,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
                             checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s)
         else:

@@ -63,7 +63,7 @@ def _key(point: dict) -> str:
     return hashlib.sha1(s.encode()).hexdigest()[:16]
 
 
-def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "numpy") -> dict:
+def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engine: str = "auto") -> dict:
     """Simulate one grid point and return its metrics (a JSON-able dict)."""
     from . import scenarios
     from .simulate import simulate
@@ -74,8 +74,12 @@ def run_point(scenario_ref: str, point: dict, t_end_s: float | None = None, engi
     net = sc.network.scaled(**special)
     t_end = t_end_s or sc.duration_s
     window = min(sc.summary_window_s or 0.1 * t_end, t_end)
-    tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
-                  engine=engine, **params)
+    if engine == "ns3":  # packet level: one ns-3 child process per point (ecocc.packet)
+        from .packet import run_packet
+        tr = run_packet(dataclasses.replace(sc, network=net, params=params), t_end_s=t_end)
+    else:
+        tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
+                      engine=engine, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] for lk in s["links"]]))
     t = tr.t_s
@@ -113,7 +117,7 @@ class SweepResult:
 
 
 def run_sweep(scenario_ref: str, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
-              engine: str = "numpy", progress: bool = True) -> SweepResult:
+              engine: str = "auto", progress: bool = True) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
@@ -222,44 +226,55 @@ def assemble(out_dir, axes: dict, sc=None):
     return ds
 
 
-def plot_sweep(ds, metric="queue_p2p_pkts", fig=None):
-    """Line plot (one axis) or heat map (two axes) of ``metric``; returns the figure."""
-    import matplotlib.pyplot as plt
+def plot_sweep(ds, metric="queue_p2p_pkts", ax=None, *, fig=None, **line_kw):
+    """Line plot (one axis) or heat map (two or more axes: the first two) of a sweep metric.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`run_sweep` / :func:`assemble`.
+    metric : str
+        One of :data:`METRICS`; labelled in words with units
+        (:func:`ecocc.plotting.param_label`).
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure is created when absent.
+    fig : matplotlib Figure, optional
+        Deprecated (use ``ax=``); accepted for one release with a DeprecationWarning.
+    **line_kw
+        Passed to ``Axes.plot`` (one axis) or ``Axes.pcolormesh`` (heat map).
+
+    Returns
+    -------
+    ecocc.plotting.SweepPlot
+        ``figure``, ``axes``, ``lines`` (list of Line2D), ``mesh`` (QuadMesh or None),
+        ``colorbar`` and ``savefig``.
+    """
+    from .plotting import SweepPlot, _resolve_axes, model_label, param_label
     if metric not in ds:
         raise InputError("metric", metric, f"one of {list(METRICS)}")
     da = ds[metric]
-    if fig is None:
-        fig = plt.figure(figsize=(7, 5), layout="constrained")
-    ax = fig.add_subplot(1, 1, 1)
-    unit = da.attrs.get("units", "")
-    label = f"{metric} ({unit})"
+    figure, (ax,), created = _resolve_axes(ax, 1, fig, (7, 5), "plot_sweep")
+    label = param_label(metric)
     dims = list(da.dims)
+    res = SweepPlot(figure=figure, axes=ax)
     if len(dims) == 1:
-        ax.plot(da[dims[0]].values, da.values, "o-", label=label)
-        ax.set_xlabel(_axis_label(dims[0]))
+        kw = dict(marker="o", ls="-")
+        kw.update(line_kw)
+        res.lines += ax.plot(da[dims[0]].values, da.values, **kw)
+        ax.set_xlabel(param_label(dims[0]))
         ax.set_ylabel(label)
-        ax.legend()
     else:
         x, y = dims[1], dims[0]
-        im = ax.pcolormesh(da[x].values, da[y].values, da.values if da.ndim == 2 else da.isel({d: 0 for d in dims[2:]}).values,
-                           shading="nearest", cmap="viridis")
-        fig.colorbar(im, ax=ax, label=label)
-        ax.set_xlabel(_axis_label(x))
-        ax.set_ylabel(_axis_label(y))
-    ax.set_title(f"sweep of {ds.attrs.get('scenario', '')} ({ds.attrs.get('model', '')}): {metric}")
+        vals = da.values if da.ndim == 2 else da.isel({d: 0 for d in dims[2:]}).values
+        kw = dict(shading="nearest", cmap="viridis")
+        kw.update(line_kw)
+        res.mesh = ax.pcolormesh(da[x].values, da[y].values, vals, **kw)
+        res.colorbar = figure.colorbar(res.mesh, ax=ax, label=label)
+        ax.set_xlabel(param_label(x))
+        ax.set_ylabel(param_label(y))
+    extra = "" if da.ndim <= 2 else "; " + ", ".join(f"{param_label(d)} = {float(da[d].values[0]):g}"
+                                                       for d in dims[2:])
+    ax.set_title(f"Sweep of scenario {ds.attrs.get('scenario', '?')}, model {model_label(ds.attrs.get('model', '?'))}"
+                 f"{extra}", fontsize=10)
     ax.grid(alpha=0.3)
-    return fig
-
-
-def _axis_label(name):
-    if name.endswith("_per_s"):
-        return f"{name} (1/s)"
-    if name.endswith("_s"):
-        return f"{name} (s)"
-    if name.endswith("_pkts"):
-        return f"{name} (packets)"
-    if name.endswith("_pps2"):
-        return f"{name} (packets/s²)"
-    if name.endswith("_pps"):
-        return f"{name} (packets/s)"
-    return f"{name} (1)"
+    return res

@@ -16,6 +16,17 @@ is exact when the rate does not depend on the queue (AECP, PE-TCP, Symbiosis'
 ``available="paper"`` load) and when all forward delays are zero for the
 queue input.  The symbolic layer linearizes the same expression.
 
+Round trip with queueing (``rtt_includes_queueing=True``; default False,
+the papers' constant-delay reading): every feedback delay of flow ``p`` (the
+link signals at ``d_b(l, p)``, the flow's own load one round trip ago, the
+loads a link signals on) is lengthened by the flow's current queueing delay
+``Q_p(t) = sum_{l in p} q_l(t)/C_l`` -- the round trip is
+``tau_p + Q_p(t)``, with ``Q_p`` read at the current time as in the
+Misra-Gong-Towsley fluid model's ``R(t)``.  Forward delays (``d_f``, only with
+``delay_split="propagation"``) stay the propagation delays.  The reference
+solver treats these as state-dependent delays (:mod:`ecocc.dde.problem`);
+their breakpoints are not propagated (see there).
+
 Flows are frozen (state held, rate zero) outside ``[start_s, stop_s)``;
 those times are breakpoints.  Cross traffic is piecewise constant with its
 switching times as breakpoints.
@@ -64,8 +75,16 @@ class NetworkSystem:
     params : the model's parameter object
     """
 
-    def __init__(self, model: NetworkModel, network: Network, params, t_end: float):
+    def __init__(self, model: NetworkModel, network: Network, params, t_end: float,
+                 rtt_includes_queueing: bool = False):
         self.model, self.net, self.P = model, network, params
+        from .errors import InputError
+        if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
+            raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
+        if rtt_includes_queueing and not getattr(params, "delayed_feedback", True):
+            raise InputError("rtt_includes_queueing", rtt_includes_queueing,
+                             "False when delayed_feedback=False (there is no feedback delay to lengthen)")
+        self.rtt_includes_queueing = bool(rtt_includes_queueing)
         a = network.arrays
         self.a = a
         P_, L = network.n_flows, network.n_links
@@ -154,6 +173,7 @@ class NetworkSystem:
                 dl.append(self.bwd[j] + np.array([fwd_of[(l, k)] for k in flows_on_l]))
             rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
             self.arr_flows, self.arr_delays = ks, dl
+            self.arr_rows = rows  # the (link, flow) pair each entry is seen by
             self.arr_sum = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, pl.size))
             self.arr_sum_T = self.arr_sum.T.tocsr()
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
@@ -195,6 +215,35 @@ class NetworkSystem:
 
     def _sub_static(self, idx):
         return {k: np.asarray(v)[..., idx] for k, v in self.st.items()}
+
+    @functools.cached_property
+    def log_laws(self):
+        """The model's laws with log states in log space (:mod:`ecocc.models.logspace`), or None.
+
+        Derived by SymPy from the same law functions on first use (the compiled engine never asks).
+        """
+        from .models.logspace import derive
+        return derive(self.model, self.P, tuple(self.st), tuple(self.lst))
+
+    #: a log state beyond +-LOG_SWITCH switches the right-hand side to the log-space laws for the rest of the
+    #: run: exp(+-300) = 1e+-130 leaves room for products of two rates before float64 over/underflows, while
+    #: exp(u) underflows to 0 below -745 (0/0 and log(0) in the natural form).  Both forms are the same law
+    #: (equal to ~1e-12 relative, tests/test_solver_robustness.py); below the threshold the natural form runs,
+    #: so ordinary runs pay no SymPy import and keep the numbers the compiled kernels are checked against.
+    LOG_SWITCH = 300.0
+    _log_mode = False
+
+    def _check_log_range(self, y):
+        for b in self._log_blocks:
+            v = y[..., b]
+            if v.size and (v.max() > self.LOG_SWITCH or v.min() < -self.LOG_SWITCH):
+                if self.log_laws is not None:
+                    self._log_mode = True
+                return
+
+    @functools.cached_property
+    def _log_blocks(self):
+        return [b.sl for name, b in self.layout.items() if name.startswith(("flow:", "link:")) and b.log]
 
     # -- right-hand side -----------------------------------------------------
     def rhs(self, t, y, Z, sat_lo, sat_hi):
@@ -241,7 +290,16 @@ class NetworkSystem:
                 contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
             cross_pair = self.cross(t - self.bwd)[..., np.arange(npair), a.pair_link]
             y_pair = _spmv(self.arr_sum_T, contrib) + cross_pair
-        sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, self.lst_pair)
+        if not self._log_mode:
+            self._check_log_range(y)
+        laws = self.log_laws if self._log_mode else None
+        if laws is not None and laws.signal_in_log:
+            # log of the signal from the stored (log) link states, aggregated in log space (min/max are
+            # monotone): fb is passed as its logarithm phi, never exponentiated
+            u_pair = [zfb[..., i * npair:(i + 1) * npair] for i in range(len(m.link_states))]
+            sig = laws.signal_log(u_pair, q_pair, y_pair, self.C_pair, self.lst_pair, P)
+        else:
+            sig = m.link_signal(ops, ls_pair, q_pair, y_pair, self.C_pair, P, self.lst_pair)
         sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npair,)))
         fb = _REDUCE[m.path_aggregate].reduceat(sig, self.flow_pair_start, axis=-1)
         own = None
@@ -250,17 +308,29 @@ class NetworkSystem:
             fo = self._split_flow_vars(z, nP)
             act_o = self.active(t - self.rtt_s)
             own = m.own_load(ops, fo, P, self.st) * act_o
-        dflow = m.flow_law(ops, fs, fb, own, qdelay, P, self.st)
-        dlink = m.link_law(ops, ls, q, arrival, self.C, P, self.lst)
         out = np.zeros(np.shape(y))
-        for v in m.flow_states:
-            b = self.layout["flow:" + v]
-            d = dflow[v] / fs[v] if b.log else dflow[v]
-            out[..., b.sl] = np.where(act, d, 0.0)
-        for v in m.link_states:
-            b = self.layout["link:" + v]
-            d = dlink[v] / ls[v] if b.log else dlink[v]
-            out[..., b.sl] = d
+        if laws is not None:
+            # log states in log space: d(ln x)/dt from the derived law, no exp(u)/exp(u), no log(exp(u))
+            fl = [y[..., self.layout["flow:" + v].sl] for v in m.flow_states]
+            dflow = dict(zip(m.flow_states, laws.flow(fl, fb, own, qdelay, self.st, P)))
+            ll = [y[..., self.layout["link:" + v].sl] for v in m.link_states]
+            dlink = dict(zip(m.link_states, laws.link(ll, q, arrival, self.C, self.lst, P)))
+            with np.errstate(invalid="ignore"):  # 0 * inf of an inactive flow is discarded by the where
+                for v in m.flow_states:
+                    out[..., self.layout["flow:" + v].sl] = np.where(act, dflow[v], 0.0)
+            for v in m.link_states:
+                out[..., self.layout["link:" + v].sl] = dlink[v]
+        else:
+            dflow = m.flow_law(ops, fs, fb, own, qdelay, P, self.st)
+            dlink = m.link_law(ops, ls, q, arrival, self.C, P, self.lst)
+            for v in m.flow_states:
+                b = self.layout["flow:" + v]
+                d = dflow[v] / fs[v] if b.log else dflow[v]
+                out[..., b.sl] = np.where(act, d, 0.0)
+            for v in m.link_states:
+                b = self.layout["link:" + v]
+                d = dlink[v] / ls[v] if b.log else dlink[v]
+                out[..., b.sl] = d
         dq = arrival - self.C
         out[..., self.layout["queue"].sl] = dq
         nb = self.n_links
@@ -306,7 +376,33 @@ class NetworkSystem:
             lookups=self.lookups, bounded=np.arange(qb.start, qb.start + qb.size),
             lower=np.zeros(qb.size), upper=a.buffer_pkts, kinks=kinks, breakpoint_depth=breakpoint_depth,
             nudge_time=True, project=self.project,
+            state_delays=self.queueing_delays if self.rtt_includes_queueing else None,
+            state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
         )
+
+    def queueing_delays(self, t, y):
+        """Extra delays of every lookup (seconds): the receiving flow's queueing delay ``Q_p(t)``.
+
+        For :attr:`DDEProblem.state_delays` when ``rtt_includes_queueing`` is set; ``None`` for the
+        forward lookup (forward delays stay the propagation delays).
+        """
+        a, m = self.a, self.model
+        Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)  # per flow, seconds
+        out = [None] * len(self.lookups)
+        nl = len(m.link_states) + 1
+        nf = len(m.flow_states)
+        out[self.lk_index["fb"]] = np.tile(Q[..., a.pair_flow], nl)
+        if "own" in self.lk_index:
+            out[self.lk_index["own"]] = np.tile(Q, nf)
+        if "arr" in self.lk_index:
+            out[self.lk_index["arr"]] = np.tile(Q[..., a.pair_flow[self.arr_rows]], nf)
+        return out
+
+    def queueing_delay_bound_s(self):
+        """Largest queueing delay any flow can see: ``max_p sum_{l in p} buffer_l / C_l`` (inf if unbounded)."""
+        with np.errstate(invalid="ignore"):
+            per_flow = _spmv(self.Rt, self.a.buffer_pkts / self.C)
+        return float(np.max(per_flow)) if np.size(per_flow) else 0.0
 
     def project(self, y):
         """Clip queues to ``[0, buffer]`` and book the clipped volume: above the

@@ -5,3 +5,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+# The default engine is "auto" (compiled where it applies); the suite runs the NumPy reference unless a test
+# asks for an engine, so that its tests keep their solver and no test compiles a model's kernel by accident
+# (tests/test_codegen.py checks the default itself).
+os.environ.setdefault("ECOCC_ENGINE", "numpy")

@@ -101,3 +101,33 @@ def test_simulate_map_resumes_an_interrupted_map():
     assert again.n_steps.values[0, 1] == -1
     with pytest.raises(InputError, match="previous"):
         simulate_map(net, "aecp", previous=part, **{**kw, "t_end_s": 12.0})
+
+
+def test_map_regimes_from_the_measured_growth_rate():
+    # classify_regime on hand-made points: the rule is ln(decay_ratio) / window (0.99, 10 s: -1.005e-3 /s)
+    from ecocc.batch import classify_regime
+    ok = np.array([True, True, True, True, True, False])
+    settled = np.array([True, False, False, False, False, False])
+    rate = np.array([np.nan, -0.05, -1e-4, 0.02, np.nan, np.nan])
+    r = classify_regime(ok, settled, rate, 10.0, 0.99)
+    # settled; decaying (swing x e^-0.5 per window); -1e-4/s shrinks only 0.1 % per window: not decaying by
+    # the 1 % rule; growing; rate not measured; failed run
+    assert r.tolist() == [0, 1, 2, 2, -1, -1]
+
+
+def test_simulate_map_three_regimes_match_the_linear_critical_delay():
+    # AECP, two flows of RTT 0.3 s scaled by 0.5, 1.5, 4 (RTT 0.15, 0.45, 1.2 s) at alpha = 2: the exact-delay
+    # margins give a critical delay atan(3/4) = 0.6435 s (tests/test_stability.py).  Below it the swing must
+    # shrink (settled or decaying), above it the loop is unstable and the nonlinear run ends in a limit cycle.
+    from ecocc import dumbbell
+    from ecocc.batch import simulate_map
+    ds = simulate_map(dumbbell(1000.0, [0.3, 0.3]), "aecp", x_values=[2.0], y_values=[0.5, 1.5, 4.0],
+                      t_end_s=60.0, window_s=10.0, engine="numba")
+    reg = ds["regime"].values[:, 0].tolist()
+    rate = ds["swing_growth_rate_per_s"].values[:, 0]
+    assert reg[0] == 0                      # 0.15 s: settled within 60 s
+    assert reg[1] == 1 and rate[1] < 0      # 0.45 s: swing > 1 packet after 60 s, but shrinking
+    assert not ds["stable"].values[1, 0]    # ... which the settled test alone called "not stable"
+    assert reg[2] == 2                      # 1.2 s > 0.6435 s: limit cycle (rate ~ 0, swing ~ 2000 packets)
+    assert set(ds["regime"].attrs["flag_meanings"].split()) == {"not_classified", "settled",
+                                                                 "decaying_not_settled", "growing_or_limit_cycle"}

@@ -98,14 +98,17 @@ def test_sim_map_tiny_grid(tmp_path):
     assert (d["y"]["name"], d["y"]["values"]) == ("rtt_scale", [0.5, 2.0])
     c = d["counts"]
     assert c["points"] == 4
-    assert c["stable"] + c["not_stable"] + c["failed"] + c["interrupted"] == 4
+    classes = ("settled", "decaying_not_settled", "growing_or_limit_cycle", "not_classified")
+    assert sum(c[k] for k in classes) + c["failed"] + c["interrupted"] == 4
     with xr.open_dataset(tmp_path / "sim_map.nc", engine="h5netcdf") as ds:
         assert ds["stable"].shape == (2, 2)
         assert ds["queue_swing_pkts"].dims == ("y", "x", "link")
         assert ds["queue_swing_pkts"].shape == (2, 2, 3)  # the parking lot's three links
         assert list(ds["x"].values) == [1.0, 4.0]
-        assert int(ds["stable"].sum()) == c["stable"]
-        assert int((ds["status"] == "success").sum()) == c["stable"] + c["not_stable"]
+        assert int(ds["stable"].sum()) == c["settled"]
+        assert int((ds["status"] == "success").sum()) == sum(c[k] for k in classes)
+        for code, k in enumerate(classes[:3]):
+            assert int((ds["regime"] == code).sum()) == c[k]
 
 
 @pytest.mark.parametrize("args, expected", [

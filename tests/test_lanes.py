@@ -54,7 +54,7 @@ def test_identical_lanes_take_the_single_kernels_steps(name):
     sysm = _system(NETWORKS[name](), t_end)
     te = output_grid(t_end, 0.05)
     kw = dict(rtol=1e-8, atol=sysm.default_atol(), t_eval=te)
-    one = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+    one = engine.solve_adaptive(sysm, t_end, **kw)
     a = sysm.P.alpha_per_s
     out, status, counters = _batch(sysm, [a] * 3, t_end, **kw)
     for b in range(3):
@@ -78,7 +78,7 @@ def test_lanes_stay_within_tolerance_of_their_single_runs():
     lay = sysm.layout
     for b, a in enumerate(alphas):
         sysm.P = get_model("aecp").make_params(r0_pps=10.0, alpha_per_s=a)
-        one = engine.solve_adaptive_aecp(sysm, t_end, **kw)
+        one = engine.solve_adaptive(sysm, t_end, **kw)
         assert status[b] == one.status
         u = np.s_[:, : lay["queue"].start]
         q = np.s_[:, lay["queue"].sl]

@@ -1,9 +1,9 @@
-"""ecocc.widgets.explore and ecocc.compare.compare_protocols (the notebooks' helpers)."""
+"""ecocc.widgets.explore and ecocc.side_by_side.compare_protocols (the notebooks' helpers)."""
 import numpy as np
 import pytest
 
 from ecocc import dumbbell
-from ecocc.compare import compare_protocols, format_table
+from ecocc.side_by_side import compare_protocols, format_table
 from ecocc.errors import EcoccError, InputError
 from ecocc.widgets import explore
 

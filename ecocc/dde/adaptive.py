@@ -30,10 +30,20 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   so the release is located rather than deferred to the end of the step.
 * Output at ``t_eval`` uses the pair's own continuous extension (as
   ``solve_ivp``), bounded components clipped to their interval.
-* Status is honest: ``success``; ``inaccurate`` when steps had to be accepted
-  at the minimum step size with the error above tolerance; ``failed`` on
-  non-finite state or step-size underflow (with the time); ``interrupted``
-  on Ctrl-C (the part computed so far is returned).
+* Output samples of bounded components go through the problem's projection
+  (``DDEProblem.project_state``), so a model that books clipped volume (the
+  network queue: lost and departed packets) keeps its conservation law at
+  every sample, not only at step ends.
+* Status is honest: ``success``; ``failed`` on a non-finite state (with the
+  time and the component), on step-size underflow (no step that ``t`` can
+  resolve, 64 ulp of ``t``, meets the tolerance, or ``max_step`` or the
+  smallest delay are below 16 ulp of ``t``: the message says where and which)
+  and on ``max_steps``; ``interrupted`` on Ctrl-C (the part computed so far is
+  returned).  ``inaccurate`` is kept for solvers that accept steps at the
+  minimum step size; this one no longer does (it used to, and crawled at 64
+  ulp per step to ``max_steps``).
+* Every option is validated (:mod:`ecocc.dde.options`): a bad one raises
+  :class:`ecocc.errors.InputError` before anything runs.
 """
 from __future__ import annotations
 
@@ -138,12 +148,17 @@ class _Evaluator:
     def lookups(self, s, y, nudge):
         out = []
         t0 = self.p.t0
-        for comps, d, zero, czero, pos, cpos, dpos, y0pos in self.plans:
+        extra = self.p.state_delays(s, y) if self.p.state_delays is not None else None
+        for k, (comps, d, zero, czero, pos, cpos, dpos, y0pos) in enumerate(self.plans):
             z = np.empty(comps.shape[0])
             if zero.size:
                 z[zero] = y[czero]
             if pos.size:
-                tau = s - dpos
+                if extra is not None and extra[k] is not None:
+                    # state-dependent part (>= 0: a stage's queue may sit a hair below zero)
+                    tau = s - (dpos + np.maximum(np.asarray(extra[k], dtype=float)[pos], 0.0))
+                else:
+                    tau = s - dpos
                 tsel = tau + nudge
                 before = tsel < t0
                 if y0pos is not None and before.any():
@@ -183,14 +198,18 @@ class _Evaluator:
         f[self.bidx] = fb
         return f
 
-    def masks(self, y, f_raw):
+    def masks(self, y, f_raw, hmin=0.0):
         if self.bidx.size == 0:
             e = np.zeros(0, dtype=bool)
             return e, e
         yb, fb = y[self.bidx], f_raw[self.bidx]
         # a component within round-off of its bound counts as on it (a step that
-        # ended a hair above an empty queue must not run free past zero)
-        slack = 1e-12 * np.maximum(1.0, np.abs(yb))
+        # ended a hair above an empty queue must not run free past zero); so does one
+        # that its derivative carries across the bound within 4 minimum steps: that
+        # crossing cannot be located (a retaken step would be shorter than the smallest
+        # step), and a free step would run the queue far past the bound and the
+        # dynamics with it (a Symbiosis queue went to -787 packets in one step)
+        slack = np.maximum(1e-12 * np.maximum(1.0, np.abs(yb)), 4.0 * hmin * np.abs(fb))
         return (yb <= self.lo + slack) & (fb <= 0), (yb >= self.hi - slack) & (fb >= 0)
 
 
@@ -285,26 +304,45 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     -------
     DDESolution
     """
-    if method not in _TABLEAUX:
-        raise ValueError(f"method = {method!r} is not allowed: one of {METHODS}")
-    if not (rtol > 0):
-        raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
+    from . import options as opt
+    from ..errors import InputError
+    if not isinstance(problem, DDEProblem):
+        raise InputError("problem", type(problem).__name__, "a DDEProblem")
+    if not isinstance(method, str) or method not in _TABLEAUX:
+        raise InputError("method", method, f"one of {METHODS}")
+    rtol = opt.rtol(rtol)
+    n = problem.n
+    atol_v = opt.atol(atol, n)
+    max_step = opt.max_step(max_step)
+    first_step = opt.first_step(first_step)
+    record_steps = opt.flag("record_steps", record_steps)
+    max_steps = opt.integer("max_steps", max_steps, lo=1)
+    progress = opt.callable_or_none("progress", progress)
+    checkpoint_every_s = opt.real("checkpoint_every_s", checkpoint_every_s, lo=0.0, lo_open=True,
+                                  allowed="a finite number of seconds > 0")
+    t0 = float(problem.t0)
+    t_end = opt.t_end(t_end, t0)
+    t_eval = opt.t_eval(t_eval, t0, t_end)
+    if problem.y0.shape != (n,) or not np.all(np.isfinite(problem.y0)):
+        raise InputError("problem.y0", problem.y0 if problem.y0.size <= 8 else f"array of shape {problem.y0.shape}",
+                         f"{n} finite numbers (one per state component)")
+    names = list(problem.names) if problem.names is not None and len(problem.names) == n else None
+
+    def cname(i):
+        return f"component {int(i)}" + (f" ({names[int(i)]})" if names else "")
+
     tab = _TABLEAUX[method]
     C, A, B, E = tab["C"], tab["A"], tab["B"], tab["E"]
     Pd = tab["P"]  # the pair's continuous extension (as scipy.integrate.solve_ivp's dense output)
     half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1)
     n_st = len(C)
     expo = -1.0 / (tab["err_order"] + 1)
-    t0 = float(problem.t0)
-    t_end = float(t_end)
-    if not t_end > t0:
-        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
-    n = problem.n
-    atol_v = np.broadcast_to(np.asarray(atol, dtype=float), (n,))
     delays = problem.positive_delays()
     dmin = float(delays.min()) if delays.size else math.inf
     dmax = float(delays.max()) if delays.size else 0.0
-    hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps else 1.5 * dmax + 1e-9))
+    sd_max = float(problem.state_delay_max_s) if problem.state_delays is not None else 0.0
+    hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps or not math.isfinite(sd_max)
+                                                     else 1.5 * (dmax + sd_max) + 1e-9))
     ev = _Evaluator(problem, hist)
     dcomp = ev.delayed_comps
     bps = problem.breakpoints(t_end)
@@ -324,9 +362,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         t_eval_arr = np.zeros(0)
         record_steps = True
     else:
-        t_eval_arr = np.asarray(t_eval, dtype=float)
-        if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
-            raise ValueError("t_eval must lie in [t0, t_end]")
+        t_eval_arr = t_eval  # validated above: finite, increasing, in [t0, t_end]
     out_t, out_y = [], []
     ie = 0
     while ie < t_eval_arr.size and t_eval_arr[ie] <= t0:
@@ -335,9 +371,16 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         out_t.append(t0); out_y.append(y.copy())
 
     tiny = nudge
+    cap = min(dmin, max_step)
+    if (t_end - t0) / cap > max_steps:
+        # a run that cannot finish within max_steps is refused before it starts (it used to run for hours)
+        why = f"the smallest delay {dmin:.3g} s" if dmin <= max_step else f"max_step = {max_step:.3g} s"
+        return DDESolution(np.array(out_t), np.array(out_y).reshape(len(out_t), n), Status.FAILED,
+                           f"not started: {why} caps every step, so [{t0:g}, {t_end:g}] s needs at least "
+                           f"{(t_end - t0) / cap:.3g} steps, more than max_steps = {max_steps}", t0, method=method)
     e0 = np.zeros(problem.bounded.size, dtype=bool)
     f_raw = ev.raw(t, y, tiny(t, 1.0), e0, e0)
-    sat_lo, sat_hi = ev.masks(y, f_raw)
+    sat_lo, sat_hi = ev.masks(y, f_raw, 16 * np.finfo(float).eps * max(1.0, abs(t)))
     if sat_lo.any() or sat_hi.any():
         f_raw = ev.raw(t, y, tiny(t, 1.0), sat_lo, sat_hi)
     f = ev.clamp(f_raw, sat_lo, sat_hi)
@@ -365,7 +408,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     ckpt = None
     if checkpoint is not None:
         sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
-                               if math.isfinite(max_step) else -1.0, t_eval_arr.size, bps.size],
+                               if math.isfinite(max_step) else -1.0, t_eval_arr.size, bps.size,
+                               float(problem.state_delays is not None)],  # a queueing-delay run is another run
                               atol_v, problem.y0.ravel(), t_eval_arr[[0, -1]] if t_eval_arr.size else []])
         ckpt = _Checkpoint(checkpoint, checkpoint_every_s, sig)
         st = ckpt.load()
@@ -404,26 +448,50 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
                 h = next_bp - t
                 hit_bp = True
-            # --- one Runge--Kutta step with error estimate
+            if not hit_bp and h < hmin:
+                # t + h would not move t (or by a few ulps only): a step-size underflow, never a silent
+                # loop of zero-length steps
+                if h >= max_step:
+                    why = (f"max_step = {max_step:.3g} s is below the resolution of t there; "
+                           "choose a larger max_step")
+                elif h >= dmin:
+                    why = (f"steps are capped at the smallest delay {dmin:.3g} s, which is below the "
+                           "resolution of t there; the delays are too short for this time span")
+                else:
+                    why = ("the error control shrank the step below the resolution of t (the solution may be "
+                           f"discontinuous or singular there, or rtol = {rtol:g} / atol too tight)")
+                status, message = Status.FAILED, (
+                    f"step size underflow at t = {t:.9g} s: step {h:.3g} s < {hmin:.3g} s (16 ulp of t); {why}")
+                break
+            # --- one Runge--Kutta step with error estimate (an overflow in a trial step is
+            # handled below: the step is shrunk, or the run fails naming the component)
             K[0] = f
-            for i in range(1, n_st):
-                yi = y + h * (np.dot(A[i], K[:i]) if len(A[i]) else 0.0)
-                c = C[i]
-                K[i] = ev.clamp(ev.raw(t + c * h, yi, (0.5 - c) * tiny(t, h), sat_lo, sat_hi), sat_lo, sat_hi)
-            y_new = y + h * np.dot(B, K[:n_st])
-            f_new_raw = ev.raw(t + h, y_new, -0.5 * tiny(t, h), sat_lo, sat_hi)
-            K[n_st] = ev.clamp(f_new_raw, sat_lo, sat_hi)
-            err_vec = h * np.dot(E, K[: n_st + 1])
+            with np.errstate(over="ignore", invalid="ignore"):
+                for i in range(1, n_st):
+                    yi = y + h * (np.dot(A[i], K[:i]) if len(A[i]) else 0.0)
+                    c = C[i]
+                    K[i] = ev.clamp(ev.raw(t + c * h, yi, (0.5 - c) * tiny(t, h), sat_lo, sat_hi), sat_lo, sat_hi)
+                y_new = y + h * np.dot(B, K[:n_st])
+                f_new_raw = ev.raw(t + h, y_new, -0.5 * tiny(t, h), sat_lo, sat_hi)
+                K[n_st] = ev.clamp(f_new_raw, sat_lo, sat_hi)
+                err_vec = h * np.dot(E, K[: n_st + 1])
             if not (np.all(np.isfinite(y_new)) and np.all(np.isfinite(err_vec))):
                 if h > hmin * 4:
                     h *= 0.25
                     n_rej += 1
                     rej_step = True
                     continue
-                status, message = Status.FAILED, f"non-finite state at t = {t:.9g} s"
+                bad = np.flatnonzero(~(np.isfinite(y_new) & np.isfinite(err_vec)))
+                status, message = Status.FAILED, (
+                    f"non-finite state at t = {t:.9g} s in {cname(bad[0])}"
+                    + (f" and {bad.size - 1} other component(s)" if bad.size > 1 else "")
+                    + f" even at the smallest step {h:.3g} s")
                 break
             sc = atol_v + rtol * np.maximum(np.abs(y), np.abs(y_new))
-            err = float(np.max(np.abs(err_vec) / sc)) if n else 0.0
+            # a zero scale (atol_i = 0 and y_i = 0) with a zero error is no error, with a nonzero one infinite
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(err_vec == 0, 0.0, np.abs(err_vec) / sc)
+            err = float(np.max(ratio)) if n else 0.0
             if dcomp.size:
                 # the Runge-Kutta estimate does not see the error of the Hermite history
                 # that later steps read through the delays: bound it by comparing, at
@@ -431,10 +499,23 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 Qd = K[: n_st + 1, dcomp].T @ Pd
                 mid_dense = y[dcomp] + h * (Qd @ half_pow)
                 mid_herm = hermite(0.5, h, y[dcomp], y_new[dcomp], f[dcomp], K[n_st, dcomp])
-                err = max(err, float(np.max(np.abs(mid_dense - mid_herm) / sc[dcomp])))
-            if err > 1.0 and not retake_for_crossing:
+                dh = mid_dense - mid_herm
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    err = max(err, float(np.max(np.where(dh == 0, 0.0, np.abs(dh) / sc[dcomp]))))
+            if err > 1.0:
+                # a step retaken to end at a bound crossing is error-controlled like any other (it was accepted
+                # unchecked before): if it fails, a shorter step ends before the crossing, which is found again
+                retake_for_crossing = False
                 if h <= hmin * 4:
-                    n_inacc += 1  # accept at the minimum step: flagged
+                    # step-size underflow: no step that t can resolve meets the tolerance (scipy's solve_ivp
+                    # fails here too); accepting such steps would crawl at 64 ulp per step to max_steps
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        worst = int(np.argmax(np.where(err_vec == 0, 0.0, np.abs(err_vec) / sc)))
+                    status, message = Status.FAILED, (
+                        f"step size underflow at t = {t:.9g} s: the error estimate is {err:.3g} x the tolerance "
+                        f"(largest in {cname(worst)}) even at the smallest step {h:.3g} s (<= 64 ulp of t); "
+                        f"the solution may be discontinuous or singular there, or rtol = {rtol:g} / atol too tight")
+                    break
                 else:
                     n_rej += 1
                     rej_step = True
@@ -476,7 +557,10 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     out_t.append(t_eval_arr[ie])
                     yo = y + h * (Q @ (s ** np.arange(1, Q.shape[1] + 1)))  # the pair's continuous extension
                     if ev.bidx.size:
-                        yo[ev.bidx] = np.clip(yo[ev.bidx], ev.lo, ev.hi)
+                        # the extension of a step that ended beyond a bound leaves it inside the step too: put
+                        # it back with the problem's own projection, which books the clipped volume (a plain
+                        # clip of the queue alone broke arrived = departed + lost + queue by up to 743 packets)
+                        yo = problem.project_state(yo)
                     out_y.append(yo)
                     ie += 1
             n_steps += 1
@@ -499,7 +583,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 f_raw = ev.raw(t, y, tiny(t, h), sat_lo, sat_hi)
             else:
                 f_raw = f_new_raw
-            sat_lo, sat_hi = ev.masks(y, f_raw)
+            sat_lo, sat_hi = ev.masks(y, f_raw, 16 * np.finfo(float).eps * max(1.0, abs(t)))
             if np.any(sat_lo != used_lo) or np.any(sat_hi != used_hi):
                 # outputs that depend on the masks (volume lost at a full buffer,
                 # departures of an empty queue) must see the masks of the new step
@@ -542,4 +626,5 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     return DDESolution(ty, yy, status, message, t, n_steps, n_rej, ev.nfev, n_clamp, n_inacc,
                        hmin_seen, hmax_seen, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax))
+                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax,
+                            state_dependent_delays=problem.state_delays is not None))

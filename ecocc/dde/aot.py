@@ -1,14 +1,20 @@
-"""The compiled AECP kernels, ahead of time (``numba.pycc``).
+"""The compiled AECP lock-step kernel, ahead of time (``numba.pycc``).
+
+Since the adaptive single-run kernel is generated from each model's laws
+(:mod:`ecocc.dde.codegen`, numba JIT with its on-disk cache; warm it with
+``python -m ecocc.dde.aot``), only the stability map's AECP lock-step kernel
+is built here.  What follows describes that route; ``numba.pycc`` is pending
+deprecation in numba, so the build requirement pins numba to the tested minor
+version (``pyproject.toml``).
 
 numba's JIT cache makes a second process skip compilation, but every process
 still pays numba's own start-up (importing numba and initialising its typing
 and target registries): about 0.3 s on a 2-core machine, against 3-6 ms for
 the whole integration of a 4-flow, 60 s dumbbell; and the first use on a
-machine compiles (15-30 s).  So two kernels, the same Python functions the
-JIT runs (no second definition), are also compiled by ``numba.pycc`` into
-small extension modules that load without importing numba:
+machine compiles (15-30 s).  So the kernel, the same Python function the
+JIT runs (no second definition), is also compiled by ``numba.pycc`` into
+a small extension module that loads without importing numba:
 
-* ``"adaptive"``: :func:`ecocc.dde.kernels._adaptive_kernel` (one run);
 * ``"lanes"``: :func:`ecocc.dde.lanes._adaptive_lanes_strided` (the
   lock-step groups of a stability map, every ``stride``-th one;
   :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` calls it from a thread
@@ -20,8 +26,7 @@ sets numba's ``release_gil`` compiler flag for the duration of the build.)
 
 A kernel comes from, in this order:
 
-1. **The module built at install time**: ``ecocc.dde._aecp_aot`` and
-   ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
+1. **The module built at install time**: ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
    ``setup.py`` (numba is a build requirement, so this happens in pip's
    build environment even when numba is not installed to run).  Each exports
    ``stamp()``, a hash of the kernel sources, signatures and the CPU it was
@@ -88,7 +93,6 @@ LANES = 8
 
 #: kind -> (module of the Python function, its name, argument types, return type, installed module)
 KERNELS = {
-    "adaptive": ("kernels", "_adaptive_kernel", ADAPTIVE_TYPES, "int64", "_aecp_aot"),
     "lanes": ("lanes", "_adaptive_lanes_strided", LANES_TYPES, "none", "_lanes_aot"),
 }
 _EXPORT = "kernel"
@@ -185,27 +189,30 @@ def _release_gil():
         pc.Flags = base
 
 
-def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False) -> Path:
+def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False, func=None, sig=None,
+                   stamp=None) -> Path:
     """Compile the kernel ``kind`` into the extension module ``name`` (exporting ``kernel`` and ``stamp``) in
     ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and renamed, so a
-    concurrent reader sees the whole file or none."""
+    concurrent reader sees the whole file or none.  ``func``, ``sig``, ``stamp``: another Python function
+    (a generated kernel, :mod:`ecocc.dde.codegen`) with its signature and stamp."""
     from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
-    func = python_function(kind).py_func
+    if func is None:
+        func, sig, stamp = python_function(kind).py_func, signature(kind), source_stamp()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
         from numba.pycc import CC
         out_dir.mkdir(parents=True, exist_ok=True)
         if not quiet:
-            sys.stderr.write(f"ecocc: compiling the {kind} kernel for this machine, once (about 15 s), "
-                             f"into {out_dir}\n")
+            sys.stderr.write(f"ecocc: compiling the {kind} kernel for this machine, once (15 s to a few minutes "
+                             f"on a busy machine), into {out_dir}\n")
         with tempfile.TemporaryDirectory(dir=out_dir, prefix=".build-") as tmp:
             cc = CC(name)
             cc.output_dir = tmp
             cc.target_cpu = "host"
             cc.verbose = False
-            cc.export(_EXPORT, signature(kind))(func)
-            cc.export("stamp", "int64()")(_stamp_function(source_stamp()))
+            cc.export(_EXPORT, sig)(func)
+            cc.export("stamp", "int64()")(_stamp_function(stamp))
             with _release_gil():
                 cc.compile()
             built = [p for p in Path(tmp).iterdir() if p.name.startswith(name + ".")]
@@ -332,17 +339,23 @@ def kernel_info(kind: str) -> dict:
 def reset():
     """Forget the kernels chosen by this process (the tests switch between AOT and JIT)."""
     _state.clear()
+    cg = sys.modules.get(f"{__package__}.codegen")
+    if cg is not None:
+        cg._kernels.clear()
 
 
 def main():
-    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now, e.g.
-    when the install-time build failed or after editing the kernel sources, so that the first real run does
-    not pay for the compilation."""
+    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now -- the
+    lock-step map kernel and the adaptive kernel of every registered model (numba's cache) -- e.g. after
+    installing, so that the first real run does not pay for the compilation."""
     from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
+    from ecocc.dde.codegen import warm
     for kind in KERNELS:
         aot.kernel(kind)
         info = aot.kernel_info(kind)
         print(f"{kind} kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')})")
+    for name, (wall, path) in warm().items():
+        print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
 
 
 if __name__ == "__main__":

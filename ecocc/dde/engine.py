@@ -1,33 +1,35 @@
 """The numba engine's Python side: checks, array preparation and results.
 
-The compiled loops are in :mod:`ecocc.dde.kernels` and
-:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the adaptive and the
-lock-step kernels are also compiled ahead of time, at install
-(:mod:`ecocc.dde.aot`), into extension modules that load without importing
-numba, which makes a small run in a fresh process cost milliseconds
-instead of numba's ~0.3 s start-up and a first use on a machine no
-compilation.  This module imports none of them until a solver is called.
+The compiled loops are generated or written in :mod:`ecocc.dde.codegen`
+(+ :mod:`ecocc.dde.integrator`), :mod:`ecocc.dde.kernels` and
+:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the lock-step kernel is
+also compiled ahead of time, at install time (:mod:`ecocc.dde.aot`).  This
+module imports none of them until a solver is called.
 
-* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched.
-* :func:`solve_adaptive_aecp`: the Dormand--Prince 5(4) method of steps of
-  :func:`ecocc.dde.adaptive.solve_dde`, one member.
-* :func:`solve_adaptive_aecp_batch`: the same for many members (gains and
-  RTT scalings), in lock-step groups of members with the same delays
-  (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`; returns
-  arrays.
+* :func:`solve_adaptive`: the Dormand--Prince 5(4) method of steps of
+  :func:`ecocc.dde.adaptive.solve_dde`, one run, **every model**: the
+  kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`).
+* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched
+  (AECP/CLTCP).
+* :func:`solve_adaptive_aecp_batch`: the adaptive method for many members
+  (gains and RTT scalings) in lock-step groups of members with the same
+  delays (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`
+  (AECP/CLTCP); returns arrays.
 
 The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
 :meth:`Trajectory.from_solution` works unchanged.
 
-Scope: AECP/CLTCP without forward delays (``delay_split="feedback"``, the
+Scope: networks without forward delays (``delay_split="feedback"``, the
 papers' placement, and no explicit ``forward_delays_s``); anything else
-raises :class:`~ecocc.errors.InputError` (use ``engine="numpy"``).
-Not supported inside the compiled loop: ``progress`` callbacks (called once
-at the end) and Ctrl-C (``interrupted`` status).
+raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on
+the NumPy solver with ``engine="auto"`` (:func:`resolve_engine`).  Not
+supported inside the compiled loop: ``progress`` callbacks (called once at
+the end), Ctrl-C (``interrupted`` status) and checkpoints.
 
 numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
-False and the solvers raise ``InputError``, except the two whose kernels
-were compiled at install time (:func:`check_engine`).
+False, ``engine="auto"`` uses the NumPy solver (saying so once) and
+``engine="numba"`` raises ``InputError``, except for the stability map if
+its kernel was compiled at install time.
 """
 from __future__ import annotations
 
@@ -44,35 +46,78 @@ from .adaptive import _TABLEAUX, DDESolution, Status
 from .aot import installed_usable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+#: models of the AECP-specific kernels (fixed-step RK4 batches, the stability map's lock-step groups); the
+#: adaptive kernel is generated for every model (:mod:`ecocc.dde.codegen`)
 SUPPORTED_MODELS = ("aecp", "cltcp")
-ENGINES = ("numpy", "numba")
+ENGINES = ("auto", "numpy", "numba")
+#: ``$ECOCC_ENGINE``: what ``engine="auto"`` (the default everywhere) means; "auto" unless set
+ENGINE_ENV = "ECOCC_ENGINE"
+_warned: set = set()
 
 
-# ---------------------------------------------------------------------------
-# checks and data extraction
-# ---------------------------------------------------------------------------
+def _warn_once(key, text):
+    """One line on stderr, once per process."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    import sys
+    sys.stderr.write(f"ecocc: {text}\n")
 
-def check_engine(engine, model=None, network=None, *, kernel=None):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
-    ``"lanes"`` if only that kernel is needed, which the module compiled at install time provides without
-    numba (:mod:`ecocc.dde.aot`)."""
+
+def default_engine() -> str:
+    env = os.environ.get(ENGINE_ENV, "auto")
+    if env not in ENGINES:
+        raise InputError(ENGINE_ENV, env, f"one of {ENGINES} (environment variable)")
+    return env
+
+
+def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> str:
+    """The engine a run uses: ``"numba"`` or ``"numpy"``.
+
+    ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
+    where there is one for ``kernel`` (``"adaptive"``: every model; ``"fixed"`` and ``"lanes"``: AECP/CLTCP)
+    and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
+    stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
+    ``"numpy"`` are checked as asked (:func:`check_engine`).
+    """
+    if engine is None or engine == "auto":
+        engine = default_engine()
+    if engine != "auto":
+        check_engine(engine, model, network, kernel=kernel)
+        return engine
+    why = _unsupported(model, network, kernel)
+    if why is not None:
+        return "numpy"
+    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable("lanes")):
+        _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
+                            "slower); pip install 'ecocc[fast]' for the compiled engine")
+        return "numpy"
+    return "numba"
+
+
+def _unsupported(model, network, kernel):
+    if kernel != "adaptive" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
+        return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
+                f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
+    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
+        return ("'numpy' for networks with forward delays (delay_split='propagation' or explicit "
+                "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+    return None
+
+
+def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` (every
+    model), ``"fixed"`` or ``"lanes"`` (AECP/CLTCP; the lanes kernel is also compiled at install time and
+    runs without numba, :mod:`ecocc.dde.aot`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
-    if engine == "numpy":
+    if engine in ("numpy", "auto"):
         return
-    if not HAVE_NUMBA and not (kernel is not None and installed_usable(kernel)):
-        raise InputError("engine", engine, "'numpy': numba is not installed (pip install 'ecocc[fast]')"
-                         + ("" if kernel else "; without numba, engine='numba' has only the adaptive solver and "
-                            "the stability map, from the kernels compiled at install time, if that build "
-                            "succeeded"))
-    if model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
-        raise InputError("engine", engine,
-                         f"'numpy' for model {getattr(model, 'name', model)!r}: the numba engine has kernels for "
-                         f"{SUPPORTED_MODELS} only")
-    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
-        raise InputError("engine", engine,
-                         "'numpy' for networks with forward delays (delay_split='propagation' or explicit "
-                         "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable(kernel)):
+        raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
+    why = _unsupported(model, network, kernel)
+    if why is not None:
+        raise InputError("engine", engine, why)
 
 
 class _Arrays:
@@ -137,7 +182,7 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
     and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
     ``DDESolution`` shaped as ``solve_fixed``'s.
     """
-    check_engine("numba", sysm.model, sysm.net)
+    check_engine("numba", sysm.model, sysm.net, kernel="fixed")
     wall0 = _time.perf_counter()
     t0 = 0.0
     t_end = float(t_end)
@@ -206,27 +251,27 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
                        int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
 
 
-#: the adaptive kernel's arguments, in order (``tests/test_kernels.py`` checks them against the kernel)
+#: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
-                 "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
+                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
                  "counters", "reals")
+#: the arguments of the AECP lock-step kernel (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
+_AECP_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
+              "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
+              "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
+              "counters", "reals")
 _OUTPUTS = ("out_y", "counters", "reals")
-#: the lock-step kernel's arguments (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
-LANES_ARGS = (("first", "stride") + ADAPTIVE_ARGS[:ADAPTIVE_ARGS.index("bps") + 1] + ("bps_ptr",)
-              + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("bps") + 1:ADAPTIVE_ARGS.index("out_y") + 1]
-              + ("n_int", "ocomp", "overlap") + ADAPTIVE_ARGS[ADAPTIVE_ARGS.index("out_y") + 1:] + ("codes",))
+LANES_ARGS = (("first", "stride") + _AECP_ARGS[:_AECP_ARGS.index("bps") + 1] + ("bps_ptr",)
+              + _AECP_ARGS[_AECP_ARGS.index("bps") + 1:_AECP_ARGS.index("out_y") + 1]
+              + ("n_int", "ocomp", "overlap") + _AECP_ARGS[_AECP_ARGS.index("out_y") + 1:] + ("codes",))
 
 
-def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
-    """The adaptive kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ADAPTIVE_ARGS).
-
-    Every input array is a fresh, writable, C-contiguous float64 / int64 one: one signature for numba's
-    cache and the ahead-of-time module (a read-only view and a writable array are two numba types).
-    """
-    check_engine("numba", sysm.model, sysm.net, kernel="adaptive")
+def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+    """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
+    delays, output grid.  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
+    for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
-        raise ValueError("t_eval is required by the numba adaptive kernel")
+        raise ValueError("t_eval is required by the compiled adaptive kernel")
     if not (rtol > 0):
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     t0 = 0.0
@@ -237,7 +282,6 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     if prob.jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
     n = sysm.n
-    ar = _Arrays(sysm, 1)
     tab = _TABLEAUX["RK45"]
     Cc = np.asarray(tab["C"], dtype=float)
     n_st = Cc.size
@@ -250,19 +294,36 @@ def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max
     t_eval_arr = np.asarray(t_eval, dtype=float)
     if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
         raise ValueError("t_eval must lie in [t0, t_end]")
-    # components read through a positive delay (the generic lookup reads v and the queue of each pair's link)
-    lk = sysm.lookups[sysm.lk_index["fb"]]
+    # components read through a positive delay: their Hermite history is error-checked at mid-step (as the
+    # NumPy solver does, so both take the same steps)
+    dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in prob.lookups
+          if np.ndim(lk.delays) == 1]
+    dcomp = np.unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
     args = dict(
         y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=np.unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
-        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9,
-        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]),
+        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, dcomp=dcomp,
+        counters=np.zeros(6, dtype=np.int64), reals=np.zeros(3))
+    for k, v in args.items():
+        if isinstance(v, np.ndarray) and k not in _OUTPUTS:
+            args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
+    return args
+
+
+def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+    """The AECP lock-step kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ``_AECP_ARGS``)."""
+    check_engine("numba", sysm.model, sysm.net, kernel="lanes")
+    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
+                        max_steps=max_steps)
+    ar = _Arrays(sysm, 1)
+    lk = sysm.lookups[sysm.lk_index["fb"]]
+    args.update(
+        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64),
         P=ar.P, L=ar.L, fps=ar.fps, pl=ar.pl, bwd=ar.bwd[0], lptr=ar.lptr, lflows=ar.lflows, start=ar.start,
         stop=ar.stop, C=ar.C, buf=ar.buf, ctimes=ar.ctimes, ctable=ar.ctable, alpha=float(ar.alpha[0]),
-        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0], counters=np.zeros(6, dtype=np.int64),
-        reals=np.zeros(3))
+        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0])
     for k, v in args.items():
         if isinstance(v, np.ndarray) and k not in _OUTPUTS:
             args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
@@ -281,20 +342,38 @@ def _adaptive_status(code, counters, reals, max_steps):
     return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
 
 
-def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                        max_steps=10_000_000, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for an AECP ``NetworkSystem``.
+def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                 max_steps=10_000_000):
+    """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
+    adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`)."""
+    from . import codegen
+    why = codegen.supported(sysm)
+    if why is not None:
+        raise InputError("engine", "numba", f"'numpy' for {why}")
+    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
+                        max_steps=max_steps)
+    gen = codegen.generate(sysm)
+    D, Wk = codegen.kernel_data(sysm, gen)
+    qb = sysm.layout["queue"]
+    args.update(hsrc=gen.hsrc(sysm.n_flows, sysm.n_links), iq=int(qb.start), L=int(sysm.n_links),
+                buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)
+    return gen, args
 
-    ``t_eval`` is required (outputs only at those times; the kernel keeps no
-    per-step record).  Same error control, breakpoints, clamping and dense
-    output as the NumPy solver.
+
+def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
+                   max_steps=10_000_000, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for a ``NetworkSystem`` of any model.
+
+    The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`) and compiled by numba on its
+    first use on a machine (cached on disk).  ``t_eval`` is required (outputs only at those times).  Same
+    error control, breakpoints, clamping and dense output as the NumPy solver.
     """
     wall0 = _time.perf_counter()
-    kw = _adaptive_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
-    args = tuple(kw[k] for k in ADAPTIVE_ARGS)
-    from .aot import kernel, kernel_info
-    code = kernel("adaptive")(*args)
+    gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
+                           first_step=first_step, max_steps=max_steps)
+    from . import codegen
+    fn, info = codegen.kernel(gen, kw)
+    code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
@@ -306,7 +385,8 @@ def solve_adaptive_aecp(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_s
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
-                            delay_max_s=float(kw["bwd"].max(initial=0.0)), engine="numba", **kernel_info("adaptive")))
+                            delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
+                            kernel=gen.name, **info))
 
 
 #: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
@@ -342,7 +422,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
     then be among the first ``n_flows + 2 n_links``.  ``overlap``: allow steps longer than the smallest
     delay, with delayed values inside a step corrected iteratively (see :func:`ecocc.dde.lanes._adaptive_lanes`);
-    without it steps never exceed the smallest delay, as in :func:`solve_adaptive_aecp`.
+    without it steps never exceed the smallest delay, as in :func:`solve_adaptive`.
 
     Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
     member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
@@ -356,7 +436,7 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
                for i in np.unique(ms)}  # only the systems this call uses
     first = next(iter(per_sys.values()))
     for kw in per_sys.values():
-        for k in ADAPTIVE_ARGS:
+        for k in _AECP_ARGS:
             if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
                 raise InputError("systems", k, "systems of one network that differ only in their delays")
     B = ms.size

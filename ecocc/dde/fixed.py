@@ -112,7 +112,8 @@ class _Plan:
             self.stage[c] = (np.ascontiguousarray(off), np.ascontiguousarray(W), int(-off.min()))
 
 
-def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None, progress=None) -> DDESolution:
+def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None, progress=None,
+                max_steps: int = 100_000_000) -> DDESolution:
     """Integrate ``problem`` with classical RK4 on a uniform grid.
 
     Parameters
@@ -130,6 +131,11 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
         grid points come from the step's cubic Hermite interpolant.
     progress : callable, optional
         Called as ``progress(t)`` about every 0.2 s of wall time.
+    max_steps : int
+        Largest number of grid steps accepted (a ``step_s`` that would need
+        more raises :class:`ecocc.errors.InputError` before anything runs).
+
+    Every option is validated (:mod:`ecocc.dde.options`).
 
     Returns
     -------
@@ -138,24 +144,40 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
         ``settings`` holds ``step_s``, ``n_grid_steps`` and, for a batch,
         ``member_status`` and ``member_t_failed_s``.
     """
+    from . import options as opt
+    from ..errors import InputError
     wall0 = _time.perf_counter()
+    if not isinstance(problem, DDEProblem):
+        raise InputError("problem", type(problem).__name__, "a DDEProblem")
     t0 = float(problem.t0)
-    t_end = float(t_end)
-    if not t_end > t0:
-        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
-    if not (step_s > 0 and math.isfinite(step_s)):
-        raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
-    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    t_end = opt.t_end(t_end, t0)
+    step_s = opt.real("step_s", step_s, lo=0.0, lo_open=True, allowed="a finite number of seconds > 0")
+    max_steps = opt.integer("max_steps", max_steps, lo=1)
+    progress = opt.callable_or_none("progress", progress)
+    n_grid_f = math.ceil((t_end - t0) / step_s - 1e-9)
+    if n_grid_f > max_steps:
+        raise InputError("step_s", step_s, f"a step giving at most max_steps = {max_steps} grid steps over "
+                         f"[{t0:g}, {t_end:g}] s (this one gives {n_grid_f:.3g})")
+    n_grid = max(1, int(n_grid_f))
     h = (t_end - t0) / n_grid
+    if h < 16 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)):
+        raise InputError("step_s", step_s, f"a step above the resolution of t on [{t0:g}, {t_end:g}] s")
+    t_eval = opt.t_eval(t_eval, t0, t_end)
     n = problem.n
     y0 = np.asarray(problem.y0, dtype=float)
     batched = y0.ndim == 2
     Y0 = y0 if batched else y0[None, :]
     B = Y0.shape[0]
-    if Y0.shape[1] != n:
-        raise ValueError(f"y0 of shape {y0.shape} does not match n = {n}")
+    if Y0.shape[1] != n or y0.ndim > 2:
+        raise InputError("problem.y0", f"array of shape {y0.shape}", f"shape ({n},) or (B, {n})")
+    if not np.all(np.isfinite(Y0)):
+        raise InputError("problem.y0", "non-finite values", "finite numbers")
     dmax = float(max((np.max(lk.delays) for lk in problem.lookups if np.size(lk.delays)), default=0.0))
     M = int(math.ceil(dmax / h)) + 3
+    ring_bytes = M * B * n * 4 * 8
+    if ring_bytes > opt.MAX_RING_BYTES:
+        raise InputError("step_s", step_s, f"a step for which the past of the longest delay ({dmax:g} s) fits in "
+                         f"{opt.MAX_RING_BYTES / 2**30:g} GiB (it needs {ring_bytes / 2**30:.3g} GiB)")
     ring = np.zeros((M, B, n, 4))  # (y_start, h f_start, y_end, h f_end) of each segment
     ring_flat = ring.reshape(-1)
     plans = [_Plan(lk.comps, lk.delays, B, n, h, M) for lk in problem.lookups]
@@ -236,10 +258,7 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
     alive = np.ones(B, dtype=bool)
     t_failed = np.full(B, np.nan)
 
-    t_eval_arr = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    if t_eval_arr is not None and t_eval_arr.size and (
-            t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
-        raise ValueError("t_eval must lie in [t0, t_end]")
+    t_eval_arr = t_eval  # validated: finite, increasing, in [t0, t_end]
     out_t, out_y = [], []
     ie = 0
     if t_eval_arr is None:
@@ -310,8 +329,9 @@ def solve_fixed(problem: DDEProblem, t_end: float, step_s: float, *, t_eval=None
                         w = _hermite_weights(np.float64(s))
                         out_t.append(t_eval_arr[ie])
                         yo = w[0] * y + w[1] * h * f + w[2] * y_new + w[3] * h * f_end
-                        if nb:  # the cubic between two projected nodes may overshoot a bound
-                            yo[:, bidx] = np.clip(yo[:, bidx], lo, hi)
+                        if nb:  # the cubic between two projected nodes may overshoot a bound: the problem's
+                            # projection puts it back and books the clipped volume (conservation holds)
+                            yo = problem.project_state(yo)
                         out_y.append(yo)
                         ie += 1
                 k += 1

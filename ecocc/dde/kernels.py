@@ -483,289 +483,41 @@ def _segment_at(HT, m, k, tsel):
 
 
 @njit(cache=True, inline="always")
-def _hist_lookup(s, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur):
-    """``v[pl[j]](s - bwd[j])`` from the Hermite history (as adaptive._Evaluator.lookups).
-
-    The segment is ``searchsorted(T[:m], t, 'right') - 1`` clipped to ``[0, m - 2]``, found by walking
-    from the pair's previous segment ``kcur[j]`` (lookup times move by less than a step between calls,
-    so this is O(1) instead of a binary search; the result is the same index)."""
-    for j in range(pl.size):
-        tau = s - bwd[j]
-        tsel = tau + nudge
-        l = pl[j]
-        if tsel < t0:
-            zv[j] = y0[iv + l]
-            continue
-        if m < 2:
-            zv[j] = HY[0, l]
-            continue
-        k = _segment_at(HT, m, kcur[j], tsel)
-        kcur[j] = k
-        ta = HT[k]
-        hh = HT[k + 1] - ta
-        hs = hh if hh > 0 else 1.0
-        zv[j] = _hermite((tau - ta) / hs, hh, HY[k, l], HY[k + 1, l], HFA[k, l], HFB[k, l])
+def _hseg(s, nud, d, t0, HT, m, k):
+    """Where the history is read at ``s - d`` (as ``adaptive._Evaluator.lookups``): returns ``(mode, segment,
+    theta, length)``; mode 0: a zero delay reads the current state, 1: before ``t0`` the initial state, 2: a
+    history of one node, 3: the Hermite segment ``k`` (found from the previous lookup's segment ``k``)."""
+    if d <= 0.0:
+        return 0, k, 0.0, 0.0
+    tau = s - d
+    tsel = tau + nud
+    if tsel < t0:
+        return 1, k, 0.0, 0.0
+    if m < 2:
+        return 2, k, 0.0, 0.0
+    k = _segment_at(HT, m, k, tsel)
+    ta = HT[k]
+    hh = HT[k + 1] - ta
+    hs = hh if hh > 0 else 1.0
+    return 3, k, (tau - ta) / hs, hh
 
 
-@njit(cache=True)
-def _adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y,
-                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp,
-                     P, L, fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
-                     counters, reals):
-    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
-    n = y0.size
-    n_st = Cc.size
-    t0 = 0.0
-    iv, iq = P, P + L
-    zeros_lo = np.zeros(L)
-    # history of v only
-    HT, HY, HFA, HFB, m = _history_new(t0, y0[iv:iv + L])
-    zv = np.empty(pl.size)
-    kcur = np.zeros(pl.size, dtype=np.int64)  # each pair's last history segment (see _hist_lookup)
-    rate = np.empty(P)
-    y = y0.copy()
-    K = np.empty((n_st + 1, n))
-    yi = np.empty(n)
-    y_new = np.empty(n)
-    f = np.empty(n)
-    f_raw = np.empty(n)
-    f_new_raw = np.empty(n)
-    err_vec = np.empty(n)
-    sat_lo = np.zeros(L, dtype=np.bool_)
-    sat_hi = np.zeros(L, dtype=np.bool_)
-    e0 = np.zeros(L, dtype=np.bool_)
-    nd = Pd.shape[1]
-    half_pow = np.empty(nd)
-    for j in range(nd):
-        half_pow[j] = 0.5 ** (j + 1)
-    nfev = 0
-    ne = t_eval.size
-    ie = 0
-    while ie < ne and t_eval[ie] <= t0:
-        out_y[ie, :] = y
-        ie += 1
-    # initial derivative
-    nudge = _tiny(t0, 1.0)
-    _hist_lookup(t0, nudge, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
-    _rhs1(t0 + nudge, y, zv, e0, e0, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes, ctable,
-         alpha, beta, Tq, q0)
-    nfev += 1
-    _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12)
-    if sat_lo.any() or sat_hi.any():
-        _rhs1(t0 + nudge, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-             ctable, alpha, beta, Tq, q0)
-        nfev += 1
-    f[:] = f_raw
-    _clamp(f, sat_lo, sat_hi, iq, L)
-    for i in range(n):
-        if not math.isfinite(f[i]):
-            counters[0] = 0
-            counters[5] = ie
-            reals[2] = t0
-            return 2
-    if first_step > 0:
-        h = first_step
-    else:
-        d0 = 0.0
-        d1 = 0.0
-        for i in range(n):
-            sc = atol_v[i] + rtol * abs(y[i])
-            d0 = max(d0, abs(y[i]) / sc)
-            d1 = max(d1, abs(f[i]) / sc)
-        h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
-    h = min(h, max_step, dmin, t_end - t0)
-    t = t0
-    ip = 0
-    n_steps = 0
-    n_rej = 0
-    n_clamp = 0
-    n_inacc = 0
-    hmin_seen = np.inf
-    hmax_seen = 0.0
-    status = 0
-    retake = False
-    rej_step = False  # an attempt of the current step was rejected
-    eps = 2.220446049250313e-16
-    while t < t_end:
-        while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
-            ip += 1
-        next_bp = bps[ip] if ip < bps.size else t_end
-        hmin = 16 * eps * max(1.0, abs(t))
-        h = min(h, max_step, dmin)
-        hit_bp = False
-        if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
-            h = next_bp - t
-            hit_bp = True
-        tn = _tiny(t, h)
-        K[0, :] = f
-        for i in range(1, n_st):
-            # stage value, accumulated one stage row at a time (contiguous, vectorizable)
-            yi[:] = y
-            for s_ in range(i):
-                a_ = h * A[i, s_]
-                if a_ != 0.0:
-                    for q in range(n):
-                        yi[q] += a_ * K[s_, q]
-            c = Cc[i]
-            nud = (0.5 - c) * tn
-            s_t = t + c * h
-            _hist_lookup(s_t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
-            _rhs1(s_t + nud, yi, zv, sat_lo, sat_hi, K[i], rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, alpha, beta, Tq, q0)
-            _clamp(K[i], sat_lo, sat_hi, iq, L)
-            nfev += 1
-        y_new[:] = y
-        for s_ in range(n_st):
-            b_ = h * Bw[s_]
-            if b_ != 0.0:
-                for q in range(n):
-                    y_new[q] += b_ * K[s_, q]
-        nud = -0.5 * tn
-        _hist_lookup(t + h, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
-        _rhs1(t + h + nud, y_new, zv, sat_lo, sat_hi, f_new_raw, rate, P, L, fps, lptr, lflows, start, stop, C,
-             ctimes, ctable, alpha, beta, Tq, q0)
-        nfev += 1
-        K[n_st, :] = f_new_raw
-        _clamp(K[n_st], sat_lo, sat_hi, iq, L)
-        err_vec[:] = 0.0
-        for s_ in range(n_st + 1):
-            e_ = h * E[s_]
-            if e_ != 0.0:
-                for q in range(n):
-                    err_vec[q] += e_ * K[s_, q]
-        chk = 0.0
-        for q in range(n):
-            chk += y_new[q] * 0.0 + err_vec[q] * 0.0  # nan unless every entry is finite
-        finite = chk == 0.0
-        if not finite:
-            if h > hmin * 4:
-                h *= 0.25
-                n_rej += 1
-                rej_step = True
-                continue
-            status = 2
-            break
-        err = 0.0
-        for q in range(n):
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
-            e = abs(err_vec[q]) / sc
-            if e > err:
-                err = e
-        for jj in range(dcomp.size):
-            q = dcomp[jj]
-            val = 0.0
-            for j in range(nd):
-                Qj = 0.0
-                for s_ in range(n_st + 1):
-                    Qj += K[s_, q] * Pd[s_, j]
-                val += Qj * half_pow[j]
-            mid_dense = y[q] + h * val
-            mid_herm = _hermite(0.5, h, y[q], y_new[q], f[q], K[n_st, q])
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
-            e = abs(mid_dense - mid_herm) / sc
-            if e > err:
-                err = e
-        if err > 1.0 and not retake:
-            if h <= hmin * 4:
-                n_inacc += 1
-            else:
-                n_rej += 1
-                rej_step = True
-                h *= max(0.2, 0.9 * err ** expo)
-                continue
-        # bound crossings of free queues inside the step
-        any_viol = False
-        for l in range(L):
-            qv = y_new[iq + l]
-            if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
-                any_viol = True
-        if not retake:
-            s_star = 1.0
-            for l in range(L):
-                qv = y_new[iq + l]
-                ci = iq + l
-                if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
-                    level = 0.0 if qv < 0.0 else buf[l]
-                    s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
-                # a held queue leaves its bound where its raw derivative turns inward (as solve_dde)
-                d_a, d_b = f_raw[ci], f_new_raw[ci]
-                if (sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a):
-                    s_star = min(s_star, d_a / (d_a - d_b))
-            if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
-                h = s_star * h
-                retake = True
-                continue
-        if any_viol:
-            n_clamp += 1
-            _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
-        retake = False
-        # accept: history append (prune / grow first)
-        if m + 1 > HT.size:
-            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
-            kcur -= cut
-        for l in range(L):
-            HFA[m - 1, l] = f[iv + l]
-            HFB[m - 1, l] = K[n_st, iv + l]
-            HY[m, l] = y_new[iv + l]
-        HT[m] = t + h
-        m += 1
-        # dense output from the pair's continuous extension
-        if ie < ne and t_eval[ie] <= t + h:
-            while ie < ne and t_eval[ie] <= t + h:
-                s = (t_eval[ie] - t) / h
-                for q in range(n):
-                    val = 0.0
-                    sp_ = 1.0
-                    for j in range(nd):
-                        Qj = 0.0
-                        for s_ in range(n_st + 1):
-                            Qj += K[s_, q] * Pd[s_, j]
-                        sp_ *= s
-                        val += Qj * sp_
-                    out_y[ie, q] = y[q] + h * val
-                for l in range(L):
-                    out_y[ie, iq + l] = min(max(out_y[ie, iq + l], 0.0), buf[l])
-                ie += 1
-        n_steps += 1
-        hmin_seen = min(hmin_seen, h)
-        hmax_seen = max(hmax_seen, h)
-        t_prev = t
-        t = next_bp if hit_bp else t + h
-        y[:] = y_new
-        nud = _tiny(t, h)
-        if hit_bp:
-            _hist_lookup(t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
-            _rhs1(t + nud, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, alpha, beta, Tq, q0)
-            nfev += 1
-        else:
-            f_raw[:] = f_new_raw
-        if _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12):
-            # counters that depend on the masks (lost, departed) see the masks of the new step
-            _hist_lookup(t, nud, t0, bwd, pl, iv, y0, HT, HY, HFA, HFB, m, zv, kcur)
-            _rhs1(t + nud, y, zv, sat_lo, sat_hi, f_raw, rate, P, L, fps, lptr, lflows, start, stop, C, ctimes,
-                 ctable, alpha, beta, Tq, q0)
-            nfev += 1
-        f[:] = f_raw
-        _clamp(f, sat_lo, sat_hi, iq, L)
-        gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt
-        rej_step = False
-        if err > 0:
-            h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
-        else:
-            h = (t - t_prev) * gmax
-        if n_steps >= max_steps:
-            status = 3
-            break
-    if status == 0 and n_inacc:
-        status = 1
-    counters[0] = n_steps
-    counters[1] = n_rej
-    counters[2] = nfev
-    counters[3] = n_clamp
-    counters[4] = n_inacc
-    counters[5] = ie
-    reals[0] = hmin_seen
-    reals[1] = hmax_seen
-    reals[2] = t
-    return status
+@njit(cache=True, inline="always")
+def _hval(mode, k, th, hh, c, si, y, y0, HY, HFA, HFB):
+    """History column ``c`` (state component ``si``) at the place :func:`_hseg` found."""
+    if mode == 0:
+        return y[si]
+    if mode == 1:
+        return y0[si]
+    if mode == 2:
+        return HY[0, c]
+    return _hermite(th, hh, HY[k, c], HY[k + 1, c], HFA[k, c], HFB[k, c])
+
+
+@njit(cache=True, inline="always")
+def _shift_segments(Wk, cut):
+    """The history dropped ``cut`` nodes: move the cached segment indices (``Wk[3]`` per pair, ``Wk[4]`` per
+    flow) down with it."""
+    if cut > 0:
+        Wk[3][:] -= cut
+        Wk[4][:] -= cut

@@ -22,6 +22,19 @@ Known discontinuities are explicit:
   derivative at ``t0``), propagate through every delay: ``t_b + d`` is a
   breakpoint too (to depth ``breakpoint_depth``).
 
+State-dependent delays (adaptive solver only): ``state_delays(t, y)``
+returns, per lookup, ``None`` or an array of extra delays (seconds, >= 0,
+one per entry) added to the entry's constant delay at the current time and
+state (a round trip that includes the queueing delay).  Only entries with a
+positive constant delay get the extra part, so the constant delays still
+bound every delay from below (steps capped at the smallest one read the
+accepted past only).  ``state_delay_max_s`` bounds the extra part (the past
+is kept that much longer; ``inf`` keeps all of it).  Breakpoints propagate
+through the constant parts only: where the state-dependent part moves the
+image of a breakpoint, the error control meets the low smoothness with
+smaller steps instead of a located breakpoint (as jitcdde, which locates
+none).
+
 Batch solvers call ``rhs`` with ``y`` of shape ``(B, n)`` and lookups whose
 delays may be ``(B, m)``; ``rhs`` must broadcast over leading axes.
 """
@@ -64,10 +77,13 @@ class Lookup:
     def __post_init__(self):
         self.comps = np.asarray(self.comps, dtype=np.int64)
         self.delays = np.asarray(self.delays, dtype=float)
+        from ..errors import InputError
         if self.delays.shape[-1] != self.comps.shape[-1]:
-            raise ValueError(f"Lookup: {self.comps.shape[-1]} components but delays of shape {self.delays.shape}")
+            raise InputError("Lookup.delays", f"array of shape {self.delays.shape}",
+                             f"one delay per component ({self.comps.shape[-1]})")
         if np.any(self.delays < 0) or not np.all(np.isfinite(self.delays)):
-            raise ValueError("Lookup: delays must be finite and >= 0")
+            raise InputError("Lookup.delays", self.delays.tolist() if self.delays.size <= 8 else "array",
+                             "finite delays in seconds >= 0")
 
 
 @dataclass
@@ -97,6 +113,10 @@ class DDEProblem:
     #: (default: clip the bounded components).  Lets a model book the clipped
     #: volume (packets over a full buffer are lost, not destroyed).
     project: Callable | None = None
+    #: optional ``state_delays(t, y) -> [None or array per lookup]``: extra delays (see module docstring)
+    state_delays: Callable | None = None
+    #: upper bound of the extra delays (seconds), for how much past to keep
+    state_delay_max_s: float = 0.0
 
     def project_state(self, y):
         """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval."""

@@ -34,9 +34,13 @@ class LoopAnalysis:
         ``L(s)`` (symbolic, delay apart) as a string.
     margins : MarginResult
     roots : CharacteristicRoots
+    rational : RationalLoop
+        The numeric loop ``L(s)``, its delay and the DDE matrices.
     consistent : bool
-        Whether the frequency-domain verdict equals the root verdict.
+        Whether the frequency-domain verdict equals the root verdict (a
+        stable root verdict needs the certified root count).
     status : str
+        ``"ok"``, ``"inconsistent"`` or ``"uncertain"`` (roots not certified).
     messages : tuple of str
     """
 
@@ -51,22 +55,30 @@ class LoopAnalysis:
     consistent: bool
     status: str
     messages: tuple = ()
+    rational: object = None
+
+    def to_control(self, pade_order=None):
+        """The loop as python-control objects; see :func:`ecocc.stability.to_control`."""
+        from .control_io import to_control
+        return to_control(self.rational, pade_order=pade_order)
 
     def as_dict(self) -> dict:
         m = self.margins
         rm = self.roots.rightmost_per_s
         return {"model": self.model, "params": self.params, "n_flows": self.n_flows, "rtt_s": self.rtt_s,
                 "capacity_pps": self.capacity_pps, "loop": self.loop,
-                "phase_margin_deg": m.phase_margin_deg, "gain_margin": m.gain_margin,
+                "phase_margin_deg": m.phase_margin_deg, "phase_margin_unwrapped_deg": m.phase_margin_unwrapped_deg,
+                "gain_margin": m.gain_margin,
                 "gain_margin_lower": m.gain_margin_lower, "crossover_rad_s": m.crossover_rad_s,
                 "phase_crossover_rad_s": m.phase_crossover_rad_s, "delay_margin_s": m.delay_margin_s,
                 "critical_delay_s": m.critical_delay_s, "stable": m.stable,
                 "rightmost_root_per_s": [rm.real, rm.imag], "root_residual": float(self.roots.residuals[0])
-                if self.roots.residuals.size else math.nan,
+                if self.roots.residuals.size else math.nan, "root_status": self.roots.status,
+                "roots_certified_right_of_per_s": self.roots.certified_right_of_per_s,
                 "consistent": self.consistent, "status": self.status, "messages": list(self.messages)}
 
 
-def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=40, **params) -> LoopAnalysis:
+def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=None, **params) -> LoopAnalysis:
     """Linearize ``model`` (N synchronous flows, one link) and analyse it.
 
     Parameters
@@ -84,17 +96,32 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     P = m.make_params(None, **params)   # validates names and values
     rtt = check_finite("rtt_s", rtt_s, positive=True)
     C = check_finite("capacity_pps", capacity_pps, positive=True)
-    lp = _loop(m.name, int(n_flows))
-    numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
-    rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
+    if m.name == "reno":
+        from .reno_loop import reno_loop
+        rl = reno_loop(int(n_flows), C, rtt, P)
+        loop_text, loop_msgs = rl.label, ("reno: margins of the classic transfer function (dW(t - tau) ~ dW(t), "
+                                          "Hollot et al. 2001), roots of the full linearization",)
+    else:
+        lp = _loop(m.name, int(n_flows))
+        numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}
+        rl = lp.rational(rtt_s=rtt, capacity_pps=C, **numeric)
+        loop_text, loop_msgs = str(lp.L), lp.messages
     mr = margins(rl)
     roots = characteristic_roots(rl.A0, [rl.A1], [rtt], n_nodes=n_nodes)
-    consistent = (roots.status != "unconverged") and (roots.stable == mr.stable)
-    msgs = list(lp.messages) + list(mr.messages) + list(roots.messages)
-    if not consistent:
+    msgs = list(loop_msgs) + list(mr.messages) + list(roots.messages)
+    if roots.certified:
+        consistent = roots.stable == mr.stable
+        status = "ok" if consistent else "inconsistent"
+    elif roots.status == "uncertain" and roots.rightmost_per_s.real > 0:
+        consistent = not mr.stable   # a converged right-half-plane root: unstable without a count
+        status = "ok" if consistent else "inconsistent"
+    else:
+        consistent, status = False, "uncertain"
+        msgs.append(f"characteristic roots {roots.status}: the root verdict is not certified")
+    if status == "inconsistent":
         msgs.append(f"frequency verdict stable={mr.stable} but rightmost root {roots.rightmost_per_s:.4g}")
-    return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, str(lp.L), mr, roots, consistent,
-                        "ok" if consistent else "inconsistent", tuple(msgs))
+    return LoopAnalysis(m.name, P.as_dict(), int(n_flows), rtt, C, loop_text, mr, roots, consistent,
+                        status, tuple(msgs), rl)
 
 
 @dataclass(frozen=True)
@@ -112,6 +139,11 @@ class SimDecay:
     amplitude_first, amplitude_last : float
         Max |x - x*| (packets/s) in the second and last quarter.
     status : str
+    regime : str
+        ``"settled"`` (``amplitude_last`` below ``settle_fraction`` of the
+        initial perturbation ``perturbation C/N``), ``"decaying_not_settled"``
+        (``decays`` but not settled), ``"growing_or_limit_cycle"`` (neither),
+        or ``"failed"`` when the run did not succeed.
     """
 
     growth_per_s: float
@@ -119,12 +151,19 @@ class SimDecay:
     amplitude_first: float
     amplitude_last: float
     status: str
+    regime: str = "not_classified"
 
 
 def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t_end_s=60.0,
-                   perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, **params) -> SimDecay:
+                   perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, settle_fraction=0.01,
+                   **params) -> SimDecay:
     """Simulate ``model`` on ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` from
     rates ``(1 + perturbation) C/N`` and judge the decay from the trajectory.
+
+    Three regimes: settled (the last quarter's deviation is below
+    ``settle_fraction`` of the initial perturbation), decaying but not
+    settled (``decays``: the last quarter's deviation is below
+    ``decay_ratio`` times the second quarter's), growing or limit cycle.
     """
     from ..network import dumbbell
     from ..simulate import simulate
@@ -144,4 +183,11 @@ def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t
         g = float(np.polyfit(th[pk], np.log(h[pk]), 1)[0])
     else:
         g = float(np.polyfit(th, np.log(np.maximum(h, 1e-300)), 1)[0])
-    return SimDecay(g, bool(a2 < decay_ratio * a1), a1, a2, str(tr.status))
+    decays = bool(a2 < decay_ratio * a1)
+    if str(getattr(tr.status, "value", tr.status)) != "success":
+        regime = "failed"
+    elif a2 < settle_fraction * perturbation * capacity_pps / n_flows:
+        regime = "settled"
+    else:
+        regime = "decaying_not_settled" if decays else "growing_or_limit_cycle"
+    return SimDecay(g, decays, a1, a2, str(getattr(tr.status, "value", tr.status)), regime)

@@ -9,6 +9,14 @@ from .analysis import analyze, simulate_decay
 _UNITS = {"rtt_s": "s", "capacity_pps": "packets/s", "n_flows": "flows"}
 
 
+#: axis names in words for the map figures
+WORDS = {"rtt_s": "round-trip time", "capacity_pps": "bottleneck capacity", "n_flows": "number of flows",
+         "alpha_per_s": "gain α", "beta_per_s": "gain β", "T_s": "time constant T", "q0_pkts": "target queue q0",
+         "a_pps2": "additive increase a", "b_per_s": "gain b", "epsilon_per_s": "rate ε", "gamma": "factor γ",
+         "rtt_scale": "RTT scale factor", "red_p_max": "RED p_max", "red_min_th_pkts": "RED min_th",
+         "red_max_th_pkts": "RED max_th"}
+
+
 def _unit(name):
     if name in _UNITS:
         return _UNITS[name]
@@ -21,7 +29,7 @@ def _unit(name):
 
 def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
                   y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
-                  simulate_points=(), sim_t_end_s=60.0, n_nodes=30, **params):
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, **params):
     """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
 
     Parameters
@@ -42,9 +50,10 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     xarray.Dataset
         Variables on (y, x): ``stable``, ``phase_margin_deg``,
         ``delay_margin_s``, ``critical_delay_s``, ``crossover_rad_s``,
-        ``rightmost_real_per_s``, ``consistent``; on ``sample``:
+        ``rightmost_real_per_s``, ``consistent`` (root and frequency verdicts
+        agree), ``roots_certified``; on ``sample``:
         ``sample_x``, ``sample_y``, ``sim_decays``, ``sim_growth_per_s``,
-        ``predicted_stable``.
+        ``sim_regime``, ``predicted_stable``.
     """
     import xarray as xr
     if x_name == y_name:
@@ -53,7 +62,7 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     shape = (ys.size, xs.size)
     out = {k: np.full(shape, np.nan) for k in ("phase_margin_deg", "delay_margin_s", "critical_delay_s",
                                                 "crossover_rad_s", "rightmost_real_per_s")}
-    stable = np.zeros(shape, bool); cons = np.zeros(shape, bool)
+    stable = np.zeros(shape, bool); cons = np.zeros(shape, bool); cert = np.zeros(shape, bool)
 
     def point(xv, yv):
         kw = dict(n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps, **params)
@@ -71,10 +80,11 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
             out["critical_delay_s"][i, j] = m.critical_delay_s
             out["crossover_rad_s"][i, j] = m.crossover_rad_s
             out["rightmost_real_per_s"][i, j] = a.roots.rightmost_per_s.real
-            stable[i, j] = m.stable; cons[i, j] = a.consistent
+            stable[i, j] = m.stable; cons[i, j] = a.consistent; cert[i, j] = a.roots.certified
     dims = ("y", "x")
     ds = xr.Dataset({k: (dims, v) for k, v in out.items()}, coords={"x": xs, "y": ys})
     ds["stable"] = (dims, stable); ds["consistent"] = (dims, cons)
+    ds["roots_certified"] = (dims, cert, {"long_name": "rightmost root certified by the argument-principle count"})
     units = {"phase_margin_deg": "deg", "delay_margin_s": "s", "critical_delay_s": "s", "crossover_rad_s": "rad/s",
              "rightmost_real_per_s": "1/s"}
     for k, u in units.items():
@@ -82,16 +92,19 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name))
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name))
     sp = list(simulate_points)
-    sx, sy, dec, gr, pred = [], [], [], [], []
+    sx, sy, dec, gr, pred, reg = [], [], [], [], [], []
     for (xv, yv) in sp:
         kw = point(xv, yv)
         a = analyze(model, n_nodes=n_nodes, **kw)
         nf, rtt, cap = kw.pop("n_flows"), kw.pop("rtt_s"), kw.pop("capacity_pps")
         d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
         sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
+        reg.append(d.regime)
     ds["sample_x"] = ("sample", np.asarray(sx, float)); ds["sample_y"] = ("sample", np.asarray(sy, float))
     ds["sim_decays"] = ("sample", np.asarray(dec, bool)); ds["sim_growth_per_s"] = ("sample", np.asarray(gr, float))
     ds["predicted_stable"] = ("sample", np.asarray(pred, bool))
+    ds["sim_regime"] = ("sample", np.asarray(reg, dtype="U24"), {
+        "long_name": "settled / decaying_not_settled / growing_or_limit_cycle / failed (see simulate_decay)"})
     ds.attrs.update(model=str(model), x_name=x_name, y_name=y_name, n_flows=int(n_flows), capacity_pps=float(capacity_pps),
                     default_rtt_s=float(rtt_s), scenario=f"{model}: {n_flows} synchronous flows, one bottleneck of "
                     f"{capacity_pps:g} packets/s", params=str(params))
@@ -118,18 +131,38 @@ def plot_stability_map(ds, ax=None):
     if x.size > 1 and y.size > 1:
         ax.contour(x, y, z, levels=[0.0], colors="k", linewidths=2)
         handles.append(Line2D([], [], color="k", lw=2, label="stability boundary (Re = 0)"))
-    if ds.attrs.get("y_name") == "rtt_s":
+    if ds.attrs.get("y_name") == "rtt_s" and ds.attrs.get("model") != "reno":  # reno's gains depend on the RTT
         ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
         handles.append(Line2D([], [], color="m", ls="--", label="critical delay (exact)"))
     if ds.sizes.get("sample", 0):
-        d = ds["sim_decays"].values
-        ax.plot(ds["sample_x"].values[d], ds["sample_y"].values[d], "o", mfc="none", mec="g", ms=9, mew=2)
-        ax.plot(ds["sample_x"].values[~d], ds["sample_y"].values[~d], "x", color="r", ms=9, mew=2)
-        handles += [Line2D([], [], marker="o", mfc="none", mec="g", ls="", label="simulation decays"),
-                    Line2D([], [], marker="x", color="r", ls="", label="simulation does not decay")]
-    ax.set_xlabel(f"{ds['x'].attrs.get('long_name', 'x')} ({ds['x'].attrs.get('units', '-')})")
-    ax.set_ylabel(f"{ds['y'].attrs.get('long_name', 'y')} ({ds['y'].attrs.get('units', '-')})")
-    ax.set_title(f"Linear stability, {ds.attrs.get('scenario', '')}", fontsize=9)
+        if "sim_regime" in ds:
+            reg = ds["sim_regime"].values.astype(str)
+        else:
+            reg = np.where(ds["sim_decays"].values, "decaying_not_settled", "growing_or_limit_cycle")
+        styles = {"settled": ("simulation settles", dict(marker="o", mfc="none", mec="g", mew=2)),
+                  "decaying_not_settled": ("simulation decays, not settled", dict(marker="v", mfc="none", mec="c",
+                                                                                 mew=2)),
+                  "growing_or_limit_cycle": ("simulation grows or cycles", dict(marker="x", color="r", mew=2)),
+                  "failed": ("simulation failed", dict(marker="s", mfc="none", mec="0.4", mew=2))}
+        for key, (label, st) in styles.items():
+            sel = reg == key
+            if sel.any():
+                ax.plot(ds["sample_x"].values[sel], ds["sample_y"].values[sel], ls="", ms=9, **st)
+                handles.append(Line2D([], [], ls="", ms=9, **st, label=f"{label} ({int(sel.sum())})"))
+    if "roots_certified" in ds and not ds["roots_certified"].values.all():
+        Y, X = np.meshgrid(y, x, indexing="ij")
+        bad = ~ds["roots_certified"].values.astype(bool)
+        ax.plot(X[bad], Y[bad], "s", mfc="none", mec="0.3", ms=10)
+        handles.append(Line2D([], [], marker="s", mfc="none", mec="0.3", ls="",
+                              label=f"roots not certified ({int(bad.sum())})"))
+    for axis, setter in (("x", ax.set_xlabel), ("y", ax.set_ylabel)):
+        nm = ds[axis].attrs.get("long_name", axis)
+        setter(f"{WORDS.get(nm, nm)} ({ds[axis].attrs.get('units', '-')})")
+    head = f"Linear stability (exact delay), {ds.attrs.get('scenario', '')}"
+    if ds.attrs.get("setting"):
+        head += f"\n{ds.attrs['setting']}"
+    import textwrap
+    ax.set_title("\n".join(textwrap.fill(t, 95) for t in head.split("\n")), fontsize=8)
     if handles:
         ax.legend(handles=handles, loc="best", fontsize=8)
     ax.set_ylim(y.min(), y.max())

@@ -60,8 +60,15 @@ class MarginResult:
         Number of characteristic roots with positive real part at ``delay_s``.
     stability_intervals_s : tuple of (float, float)
         Delay intervals (s) on which the loop is stable (up to ``max_delay_s``).
+    phase_margin_unwrapped_deg : float
+        ``180 + phase`` with the phase of ``L(jw) e^{-jw tau}`` unwrapped
+        continuously from low frequency, at the crossover of
+        ``phase_margin_deg``: equal to it unless the delay has turned the
+        phase past -180 deg more than once (then the wrapped value can look
+        healthy on an unstable loop).
     status : str
-        ``"ok"`` or a short reason.
+        ``"ok"``, ``"unstable"`` or ``"marginal"`` (roots on the imaginary
+        axis at ``delay_s``, none to the right).
     messages : tuple of str
     """
 
@@ -79,6 +86,7 @@ class MarginResult:
     stability_intervals_s: tuple
     status: str = "ok"
     messages: tuple = ()
+    phase_margin_unwrapped_deg: float = math.nan
 
     def as_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -165,7 +173,10 @@ def delay_crossings(num, den, max_delay_s):
     out = []
     for w in gain_crossovers(num, den):
         L = np.polyval(num, 1j * w) / np.polyval(den, 1j * w)
-        base = (np.angle(L) + math.pi) % (2 * math.pi) / w
+        ang = (np.angle(L) + math.pi) % (2 * math.pi)
+        if ang > 2 * math.pi - 1e-9:  # L(jw) = -1 to round-off: a root on the axis at delay 0, not at 2 pi / w
+            ang = 0.0
+        base = ang / w
         k = 0
         while True:
             t = base + 2 * math.pi * k / w
@@ -200,7 +211,20 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
         max_delay_s = max(10 * tau, (100.0 / wg.min()) if wg.size else 1.0, 1.0)
     # --- delay-free closed loop and hidden modes ---------------------------
     cl = np.polyadd(den, num)
-    n0 = int(np.sum(np.roots(cl).real > 0)) if cl.size > 1 else 0
+    r0 = np.roots(cl) if cl.size > 1 else np.array([], complex)
+    axis_tol = 1e-9 * np.maximum(1.0, np.abs(r0))
+    # roots on the imaginary axis at delay 0 (a marginal delay-free loop) are not in the right half plane:
+    # where they go as the delay grows is decided by the crossing at delay 0 below (counting them here as
+    # well counted every such pair twice)
+    n0 = int(np.sum(r0.real > axis_tol))
+    on_axis = r0[np.abs(r0.real) <= axis_tol]
+    at_origin = int(np.sum(np.abs(on_axis) <= 1e-9))
+    if on_axis.size:
+        msgs.append(f"{on_axis.size} root(s) of the delay-free closed loop on the imaginary axis "
+                    f"({', '.join(f'{z.imag:.6g}j' for z in on_axis)}): marginal without delay")
+    if at_origin:
+        msgs.append(f"{at_origin} closed-loop root(s) at s = 0 for every delay (D(0) + N(0) = 0): never "
+                    "asymptotically stable")
     hidden_unstable = int(np.sum(np.asarray(hidden).real > 0))
     if hidden_unstable:
         msgs.append(f"{hidden_unstable} unstable hidden mode(s) not in L(s)")
@@ -210,23 +234,33 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
     stable_now = n0 == 0
     crit = 0.0 if n0 else math.inf
     n_at_tau = n0
+    zero_tol = 1e-12 * max(1.0, tau)
+    marginal_now = False
     for (t, w, dirn) in cross:
         prev = count
         count += 2 * dirn
         if prev == 0 and count > 0:
-            intervals.append((start, t))
+            if t > start + zero_tol:
+                intervals.append((start, t))
             if crit == math.inf:
                 crit = t
         if prev > 0 and count == 0:
             start = t
-        if t <= tau:
+        if abs(t - tau) <= zero_tol:
+            marginal_now = True          # a root pair on the axis at exactly this delay
+        elif t < tau:
             n_at_tau = count
     if count == 0:
         intervals.append((start, math.inf))
     if n0 and not cross:
         crit = 0.0
     n_at_tau = max(n_at_tau, 0) + hidden_unstable
-    stable_now = n_at_tau == 0
+    stable_now = n_at_tau == 0 and not marginal_now and not at_origin
+    if marginal_now and n_at_tau == 0:
+        msgs.append(f"marginal at delay {tau:g} s: a root pair on the imaginary axis")
+    if at_origin:
+        crit = 0.0
+        intervals = []
     if hidden_unstable:
         crit = 0.0
         intervals = []
@@ -242,8 +276,12 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
     if wg.size:
         i = int(np.argmin(pms))
         pm, wc = float(pms[i]), float(wg[i])
+        pm_unw = 180.0 + math.degrees(float(unwrapped_phase_rad(num, den, np.array([wc]), tau)[0]))
+        if abs(pm_unw - pm) > 1e-6:
+            msgs.append(f"the phase margin wraps: unwrapped, the phase at {wc:.4g} rad/s is "
+                        f"{pm_unw - 180.0:.1f} deg ({pm_unw:.1f} deg from -180), wrapped it reads {pm:.3g} deg")
     else:
-        pm, wc = math.nan, math.nan
+        pm, wc, pm_unw = math.nan, math.nan, math.nan
         msgs.append("no gain crossover: |L(jw)| never equals 1")
     # delay margin: next destabilising crossing beyond tau
     if stable_now:
@@ -262,7 +300,8 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
             dm = math.inf
     else:
         dm = crit - tau if np.isfinite(crit) else -math.inf
-        msgs.append(f"unstable at delay {tau:g} s ({n_at_tau} root(s) in the right half plane)")
+        if n_at_tau:
+            msgs.append(f"unstable at delay {tau:g} s ({n_at_tau} root(s) in the right half plane)")
     # --- gain margins on the unwrapped phase -------------------------------------
     gm, gml, wpc = math.inf, 0.0, math.nan
     wref = wc if np.isfinite(wc) else 1.0
@@ -289,7 +328,9 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
                         gain_margin=float(gm), gain_margin_lower=float(gml), phase_crossover_rad_s=float(wpc),
                         delay_margin_s=float(dm), critical_delay_s=float(crit), stable=bool(stable_now),
                         n_unstable=int(n_at_tau), stability_intervals_s=tuple(intervals),
-                        status="ok" if stable_now else "unstable", messages=tuple(msgs))
+                        phase_margin_unwrapped_deg=float(pm_unw),
+                        status="ok" if stable_now else ("marginal" if (marginal_now or at_origin) and n_at_tau == 0
+                                                        else "unstable"), messages=tuple(msgs))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ differentiated at the model's analytic equilibrium by central differences:
 over the dynamic states (flow and link variables, in the solver's log
 coordinates, and the queues); the cumulative counters are left out (they
 are pure integrators that feed nothing back).  Characteristic roots then come
-from Chebyshev collocation (:mod:`ecocc.stability.roots`), batched over a
+from :func:`ecocc.stability.characteristic_roots` (collocation, Newton and an
+argument-principle count that certifies no root lies further right), per
 scale factor of every delay, which is what a stability map over (parameter,
 RTT) needs.
 """
@@ -24,7 +25,6 @@ import numpy as np
 from ..errors import InputError
 from ..models import get_model
 from ..system import NetworkSystem
-from .roots import _bary_weights, _cheb, _delta, _interp_row, _newton
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,10 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
     model : registry name or model
     network : Network (every flow active at ``t_s``)
     t_s : float, optional
-        Time at which the right-hand side is evaluated (default: after the last
-        start); flow activity and cross traffic are read there.
+        Time at which the right-hand side is evaluated (default: the last
+        start plus the longest lookup delay, so that every delayed value is
+        read while all flows are active); flow activity and cross traffic are
+        read there.
     y_eq : array, optional
         Equilibrium state (default: :func:`equilibrium_state`).
     rel_step : float
@@ -91,10 +93,23 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
     m = get_model(model)
     P = m.make_params(params, **overrides)
     a = network.arrays
-    t = float(np.max(a.start_s)) + 1e-9 if t_s is None else float(t_s)
+    if t_s is None:
+        # late enough that every delayed lookup (up to the longest RTT plus forward delay) reads a time at
+        # which all flows were active: right after the last start, a flow's delayed arrival would read as 0
+        t = float(np.max(a.start_s)) + 2.0 * float(np.max(a.rtt_s)) + 1e-9
+    else:
+        t = float(t_s)
     if np.any(a.stop_s <= t):
-        raise InputError("network", "flows stopped", f"every flow active at t = {t} s")
+        raise InputError("network", "flows stopped", f"every flow active at t = {t} s (the last start plus "
+                         "twice the longest RTT, so that delayed values see every flow active)")
     sysm = NetworkSystem(m, network, P, t + 1.0)
+    if t_s is None and sysm.lookups:
+        dmax = max(float(np.max(lk.delays)) for lk in sysm.lookups if np.size(lk.delays))
+        if dmax > 2.0 * float(np.max(a.rtt_s)):
+            t = float(np.max(a.start_s)) + dmax + 1e-9
+            if np.any(a.stop_s <= t):
+                raise InputError("network", "flows stopped", f"every flow active at t = {t} s")
+            sysm = NetworkSystem(m, network, P, t + 1.0)
     y = equilibrium_state(sysm) if y_eq is None else np.asarray(y_eq, float)
     lay = sysm.layout
     dyn = np.concatenate([np.arange(b.start, b.start + b.size) for name, b in lay.items()
@@ -149,60 +164,38 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
     return NetworkLinearization(A0, np.array(delays), tuple(mats), tuple(names), float(np.max(np.abs(f0))))
 
 
-def _generator(A0, As, taus, n_nodes):
-    n = A0.shape[0]
-    tmax = max(taus)
-    x, D = _cheb(n_nodes)
-    theta = tmax / 2 * (x - 1)
-    M = np.kron(D * (2.0 / tmax), np.eye(n))
-    row0 = np.kron(np.eye(n_nodes + 1)[0], A0)
-    w = _bary_weights(n_nodes)
-    for A, t in zip(As, taus):
-        row0 = row0 + np.kron(_interp_row(theta, w, -t), A)
-    M[:n, :] = row0
-    return M
+def rightmost_roots_scaled(lin: NetworkLinearization, scales, *, n_nodes=None, tol_real=1e-9, return_status=False):
+    """Rightmost root for every delay scale factor (delays ``s * d_k``), certified.
 
-
-def rightmost_roots_scaled(lin: NetworkLinearization, scales, *, n_nodes=12, tol_real=1e-9):
-    """Rightmost root for every delay scale factor (delays ``s * d_k``).
-
-    Collocation eigenvalues of all scales in one batched ``eigvals``; the
-    rightmost resolved one is refined by Newton on ``Delta(lam) v = 0``.
-    Returns ``(rightmost_per_s, residual)`` arrays (complex, float).
+    Each scale goes through :func:`ecocc.stability.characteristic_roots`
+    (collocation, Newton, and the argument-principle count right of the
+    rightmost root, which finds the roots a coarse collocation drops).
+    Returns ``(rightmost_per_s, residual)`` arrays (complex, float), and with
+    ``return_status`` also the per-scale status array (``"certified"``,
+    ``"marginal"``, ``"uncertain"``, ``"unconverged"``).
     """
+    from .roots import characteristic_roots
     scales = np.asarray(scales, float)
-    if lin.delays_s.size == 0:
-        ev = np.linalg.eigvals(lin.A0)
-        r = ev[np.argmax(ev.real)]
-        return np.full(scales.size, r, complex), np.zeros(scales.size)
-    Ms = np.stack([_generator(lin.A0, lin.A_delayed, s * lin.delays_s, n_nodes) for s in scales])
-    evs = np.linalg.eigvals(Ms)
-    normA = 1.0 + np.linalg.norm(lin.A0) + sum(np.linalg.norm(A) for A in lin.A_delayed)
     out, res = np.empty(scales.size, complex), np.empty(scales.size)
+    status = np.empty(scales.size, dtype=object)
     for i, s in enumerate(scales):
         taus = s * lin.delays_s
-        ev = evs[i]
-        ev = ev[np.abs(ev) < 0.5 * n_nodes / taus.max() * math.pi + 1.0]
-        best, best_res = complex("nan"), math.inf
-        for lam in ev[np.argsort(-ev.real)][:4]:
-            with np.errstate(all="ignore"):
-                r = _newton(complex(lam), lin.A0, lin.A_delayed, taus)
-                if not np.isfinite(r) or abs(r - lam) > 0.5 * (1 + abs(lam)):
-                    continue
-                M, _ = _delta(r, lin.A0, lin.A_delayed, taus)
-                rs = np.linalg.svd(M, compute_uv=False)[-1] / (normA + abs(r))
-            if rs < 1e-8 and (not np.isfinite(best) or r.real > best.real):
-                best, best_res = r, rs
-        out[i], res[i] = best, best_res
+        cr = characteristic_roots(lin.A0, list(lin.A_delayed), taus, n_nodes=n_nodes, n_roots=4, tol_real=tol_real)
+        out[i] = cr.rightmost_per_s
+        res[i] = cr.residuals[0] if cr.residuals.size else math.inf
+        status[i] = cr.status
+    if return_status:
+        return out, res, status
     return out, res
 
 
-def roots_map(model, network, x_name, x_values, rtt_scales, *, n_nodes=12, tol_real=1e-9, **params):
-    """Linear stability over (``x_name``, RTT scale) from characteristic roots.
+def roots_map(model, network, x_name, x_values, rtt_scales, *, n_nodes=None, tol_real=1e-9, **params):
+    """Linear stability over (``x_name``, RTT scale) from certified characteristic roots.
 
     Returns an ``xarray.Dataset`` with ``rightmost_real_per_s``,
-    ``rightmost_imag_rad_s``, ``residual`` and ``stable`` (real part below
-    ``-tol_real``) on dims ``(rtt_scale, x_name)``.
+    ``rightmost_imag_rad_s``, ``residual``, ``root_status`` and ``stable``
+    (certified, and real part below ``-tol_real``) on dims
+    ``(rtt_scale, x_name)``.
     """
     import xarray as xr
     xs = np.asarray(x_values, float)
@@ -210,14 +203,20 @@ def roots_map(model, network, x_name, x_values, rtt_scales, *, n_nodes=12, tol_r
     re = np.empty((sc.size, xs.size))
     im = np.empty_like(re)
     rs = np.empty_like(re)
+    st = np.empty(re.shape, dtype=object)
     for j, xv in enumerate(xs):
         lin = network_jacobians(model, network, **{**params, x_name: float(xv)})
-        r, res = rightmost_roots_scaled(lin, sc, n_nodes=n_nodes, tol_real=tol_real)
-        re[:, j], im[:, j], rs[:, j] = r.real, r.imag, res
+        r, res, status = rightmost_roots_scaled(lin, sc, n_nodes=n_nodes, tol_real=tol_real, return_status=True)
+        re[:, j], im[:, j], rs[:, j], st[:, j] = r.real, r.imag, res, status
+    cert = (st == "certified") | (st == "marginal")
     return xr.Dataset(
         {"rightmost_real_per_s": (("rtt_scale", x_name), re, {"units": "1/s"}),
          "rightmost_imag_rad_s": (("rtt_scale", x_name), im, {"units": "rad/s"}),
          "residual": (("rtt_scale", x_name), rs),
-         "stable": (("rtt_scale", x_name), re < -tol_real)},
+         "root_status": (("rtt_scale", x_name), st.astype("U12"), {
+             "long_name": "certified: every root right of the rightmost was counted by the argument principle"}),
+         "stable": (("rtt_scale", x_name), cert & (re < -tol_real), {
+             "long_name": "certified and rightmost real part < -tol_real"})},
         coords={"rtt_scale": sc, x_name: xs},
-        attrs={"model": get_model(model).name, "network": network.name, "n_nodes": n_nodes})
+        attrs={"model": get_model(model).name, "network": network.name,
+               "n_nodes": "automatic" if n_nodes is None else n_nodes})

@@ -1,4 +1,5 @@
-"""Protocols side by side: the same network, one separate run per model.
+"""Protocols side by side: the same network, one separate run per model (fluid models only;
+``ecocc compare`` is the packet-vs-fluid command of :mod:`ecocc.packet`, a different thing).
 
 :func:`compare_protocols` loops over :data:`ecocc.models.REGISTRY` (or a
 list of names), so a model added to the registry appears in the comparison

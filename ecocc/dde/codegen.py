@@ -1,0 +1,625 @@
+"""Compiled kernels generated from a model's laws (one description, every model).
+
+A model's laws (:mod:`ecocc.models`) are scalar functions of an ``ops`` namespace.  Here they are
+evaluated once on SymPy symbols -- the per-flow state (as its logarithm where the model integrates the
+logarithm), the queueing delay, the per-flow and per-link static fields, the delayed link state, load
+and queue of each (link, flow) pair, the aggregated feedback, the model's numeric parameters -- and the
+resulting expressions are printed as plain Python (``sympy.printing.pycode``, common subexpressions
+eliminated) into scalar functions.  A right-hand side that loops over flows, links and pairs with the
+semantics of :meth:`ecocc.system.NetworkSystem.rhs` calls them; the generic Dormand--Prince integrator
+(:mod:`ecocc.dde.integrator`, copied verbatim below them) calls that.  The module is written to the kernel
+cache directory under a name carrying a hash of its source (written to a temporary file and renamed, so
+concurrent processes never load half a file) and compiled by numba with ``cache=True``: the second run of
+a model in any process loads the machine code from numba's cache.
+
+Why generated source rather than numba compiling the laws themselves (the other route the design allows):
+the laws are written for NumPy and SymPy -- dicts of states (``s["x"]``), parameter objects, string
+options tested in Python (``if P.aqm == "red"``) -- none of which numba compiles, so numba-compiling them
+would mean writing them a third time.  Evaluated on symbols, the options are resolved once, the
+parameters become array entries (a sweep of a gain reuses one compiled kernel), and SymPy simplifies what
+the NumPy form computes literally: an AECP flow's ``alpha x (ln r - ln x) / x`` with ``x = e^u`` and
+``r = min_l e^{v_l}`` becomes ``alpha (min_l v_l - u)`` -- the aggregation of a signal ``e^g`` by ``min``
+or ``max`` is done on ``g`` (monotone), and the exp-log pair cancels -- which is what the hand-written AECP
+kernel did.  Measured (see ``docs/notes/engine.md``): the generated AECP kernel runs as fast as the hand
+transcription it replaces.
+
+Numerics, stated: the generated code evaluates the same laws in another order (SymPy's canonical form,
+e.g. ``0.1 (q - 50) / 500`` becomes ``0.0002 q - 0.01``), so it agrees with the NumPy solver to
+round-off per evaluation; with the same step decisions the runs agree to a few ulp per step, and where a
+round-off difference flips one step decision (an accept/reject at the tolerance boundary) the two runs
+differ by a tolerance-sized amount.  Float constants in the laws are printed with 15 significant
+digits (SymPy's default precision): they may differ from the literal in the 16th digit.
+
+Scope: what :class:`NetworkSystem` computes with no forward delays (the whole RTT on the feedback path,
+the papers' placement) and no state jumps; :func:`supported` says why not otherwise, and the caller uses
+the NumPy solver.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+_HERE = Path(__file__).resolve().parent
+#: bump to regenerate every module (a change of the generator not visible in the generated text)
+GEN_VERSION = 1
+_AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
+
+_modules: dict = {}
+
+
+# ---------------------------------------------------------------------------
+# symbolic laws
+# ---------------------------------------------------------------------------
+
+def numeric_params(P) -> list:
+    """The parameter fields that become symbols (entries of the kernel's ``par`` array), in order: the
+    numeric ones.  Options (strings, booleans, ``None``) are resolved at generation: they select laws."""
+    out = []
+    for f in dataclasses.fields(P):
+        if not f.init:
+            continue
+        v = getattr(P, f.name)
+        if isinstance(v, (bool, np.bool_)) or v is None or isinstance(v, str):
+            continue
+        if isinstance(v, (int, float, np.integer, np.floating)):
+            out.append(f.name)
+    return out
+
+
+def _symbolic_params(P):
+    """A copy of the parameter object whose numeric fields are SymPy symbols (methods and properties of the
+    class still work; validation is skipped)."""
+    import sympy as sp
+    names = numeric_params(P)
+    obj = object.__new__(type(P))
+    for f in dataclasses.fields(P):
+        object.__setattr__(obj, f.name, getattr(P, f.name))
+    syms = []
+    for nm in names:
+        s = sp.Symbol(f"p_{nm}", real=True)
+        object.__setattr__(obj, nm, s)
+        syms.append(s)
+    return obj, syms
+
+
+class Laws:
+    """The model's laws on symbols (see the module docstring); attributes are SymPy expressions and the
+    symbol lists that the generated functions take as arguments."""
+
+    def __init__(self, model, P, st_keys, lst_keys):
+        import sympy as sp
+        from ..models.base import SYMPY_OPS as ops
+
+        def R(name):
+            return sp.Symbol(name, real=True)
+
+        m = self.model = model
+        Ps, self.par = _symbolic_params(P)
+        self.u = [R(f"u_{v}") for v in m.flow_states]              # flow states (log where flow_log)
+        fs = {v: (sp.exp(u) if lg else u) for v, lg, u in zip(m.flow_states, m.flow_log, self.u)}
+        self.qd = R("qd")
+        self.st = [R(f"st_{k}") for k in st_keys]
+        st = dict(zip(st_keys, self.st))
+        self.rate = sp.sympify(m.flow_rate(ops, fs, self.qd, Ps, st))
+        self.load = sp.sympify(m.flow_load(ops, fs, self.qd, Ps, st)) if m.separate_load else self.rate
+        self.own = sp.sympify(m.own_load(ops, fs, Ps, st)) if m.needs_own_delayed else None
+        # a (link, flow) pair's delayed link state, queue and load, and the link's fields
+        self.lv = [R(f"lv_{v}") for v in m.link_states]
+        ls = {v: (sp.exp(u) if lg else u) for v, lg, u in zip(m.link_states, m.link_log, self.lv)}
+        self.qq, self.yy, self.CC = R("qq"), R("yy"), R("CC")
+        self.ls = [R(f"ls_{k}") for k in lst_keys]
+        lst = dict(zip(lst_keys, self.ls))
+        sig = sp.sympify(m.link_signal(ops, ls, self.qq, self.yy if m.signal_uses_arrival else None, self.CC,
+                                       Ps, lst))
+        self.fb = R("fb")
+        self.ownsym = R("own")
+        # a signal e^g aggregated by min or max: aggregate g (exp is monotone) and hand the law e^fb
+        self.log_agg = m.path_aggregate in ("min", "max") and isinstance(sig, sp.exp)
+        self.signal = sig.args[0] if self.log_agg else sig
+        fb_nat = sp.exp(self.fb) if self.log_agg else self.fb
+        d = m.flow_law(ops, fs, fb_nat, self.ownsym if m.needs_own_delayed else None, self.qd, Ps, st)
+        self.dflow = [sp.sympify(d[v]) / fs[v] if lg else sp.sympify(d[v])
+                      for v, lg in zip(m.flow_states, m.flow_log)]
+        # the link's current state, queue and arrival
+        self.lc = [R(f"lc_{v}") for v in m.link_states]
+        lc = {v: (sp.exp(u) if lg else u) for v, lg, u in zip(m.link_states, m.link_log, self.lc)}
+        self.q, self.y, self.C = R("q"), R("y"), R("C")
+        dl = m.link_law(ops, lc, self.q, self.y, self.C, Ps, lst) if m.link_states else {}
+        self.dlink = [sp.sympify(dl[v]) / lc[v] if lg else sp.sympify(dl[v])
+                      for v, lg in zip(m.link_states, m.link_log)]
+
+    def uses(self, expr, sym) -> bool:
+        return expr is not None and sym in expr.free_symbols
+
+
+def _function(name, args, exprs, tuple_out):
+    """Source of a numba function of the scalars ``args`` returning ``exprs`` (a tuple if ``tuple_out``).
+    Scalars only: an array argument would cost numba's reference counting on every call in the loops."""
+    import sympy as sp
+    from sympy.printing.pycode import PythonCodePrinter
+    pr = PythonCodePrinter(dict(fully_qualified_modules=True))
+    repl, red = sp.cse(list(exprs), symbols=sp.numbered_symbols("c_"), optimizations="basic")
+    lines = ["", "", '@njit(cache=True, inline="always")', f"def {name}({', '.join(args)}):"]
+    for s, e in repl:
+        lines.append(f"    {s} = {pr.doprint(e)}")
+    outs = [f"float({pr.doprint(e)})" for e in red]
+    if tuple_out:
+        lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    else:
+        lines.append(f"    return {outs[0]}")
+    return lines
+
+
+def _seg_code(ind, d, kslot):
+    """Source: where the history is read at ``s - d`` (as ``adaptive._Evaluator.lookups``), written out in
+    the loop body: an inlined helper taking the history arrays would cost numba's reference counting on
+    every pair (measured: 5x the whole run).  Sets ``md`` (0 zero delay: the current state, 1 before ``t0``:
+    the initial state, 2 one node, 3 Hermite segment ``k`` with weights ``w0..w3``), walking the segment
+    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`)."""
+    x = " " * ind
+    return [f"{x}dd = {d}",
+            f"{x}if dd <= 0.0:",
+            f"{x}    md = 0",
+            f"{x}else:",
+            f"{x}    tau = s - dd",
+            f"{x}    tsel = tau + nud",
+            f"{x}    if tsel < t0:",
+            f"{x}        md = 1",
+            f"{x}    elif m < 2:",
+            f"{x}        md = 2",
+            f"{x}    else:",
+            f"{x}        md = 3",
+            f"{x}        k = min(max({kslot}, 0), m - 2)",
+            f"{x}        while k < m - 2 and HT[k + 1] <= tsel:",
+            f"{x}            k += 1",
+            f"{x}        while k > 0 and HT[k] > tsel:",
+            f"{x}            k -= 1",
+            f"{x}        {kslot} = k",
+            f"{x}        ta = HT[k]",
+            f"{x}        hh = HT[k + 1] - ta",
+            f"{x}        th = (tau - ta) / (hh if hh > 0 else 1.0)",
+            # ecocc.dde.history.hermite's basis, same operations
+            f"{x}        th2 = th * th",
+            f"{x}        th3 = th2 * th",
+            f"{x}        w0 = 2 * th3 - 3 * th2 + 1",
+            f"{x}        w1 = (th3 - 2 * th2 + th) * hh",
+            f"{x}        w2 = -2 * th3 + 3 * th2",
+            f"{x}        w3 = (th3 - th2) * hh"]
+
+
+def _val_code(ind, name, col, comp):
+    """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points."""
+    x = " " * ind
+    return [f"{x}if md == 3:",
+            f"{x}    {name} = w0 * HY[k, {col}] + w1 * HFA[k, {col}] + w2 * HY[k + 1, {col}] + w3 * HFB[k, {col}]",
+            f"{x}elif md == 0:",
+            f"{x}    {name} = y[{comp}]",
+            f"{x}elif md == 1:",
+            f"{x}    {name} = y0[{comp}]",
+            f"{x}else:",
+            f"{x}    {name} = HY[0, {col}]"]
+
+
+def _index_code(ind, name, times, t):
+    """Source: ``name`` = ``kernels._index_at(times, t)`` written out (see :func:`_seg_code`)."""
+    x = " " * ind
+    return [f"{x}lo_i = 0",
+            f"{x}hi_i = {times}.size",
+            f"{x}while lo_i < hi_i:",
+            f"{x}    mid = (lo_i + hi_i) // 2",
+            f"{x}    if {times}[mid] <= {t}:",
+            f"{x}        lo_i = mid + 1",
+            f"{x}    else:",
+            f"{x}        hi_i = mid",
+            f"{x}{name} = max(lo_i - 1, 0)"]
+
+
+# ---------------------------------------------------------------------------
+# the generated module
+# ---------------------------------------------------------------------------
+
+class Generated:
+    """The generated source of a model (with its structural choices) and what the Python side needs to
+    call it: the history components, the parameter names."""
+
+    def __init__(self, model, P, st_keys, lst_keys):
+        import sympy as sp
+        lw = Laws(model, P, st_keys, lst_keys)
+        m = model
+        nF, nL = len(m.flow_states), len(m.link_states)
+        self.param_names = numeric_params(P)
+        self.st_keys, self.lst_keys = list(st_keys), list(lst_keys)
+        par_args = [x.name for x in lw.par]
+        # which delayed components the signal, the load and the own load read
+        uses_y = m.signal_uses_arrival and lw.uses(lw.signal, lw.yy)
+        link_used = [i for i, s in enumerate(lw.lv) if lw.uses(lw.signal, s)]
+        q_used = lw.uses(lw.signal, lw.qq)
+        flow_used = sorted({i for i, s in enumerate(lw.u)
+                            if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))})
+        uses_qd = any(lw.uses(e, lw.qd) for e in [lw.rate] + lw.dflow + ([lw.load] if uses_y else []))
+        # history columns: (block name, offset expression in the state, size)
+        blocks = ([(f"flow:{m.flow_states[i]}", f"{i} * P", "P", ("F", i)) for i in flow_used]
+                  + [(f"link:{m.link_states[i]}", f"{nF} * P + {i} * L", "L", ("L", i)) for i in link_used]
+                  + ([("queue", "IQ", "L", ("Q", 0))] if q_used else []))
+        self.hist_blocks = [b[0] for b in blocks]
+        hc, col = {}, "0"
+        for name, off, size, key in blocks:
+            hc[key] = col
+            col = f"{col} + {size}"
+        fn_rate = ["u_" + v for v in m.flow_states] + ["qd"] + [s.name for s in lw.st]
+        src = ["import math  # noqa",
+               "from numba import njit  # noqa"]
+        src += _function("_law_rate", fn_rate + par_args, [lw.rate], False)
+        if uses_y:
+            src += _function("_law_load", fn_rate + par_args, [lw.load], False)
+        if m.needs_own_delayed:
+            src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
+                             [lw.own], False)
+        fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
+        src += _function("_law_signal", fn_sig + par_args, [lw.signal], False)
+        fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
+        src += _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+        if nL:
+            fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
+            src += _function("_law_link", fn_link + par_args, lw.dlink, True)
+
+        def unpack_flow(idx, names=None):
+            return [f"u_{v} = y[{i} * P + {idx}]" for i, v in enumerate(m.flow_states)]
+
+        def static_flow(idx):
+            return [f"st_{k} = FST[{i}, {idx}]" for i, k in enumerate(self.st_keys)]
+
+        def static_link(idx):
+            return [f"ls_{k} = LST[{i}, {idx}]" for i, k in enumerate(self.lst_keys)]
+
+        agg = m.path_aggregate
+        r = ["", "", '@njit(cache=True, inline="always")',
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
+             '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
+             "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
+             "    qdel, rate, arrival, kcur, kown = Wk",
+             "    tt = s + nud",
+             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
+             f"    IQ = {nF} * P + {nL} * L",
+             "    ISENT = IQ + 5 * L"]
+        r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
+        r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+        r += ["    for p in range(P):"]
+        if uses_qd:
+            r += ["        qd = 0.0",
+                  "        for j in range(fps[p], fps[p + 1]):",
+                  "            qd += y[IQ + pl[j]] / C[pl[j]]"]
+        else:
+            r += ["        qd = 0.0"]
+        r += ["        qdel[p] = qd",
+              "        if start[p] <= tt and tt < stop[p]:"]
+        r += ["            " + x for x in unpack_flow("p") + static_flow("p")]
+        r += [f"            rate[p] = _law_rate({', '.join(fn_rate + par_args)})",
+              "        else:",
+              "            rate[p] = 0.0",
+              "        out[ISENT + p] = rate[p]",
+              ] + _index_code(4, "kc", "ctimes", "tt") + [
+              "    for l in range(L):",
+              "        a = 0.0",
+              "        for jj in range(lptr[l], lptr[l + 1]):",
+              "            a += rate[lflows[jj]]",
+              "        arrival[l] = a + ctable[kc, l]",
+              "    for p in range(P):",
+              "        if not (start[p] <= tt and tt < stop[p]):"]
+        r += [f"            out[{i} * P + p] = 0.0" for i in range(nF)]
+        r += ["            continue",
+              f"        fb = {_AGG_INIT[agg]}",
+              "        for j in range(fps[p], fps[p + 1]):",
+              "            l = pl[j]",
+              ] + _seg_code(12, "bwd[j]", "kcur[j]")
+        for i in range(nL):
+            v = m.link_states[i]
+            if i in link_used:
+                r += _val_code(12, f"lv_{v}", f"HC_L{i} + l", f"{nF} * P + {i} * L + l")
+            else:
+                r += [f"            lv_{v} = 0.0  # not read by the signal"]
+        r += (_val_code(12, "qq", "HC_Q0 + l", "IQ + l") if q_used
+              else ["            qq = 0.0  # not read by the signal"])
+        if uses_y:
+            r += ["            td = tt - bwd[j]",
+                  "            yy = 0.0",
+                  "            for jj in range(lptr[l], lptr[l + 1]):",
+                  "                kf = lflows[jj]",
+                  "                if start[kf] <= td and td < stop[kf]:"]
+            for i, v in enumerate(m.flow_states):
+                if i in flow_used:
+                    r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+                else:
+                    r += [f"                    u_{v} = 0.0  # not read by the load"]
+            r += ["                    " + x for x in static_flow("kf")]
+            load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+            r += [f"                    yy += _law_load({load_args})",
+                  ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
+        else:
+            r += ["            yy = 0.0  # the signal does not read the load"]
+        r += ["            CC = C[l]"]
+        r += ["            " + x for x in static_link("l")]
+        r += [f"            sg = _law_signal({', '.join(fn_sig + par_args)})"]
+        r += {"min": ["            fb = min(fb, sg)"], "max": ["            fb = max(fb, sg)"],
+              "sum": ["            fb += sg"]}[agg]
+        if m.needs_own_delayed:
+            r += _seg_code(8, "rtt[p]", "kown[p]")
+            r += ["        to = tt - rtt[p]",
+                  "        own = 0.0",
+                  "        if start[p] <= to and to < stop[p]:"]
+            for i, v in enumerate(m.flow_states):
+                if i in flow_used:
+                    r += _val_code(12, f"u_{v}", f"HC_F{i} + p", f"{i} * P + p")
+                else:
+                    r += [f"            u_{v} = 0.0  # not read by the own load"]
+            r += ["            " + x for x in static_flow("p")]
+            r += [f"            own = _law_own({', '.join(['u_' + v for v in m.flow_states] + [s.name for s in lw.st] + par_args)})"]
+        else:
+            r += ["        own = 0.0"]
+        r += ["        " + x for x in unpack_flow("p") + static_flow("p")]
+        r += ["        qd = qdel[p]",
+              f"        d = _law_flow({', '.join(fn_flow + par_args)})"]
+        r += [f"        out[{i} * P + p] = d[{i}]" for i in range(nF)]
+        r += ["    for l in range(L):",
+              "        q = y[IQ + l]",
+              "        C_l = C[l]",
+              "        a = arrival[l]"]
+        if nL:
+            r += [f"        lc_{v} = y[{nF} * P + {i} * L + l]" for i, v in enumerate(m.link_states)]
+            r += ["        " + x for x in static_link("l")]
+            args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+            r += [f"        dl = _law_link({args})"]
+            r += [f"        out[{nF} * P + {i} * L + l] = dl[{i}]" for i in range(nL)]
+        r += ["        dq = a - C_l",
+              "        out[IQ + l] = dq",
+              "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0",
+              "        out[IQ + 2 * L + l] = a",
+              "        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l",
+              "        out[IQ + 4 * L + l] = q"]
+        template = (_HERE / "integrator.py").read_text()
+        stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
+        # the text depends only on the laws (two models with the same laws, as AECP and CLTCP, share a module)
+        header = ['"""Generated by ecocc.dde.codegen from a model\'s laws; do not edit."""',
+                  f"# generator {GEN_VERSION}; helpers {stamp[:16]}",
+                  "# parameters (par): " + ", ".join(self.param_names)]
+        self.source = "\n".join(header) + "\n" + template + "\n\n# --- the model ---\n" + "\n".join(src + r) + "\n"
+        self.n_flow_states, self.n_link_states = nF, nL
+        self.flow_used, self.link_used, self.q_used = flow_used, link_used, q_used
+        self.digest = hashlib.sha256(self.source.encode()).hexdigest()[:20]
+        self.model_name = m.name
+        self.name = f"ecocc_gen_{self.digest}"
+
+    def hsrc(self, P, L) -> np.ndarray:
+        """The state components the history stores, in column order."""
+        nF = self.n_flow_states
+        parts = [np.arange(P) + i * P for i in self.flow_used]
+        parts += [np.arange(L) + nF * P + i * L for i in self.link_used]
+        if self.q_used:
+            parts.append(np.arange(L) + nF * P + self.n_link_states * L)
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def generated_dir() -> Path:
+    from .aot import cache_dir
+    return cache_dir() / "generated"
+
+
+def load(gen: Generated):
+    """The compiled module of ``gen`` (written to the cache if new; numba compiles or loads its cache on the
+    first call of the kernel)."""
+    if gen.name in _modules:
+        return _modules[gen.name]
+    d = generated_dir()
+    path = d / f"{gen.name}.py"
+    if not path.exists():
+        _write(path, gen.source)
+    spec = importlib.util.spec_from_file_location(gen.name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[gen.name] = mod
+    spec.loader.exec_module(mod)
+    _modules[gen.name] = mod
+    return mod
+
+
+_kernels: dict = {}
+
+
+def kernel(gen: Generated, args: dict):
+    """``(callable, info)``: the adaptive kernel of ``gen`` for arguments like ``args`` (a dict keyed by
+    :data:`ecocc.dde.engine.ADAPTIVE_ARGS`).
+
+    As for the lock-step kernel (:mod:`ecocc.dde.aot`), the generated kernel is compiled by ``numba.pycc``
+    into an extension module in the cache directory (named by a hash of the generated source, this CPU,
+    numba's and Python's versions; built once, under a lock, written atomically), which later processes load
+    without importing numba (numba's start-up and cache loading cost ~0.5 s per process, far more than a
+    small run).  If that build fails, or with ``ECOCC_AOT=0``, numba's JIT (cached on disk) runs the same
+    function."""
+    if gen.name in _kernels:
+        return _kernels[gen.name]
+    from . import aot
+    fn, info = None, {}
+    if aot.aot_mode() != "0":
+        try:
+            name = "ecocc_aot_" + hashlib.sha256(
+                f"{gen.name}|{aot._cpu_id()}|{aot._numba_version()}|{sys.version}".encode()).hexdigest()[:16]
+            path = aot._module_path(name)
+            built = False
+            if path is None:
+                with aot._build_lock():  # a concurrent process waits, then loads the module
+                    path = aot._module_path(name)
+                    if path is None:
+                        import numba
+
+                        from .engine import ADAPTIVE_ARGS
+                        py = load(gen).adaptive_kernel.py_func
+                        sig = numba.int64(*[numba.typeof(args[k]) for k in ADAPTIVE_ARGS])
+                        path = aot.compile_module(f"{gen.model_name} adaptive", name, aot.cache_dir(), func=py,
+                                                  sig=sig, stamp=int(gen.name[-15:], 16))
+                        built = True
+            fn = getattr(aot._load(path, name), aot._EXPORT)
+            info = dict(compiled="aot", module=str(path), built_now=built)
+        except Exception as exc:  # no numba.pycc, no C compiler, a failed build: numba's JIT
+            info = dict(aot_unavailable=f"{type(exc).__name__}: {exc}")
+    else:
+        info = dict(aot_unavailable="ECOCC_AOT=0")
+    if fn is None:
+        if not _numba_cached(gen.name, generated_dir()):
+            sys.stderr.write(f"ecocc: compiling the {gen.model_name} kernel for this machine with numba's JIT, once "
+                             f"(a minute or so; cached in {generated_dir()})\n")
+        fn = load(gen).adaptive_kernel
+        info["compiled"] = "jit"
+    _kernels[gen.name] = (fn, info)
+    return fn, info
+
+
+def _numba_cache_dirs(d: Path):
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    return [Path(env)] if env else [d / "__pycache__"]
+
+
+def _numba_cached(name: str, d: Path) -> bool:
+    """Whether numba's cache holds a compiled kernel of module ``name`` (its index file)."""
+    for c in _numba_cache_dirs(d):
+        if c.is_dir() and any(c.rglob(f"{name}.adaptive_kernel-*.nbi")):
+            return True
+    return False
+
+
+def warm(models=None) -> dict:
+    """Compile (or load from numba's cache) the adaptive kernel of every registered model (or of ``models``)
+    with its default parameters, on a two-flow dumbbell.  Returns ``{name: (wall_s, module path)}``."""
+    import time
+
+    from ..models import REGISTRY, get_model
+    from ..network import dumbbell
+    from ..simulate import output_grid
+    from ..system import NetworkSystem
+    from .engine import solve_adaptive
+    out = {}
+    for name in (models or REGISTRY):
+        t0 = time.perf_counter()
+        m = get_model(name)
+        sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(), 0.2)
+        solve_adaptive(sysm, 0.2, t_eval=output_grid(0.2, 0.1), atol=sysm.default_atol())
+        gen = generate(sysm)
+        out[m.name] = (time.perf_counter() - t0, str(generated_dir() / f"{gen.name}.py"))
+    return out
+
+
+def supported(sysm) -> str | None:
+    """None if the generated kernel computes ``sysm`` (a NetworkSystem), else why not."""
+    if sysm.has_fwd:
+        return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels "
+                "put the whole RTT on the feedback path")
+    if np.ndim(sysm.rtt_s) != 1:
+        return "a batched system"
+    return None
+
+
+_META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
+         "n_link_states", "flow_used", "link_used", "q_used")
+
+
+class _Cached(Generated):
+    """A generated module known from the on-disk index (no SymPy needed); its source is read on demand."""
+
+    def __init__(self, meta):  # noqa: D107  (Generated.__init__ generates; this one only restores)
+        for k in _META:
+            setattr(self, k, meta[k])
+
+    @property
+    def source(self):
+        return (generated_dir() / f"{self.name}.py").read_text()
+
+
+def _laws_key(sysm):
+    """A hash of everything the generated text depends on, readable without SymPy: the generator's and the
+    template's sources, the source files of the model's classes (the laws and the module-level helpers they
+    call) and of its parameter class, the options, the static fields.  None for a model defined without a
+    source file (an interactive session): always generated then."""
+    import inspect
+    h = hashlib.sha256(f"{GEN_VERSION}".encode())
+    for f in ("codegen.py", "integrator.py", "kernels.py", "history.py"):
+        h.update((_HERE / f).read_bytes())
+    m = sysm.model
+    try:
+        files = {inspect.getsourcefile(c) for c in type(m).__mro__ + type(sysm.P).__mro__ if c is not object}
+    except TypeError:
+        return None
+    if None in files:
+        return None
+    for f in sorted(files):
+        h.update(Path(f).read_bytes())
+    opts = [(k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P)]
+    h.update(repr((type(m).__module__, type(m).__qualname__, type(sysm.P).__qualname__, opts, list(sysm.st),
+                   list(sysm.lst))).encode())
+    return h.hexdigest()[:24]
+
+
+def generate(sysm) -> Generated:
+    """The generated module's description for a NetworkSystem's model, options and static fields: from this
+    process's memory, else from the on-disk index (``generated/index``; no SymPy), else generated now."""
+    opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P))
+    ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst))
+    g = _gen_cache.get(ck)
+    if g is not None:
+        return g
+    key = _laws_key(sysm)
+    idx = generated_dir() / "index" / f"{key}.json"
+    if key is not None and idx.is_file():
+        import json
+        try:
+            meta = json.loads(idx.read_text())
+            if (generated_dir() / f"{meta['name']}.py").is_file():
+                g = _Cached(meta)
+        except (ValueError, KeyError, OSError):
+            g = None
+    if g is None:
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        _write(generated_dir() / f"{g.name}.py", g.source)
+        if key is not None:
+            import json
+            _write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+    _gen_cache[ck] = g
+    return g
+
+
+def _write(path: Path, text: str):
+    """Write ``text`` to ``path`` atomically (a temporary file renamed): another process sees all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+_gen_cache: dict = {}
+
+
+def kernel_data(sysm, gen: Generated):
+    """The tuples ``D`` and ``Wk`` of the generated right-hand side for a NetworkSystem."""
+    a = sysm.a
+    P, L = sysm.n_flows, sysm.n_links
+    f64 = lambda v: np.array(v, dtype=float, order="C")  # noqa: E731  (fresh, writable, contiguous)
+    i64 = lambda v: np.array(v, dtype=np.int64, order="C")  # noqa: E731
+    lptr, lflows = a.flows_by_link()
+    FST = np.zeros((len(gen.st_keys), P))
+    for i, k in enumerate(gen.st_keys):
+        FST[i] = np.broadcast_to(np.asarray(sysm.st[k], dtype=float), (P,))
+    LST = np.zeros((len(gen.lst_keys), L))
+    for i, k in enumerate(gen.lst_keys):
+        LST[i] = np.broadcast_to(np.asarray(sysm.lst[k], dtype=float), (L,))
+    par = f64([float(getattr(sysm.P, nm)) for nm in gen.param_names])
+    npair = a.pair_link.size
+    D = (int(P), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
+         i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
+         f64(FST), f64(LST), par)
+    Wk = (np.zeros(P), np.zeros(P), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(P, dtype=np.int64))
+    return D, Wk

@@ -1,0 +1,287 @@
+"""The compiled Dormand--Prince 5(4) method of steps, generic over models (a source template).
+
+This file is Python source that :mod:`ecocc.dde.codegen` copies, verbatim, under the right-hand side it
+generates from a model's laws, into one module per model (written to the kernel cache and compiled by
+numba with ``cache=True``).  It is never compiled on its own: :func:`adaptive_kernel` calls
+``_model_rhs``, which only the generated module defines.  Keeping the integrator in a module of the
+generated file (rather than passing the right-hand side as a function argument) lets numba inline the
+right-hand side into the stage loop and cache the whole kernel on disk.
+
+The algorithm is :func:`ecocc.dde.adaptive.solve_dde`'s (method ``"RK45"``), statement for statement
+(one difference: output samples inside a step whose queue crossed a bound book the clipped volume as the
+projection does, so they conserve packets; the NumPy solver of this revision only clips the queue):
+max-norm error control, the mid-step check of the Hermite history of every component read through a
+delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
+located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
+lost or as over-counted departures), a held queue released where its raw derivative turns inward, dense
+output from the pair's continuous extension.  The state layout is :attr:`ecocc.system.NetworkSystem.layout`.
+
+The history stores only the components the model reads through a delay (``hsrc``: a model's link
+signal, the flow states its load and own-load laws read); ``dcomp`` (the components whose Hermite
+segments are error-checked at mid-step) is the NumPy solver's, so both take the same steps.
+
+Arguments ``D`` (the network and model data) and ``Wk`` (work arrays: queueing delays, rates,
+arrivals, the history segment of each pair's and each flow's last lookup) are tuples that only
+``_model_rhs`` reads; see :func:`ecocc.dde.codegen.kernel_args`.
+"""
+import math  # noqa: F401  (the generated module's right-hand side uses it too)
+
+import numpy as np
+from numba import njit
+
+from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, _history_room, _masks,  # noqa: F401
+                               _project, _shift_segments, _tiny)
+
+
+@njit(cache=True, nogil=True)
+def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y,
+                    Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals):
+    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
+    n = y0.size
+    n_st = Cc.size
+    t0 = 0.0
+    zeros_lo = np.zeros(L)
+    # the history holds only the components the model reads through a delay (hsrc)
+    nh = hsrc.size
+    h0 = np.empty(max(nh, 1))
+    for c in range(nh):
+        h0[c] = y0[hsrc[c]]
+    HT, HY, HFA, HFB, m = _history_new(t0, h0)
+    y = y0.copy()
+    K = np.empty((n_st + 1, n))
+    yi = np.empty(n)
+    y_new = np.empty(n)
+    f = np.empty(n)
+    f_raw = np.empty(n)
+    f_new_raw = np.empty(n)
+    err_vec = np.empty(n)
+    sat_lo = np.zeros(L, dtype=np.bool_)
+    sat_hi = np.zeros(L, dtype=np.bool_)
+    e0 = np.zeros(L, dtype=np.bool_)
+    nd = Pd.shape[1]
+    half_pow = np.empty(nd)
+    for j in range(nd):
+        half_pow[j] = 0.5 ** (j + 1)
+    nfev = 0
+    ne = t_eval.size
+    ie = 0
+    while ie < ne and t_eval[ie] <= t0:
+        out_y[ie, :] = y
+        ie += 1
+    # initial derivative
+    nudge = _tiny(t0, 1.0)
+    _model_rhs(t0, nudge, y, e0, e0, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+    nfev += 1
+    _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12)
+    if sat_lo.any() or sat_hi.any():
+        _model_rhs(t0, nudge, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        nfev += 1
+    f[:] = f_raw
+    _clamp(f, sat_lo, sat_hi, iq, L)
+    for i in range(n):
+        if not math.isfinite(f[i]):
+            counters[0] = 0
+            counters[5] = ie
+            reals[2] = t0
+            return 2
+    if first_step > 0:
+        h = first_step
+    else:
+        d0 = 0.0
+        d1 = 0.0
+        for i in range(n):
+            sc = atol_v[i] + rtol * abs(y[i])
+            d0 = max(d0, abs(y[i]) / sc)
+            d1 = max(d1, abs(f[i]) / sc)
+        h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    h = min(h, max_step, dmin, t_end - t0)
+    t = t0
+    ip = 0
+    n_steps = 0
+    n_rej = 0
+    n_clamp = 0
+    n_inacc = 0
+    hmin_seen = np.inf
+    hmax_seen = 0.0
+    status = 0
+    retake = False
+    rej_step = False  # an attempt of the current step was rejected
+    eps = 2.220446049250313e-16
+    while t < t_end:
+        while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
+            ip += 1
+        next_bp = bps[ip] if ip < bps.size else t_end
+        hmin = 16 * eps * max(1.0, abs(t))
+        h = min(h, max_step, dmin)
+        hit_bp = False
+        if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
+            h = next_bp - t
+            hit_bp = True
+        tn = _tiny(t, h)
+        K[0, :] = f
+        for i in range(1, n_st):
+            # stage value, accumulated one stage row at a time (contiguous, vectorizable)
+            yi[:] = y
+            for s_ in range(i):
+                a_ = h * A[i, s_]
+                if a_ != 0.0:
+                    for q in range(n):
+                        yi[q] += a_ * K[s_, q]
+            c = Cc[i]
+            nud = (0.5 - c) * tn
+            s_t = t + c * h
+            _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            _clamp(K[i], sat_lo, sat_hi, iq, L)
+            nfev += 1
+        y_new[:] = y
+        for s_ in range(n_st):
+            b_ = h * Bw[s_]
+            if b_ != 0.0:
+                for q in range(n):
+                    y_new[q] += b_ * K[s_, q]
+        nud = -0.5 * tn
+        _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        nfev += 1
+        K[n_st, :] = f_new_raw
+        _clamp(K[n_st], sat_lo, sat_hi, iq, L)
+        err_vec[:] = 0.0
+        for s_ in range(n_st + 1):
+            e_ = h * E[s_]
+            if e_ != 0.0:
+                for q in range(n):
+                    err_vec[q] += e_ * K[s_, q]
+        chk = 0.0
+        for q in range(n):
+            chk += y_new[q] * 0.0 + err_vec[q] * 0.0  # nan unless every entry is finite
+        finite = chk == 0.0
+        if not finite:
+            if h > hmin * 4:
+                h *= 0.25
+                n_rej += 1
+                rej_step = True
+                continue
+            status = 2
+            break
+        err = 0.0
+        for q in range(n):
+            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            e = abs(err_vec[q]) / sc
+            if e > err:
+                err = e
+        for jj in range(dcomp.size):
+            q = dcomp[jj]
+            val = 0.0
+            for j in range(nd):
+                Qj = 0.0
+                for s_ in range(n_st + 1):
+                    Qj += K[s_, q] * Pd[s_, j]
+                val += Qj * half_pow[j]
+            mid_dense = y[q] + h * val
+            mid_herm = _hermite(0.5, h, y[q], y_new[q], f[q], K[n_st, q])
+            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            e = abs(mid_dense - mid_herm) / sc
+            if e > err:
+                err = e
+        if err > 1.0 and not retake:
+            if h <= hmin * 4:
+                n_inacc += 1
+            else:
+                n_rej += 1
+                rej_step = True
+                h *= max(0.2, 0.9 * err ** expo)
+                continue
+        # bound crossings of free queues inside the step
+        any_viol = False
+        for l in range(L):
+            qv = y_new[iq + l]
+            if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
+                any_viol = True
+        if not retake:
+            s_star = 1.0
+            for l in range(L):
+                qv = y_new[iq + l]
+                ci = iq + l
+                if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
+                    level = 0.0 if qv < 0.0 else buf[l]
+                    s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
+                # a held queue leaves its bound where its raw derivative turns inward (as solve_dde)
+                d_a, d_b = f_raw[ci], f_new_raw[ci]
+                if (sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a):
+                    s_star = min(s_star, d_a / (d_a - d_b))
+            if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                h = s_star * h
+                retake = True
+                continue
+        if any_viol:
+            n_clamp += 1
+            _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
+        retake = False
+        # accept: history append (prune / grow first)
+        if m + 1 > HT.size:
+            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            _shift_segments(Wk, cut)
+        for c in range(nh):
+            HFA[m - 1, c] = f[hsrc[c]]
+            HFB[m - 1, c] = K[n_st, hsrc[c]]
+            HY[m, c] = y_new[hsrc[c]]
+        HT[m] = t + h
+        m += 1
+        # dense output from the pair's continuous extension
+        if ie < ne and t_eval[ie] <= t + h:
+            while ie < ne and t_eval[ie] <= t + h:
+                s = (t_eval[ie] - t) / h
+                for q in range(n):
+                    val = 0.0
+                    sp_ = 1.0
+                    for j in range(nd):
+                        Qj = 0.0
+                        for s_ in range(n_st + 1):
+                            Qj += K[s_, q] * Pd[s_, j]
+                        sp_ *= s
+                        val += Qj * sp_
+                    out_y[ie, q] = y[q] + h * val
+                # a sample inside a step whose queue crossed a bound (the step was then projected): clip it
+                # the way the projection does, booking the clipped volume (lost above the buffer,
+                # over-counted departures below zero), so that arrived = departed + lost + queue holds in
+                # every sample, not only at the steps
+                _project(out_y[ie], iq, iq + L, iq + 3 * L, L, buf)
+                ie += 1
+        n_steps += 1
+        hmin_seen = min(hmin_seen, h)
+        hmax_seen = max(hmax_seen, h)
+        t_prev = t
+        t = next_bp if hit_bp else t + h
+        y[:] = y_new
+        nud = _tiny(t, h)
+        if hit_bp:
+            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            nfev += 1
+        else:
+            f_raw[:] = f_new_raw
+        if _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12):
+            # counters that depend on the masks (lost, departed) see the masks of the new step
+            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            nfev += 1
+        f[:] = f_raw
+        _clamp(f, sat_lo, sat_hi, iq, L)
+        gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt
+        rej_step = False
+        if err > 0:
+            h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
+        else:
+            h = (t - t_prev) * gmax
+        if n_steps >= max_steps:
+            status = 3
+            break
+    if status == 0 and n_inacc:
+        status = 1
+    counters[0] = n_steps
+    counters[1] = n_rej
+    counters[2] = nfev
+    counters[3] = n_clamp
+    counters[4] = n_inacc
+    counters[5] = ie
+    reals[0] = hmin_seen
+    reals[1] = hmax_seen
+    reals[2] = t
+    return status

@@ -1,0 +1,130 @@
+"""Validation of solver options shared by the public solver entry points.
+
+Every check raises :class:`ecocc.errors.InputError` naming the option, the
+value it got and what is allowed, so that a bad option never runs (``atol < 0``
+switched error control off, ``max_step = 0`` looped on zero-length steps,
+``max_step < 0`` ran time backwards).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..errors import InputError
+
+#: the smallest relative tolerance a float64 run can meet (as scipy.integrate.solve_ivp's ``100 eps``)
+RTOL_MIN = 100 * np.finfo(float).eps
+#: largest number of output samples or fixed-grid steps accepted before a run starts (memory: 10^7 samples of a
+#: 100-component state are 8 GB; larger runs need ``t_eval``/``step_s`` chosen on purpose)
+MAX_SAMPLES = 10_000_000
+#: largest ring buffer of the fixed-step solver (the past of the longest delay), bytes
+MAX_RING_BYTES = 4 * 2**30
+
+
+def real(field, value, *, lo=None, hi=None, lo_open=False, allow_inf=False, allowed=None) -> float:
+    """A real scalar (not bool) in the stated range; returns it as float."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise InputError(field, value, allowed or "a real number")
+    v = float(value)
+    desc = allowed or _range_text(lo, hi, lo_open, allow_inf)
+    if math.isnan(v) or (math.isinf(v) and not (allow_inf and v > 0)):
+        raise InputError(field, value, desc)
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise InputError(field, value, desc)
+    if hi is not None and v > hi:
+        raise InputError(field, value, desc)
+    return v
+
+
+def _range_text(lo, hi, lo_open, allow_inf):
+    if lo is not None and hi is not None:
+        return f"a number in {'(' if lo_open else '['}{lo:g}, {hi:g}]"
+    if lo is not None:
+        return f"a number {'>' if lo_open else '>='} {lo:g}" + (" (inf allowed)" if allow_inf else " and finite")
+    return "a finite real number"
+
+
+def integer(field, value, *, lo=1, hi=None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise InputError(field, value, f"an integer >= {lo}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        raise InputError(field, value, f"an integer in [{lo}, {hi}]" if hi is not None else f"an integer >= {lo}")
+    return v
+
+
+def flag(field, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(field, value, "True or False")
+    return bool(value)
+
+
+def rtol(value, field="rtol") -> float:
+    return real(field, value, lo=RTOL_MIN,
+                allowed=f"a finite number >= {RTOL_MIN:.3g} (100 x machine epsilon: float64 cannot meet less)")
+
+
+def atol(value, n, field="atol") -> np.ndarray:
+    """A scalar or ``n`` values, each finite and >= 0; returns the ``(n,)`` array."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise InputError(field, value, f"a number >= 0 or {n} numbers >= 0 (one per state component)")
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(field, value, f"a number >= 0 or {n} numbers >= 0 (one per state component)") from None
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n):
+        raise InputError(field, value if a.size <= 8 else f"array of shape {a.shape}",
+                         f"a number >= 0 or {n} numbers >= 0 (one per state component)")
+    bad = ~np.isfinite(a) | (a < 0)
+    if np.any(bad):
+        shown = value if a.ndim == 0 else float(a[np.flatnonzero(bad)[0]])
+        name = field if a.ndim == 0 else f"{field}[{int(np.flatnonzero(bad)[0])}]"
+        raise InputError(name, shown, "a finite number >= 0 (a negative tolerance would switch error control off)")
+    return np.broadcast_to(a, (n,)).copy()
+
+
+def max_step(value, field="max_step") -> float:
+    return real(field, value, lo=0.0, lo_open=True, allow_inf=True,
+                allowed="a number of seconds > 0 (inf for no limit)")
+
+
+def first_step(value, field="first_step"):
+    if value is None:
+        return None
+    return real(field, value, lo=0.0, lo_open=True, allowed="None or a finite number of seconds > 0")
+
+
+def t_end(value, t0, field="t_end") -> float:
+    return real(field, value, lo=t0, lo_open=True, allowed=f"a finite time in seconds after t0 = {t0:g}")
+
+
+def t_eval(value, t0, t_end_, field="t_eval"):
+    """None, or finite times, non-decreasing, in ``[t0, t_end]``, at most :data:`MAX_SAMPLES`."""
+    if value is None:
+        return None
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(field, value, "an array of times in seconds") from None
+    shown = value if a.size <= 8 else f"array of {a.size} times"
+    if a.ndim != 1:
+        raise InputError(field, shown, "a one-dimensional array of times in seconds")
+    if a.size > MAX_SAMPLES:
+        raise InputError(field, shown, f"at most {MAX_SAMPLES} output times")
+    if not np.all(np.isfinite(a)):
+        raise InputError(field, shown, "finite times in seconds")
+    if np.any(np.diff(a) < 0):
+        raise InputError(field, shown, "times in increasing order")
+    if a.size and (a[0] < t0 or a[-1] > t_end_ + 1e-12 * max(1.0, abs(t_end_))):
+        raise InputError(field, shown, f"times in [t0, t_end] = [{t0:g}, {t_end_:g}] s")
+    return a
+
+
+def callable_or_none(field, value):
+    if value is not None and not callable(value):
+        raise InputError(field, value, "None or a callable")
+    return value
