@@ -95,7 +95,8 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
     else:
         P = {}
     pb = float(net.packet_bytes)
-    check(pb >= 100, "packet_bytes", pb, "at least 100 bytes (headers of 48 bytes must fit)")
+    check(100 <= pb <= 9000, "packet_bytes", pb, "100 to 9000 bytes at packet level (headers of 48 bytes must "
+          "fit; 9000 is a jumbo frame; population-unit scenarios such as iguchi-fig1 have no packet-level form)")
     a = net.arrays
     links = []
     for i, lk in enumerate(net.links):
