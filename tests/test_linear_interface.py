@@ -155,3 +155,11 @@ def test_cli_stability_map_accepts_reno_and_writes_png_pdf(tmp_path):
     for ext in ("png", "pdf", "nc"):
         assert (tmp_path / f"stability_map_reno.{ext}").stat().st_size > 1000
     assert "of 4 points stable" in r.output and "roots certified at 4" in r.output
+
+
+@pytest.mark.parametrize("model", ["hstcp", "stcp"])
+def test_models_without_a_linearization_are_refused_not_hung(model):
+    # their equilibrium solve fails (hstcp: TypeError from SymPy) or runs for minutes (stcp): a clear refusal instead
+    from ecocc.errors import InputError
+    with pytest.raises(InputError, match="no linearization yet"):
+        analyze(model, n_flows=4, rtt_s=0.1, capacity_pps=12500.0)

@@ -78,6 +78,10 @@ class LoopAnalysis:
                 "consistent": self.consistent, "status": self.status, "messages": list(self.messages)}
 
 
+#: models whose synchronous loop the symbolic layer cannot build yet (their equilibrium solve fails or hangs)
+NOT_LINEARIZED = ("hstcp", "stcp")
+
+
 def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=None, **params) -> LoopAnalysis:
     """Linearize ``model`` (N synchronous flows, one link) and analyse it.
 
@@ -93,6 +97,12 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     """
     from ..models import get_model
     m = get_model(model)
+    if m.name in NOT_LINEARIZED:
+        # SymPy's solve of their equilibrium does not finish (stcp: minutes) or fails (hstcp): refuse, don't hang
+        from ..errors import InputError
+        linear = sorted(set(__import__("ecocc.models", fromlist=["REGISTRY"]).REGISTRY) - set(NOT_LINEARIZED))
+        raise InputError("model", m.name, f"a model the linear tools support: one of {linear} (the loss-based "
+                         f"{', '.join(NOT_LINEARIZED)} have no linearization yet; simulate them instead)")
     P = m.make_params(None, **params)   # validates names and values
     rtt = check_finite("rtt_s", rtt_s, positive=True)
     C = check_finite("capacity_pps", capacity_pps, positive=True)
