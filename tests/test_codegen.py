@@ -121,7 +121,12 @@ def test_engine_resolution(monkeypatch, capsys):
     net = dumbbell(1000, [0.05, 0.1])
     monkeypatch.setenv("ECOCC_ENGINE", "auto")
     for name in REGISTRY:
-        assert engine.resolve_engine("auto", get_model(name), net) == "numba"
+        # models whose laws use a hook the generated kernel does not follow yet run on NumPy, never wrong
+        want = "numpy" if engine.codegen_gap(get_model(name)) else "numba"
+        assert engine.resolve_engine("auto", get_model(name), net) == want, name
+    assert {n for n in REGISTRY if engine.codegen_gap(get_model(n))} == {"reno", "hstcp", "stcp", "xcp"}
+    with pytest.raises(Exception, match="link_drop_fraction"):
+        engine.resolve_engine("numba", get_model("reno"), net)
     assert engine.resolve_engine("auto", get_model("reno"), net, kernel="fixed") == "numpy"
     assert engine.resolve_engine("auto", get_model("aecp"), net, kernel="fixed") == "numba"
     fwd = parking_lot([1000, 1000], 0.02, delay_split="propagation")
@@ -145,7 +150,7 @@ def test_engine_resolution(monkeypatch, capsys):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("net_name", sorted(NETWORKS))
-@pytest.mark.parametrize("model", ["aecp", "cltcp", "petcp", "symbiosis", "reno"])
+@pytest.mark.parametrize("model", ["aecp", "cltcp", "petcp", "symbiosis"])  # reno: see codegen_gap
 def test_every_model_compiled_matches_numpy(model, net_name):
     params = {"r0_pps": 10.0} if model in ("aecp", "cltcp") else {}
     sysm, got, ref, atol = _pair(model, NETWORKS[net_name](), 10.0, **params)
@@ -153,7 +158,7 @@ def test_every_model_compiled_matches_numpy(model, net_name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,params", [("reno", dict(aqm="droptail")), ("symbiosis", dict(available="measured")),
+@pytest.mark.parametrize("model,params", [("symbiosis", dict(available="measured")),  # reno: codegen_gap
                                           ("symbiosis", dict(rate="propagation")),
                                           ("petcp", dict(delayed_feedback=False))])
 def test_model_options_compiled_match_numpy(model, params):
@@ -163,7 +168,7 @@ def test_model_options_compiled_match_numpy(model, params):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["petcp", "reno"])
+@pytest.mark.parametrize("model", ["petcp"])  # reno: see engine.codegen_gap
 def test_compiled_is_as_accurate_as_numpy(model):
     """Where the meshes differ, the compiled run is no less accurate than the NumPy run at the same rtol:
     both against a NumPy reference at rtol 1e-10 (1,000 times tighter)."""

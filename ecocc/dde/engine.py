@@ -95,7 +95,28 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     return "numba"
 
 
+def codegen_gap(model):
+    """Why the generated kernel cannot serve ``model`` yet, or None.
+
+    The generated right-hand side (:mod:`ecocc.dde.codegen`) mirrors ``NetworkSystem.rhs`` as it was before
+    two hooks were added: AQM drops taken out of the queue input (``link_drop_fraction``: Reno, HSTCP,
+    Scalable TCP on RED) and per-pair extras of the link signal (``pair_extras``: XCP).  Until the kernels
+    follow them, those models run on the NumPy solver rather than compiled and wrong.
+    """
+    from ..models.base import NetworkModel
+    if model is None:
+        return None
+    if type(model).link_drop_fraction is not NetworkModel.link_drop_fraction:
+        return f"model {model.name!r} drops packets at the link (link_drop_fraction), which the generated kernel ignores"
+    if getattr(model, "pair_extras", ()):
+        return f"model {model.name!r} needs per-pair extras {tuple(model.pair_extras)}, which the generated kernel lacks"
+    return None
+
+
 def _unsupported(model, network, kernel):
+    gap = codegen_gap(model)
+    if gap is not None:
+        return f"'numpy': {gap}"
     if kernel != "adaptive" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
         return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
                 f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
