@@ -300,9 +300,11 @@ def test_droptail_mixed_dumbbell_is_a_loss_cycle_not_a_rest_point(other):
     assert conservation_error(tr) < CONSERVATION_PKTS
     w = settled_window(tr, 10.0)
     q = tr.queue_pkts[w, 0]
-    # measured: in the last 10 s the queue still swings from ~10 packets to the full buffer (10.7..25 with
-    # Symbiosis, 9..25 with PE-TCP): a swing of more than 40 % of the buffer, reaching the top every cycle
-    assert q.max() == B and np.ptp(q) > 0.4 * B
+    # measured before Reno's decreases were capped at one per RTT (reproduce merge): the queue swung from
+    # ~10 packets to the full buffer; with the cap it swings over 7.5 (Symbiosis) / 8.3 (PE-TCP) packets below
+    # the full buffer.  The claim is that it never settles: it reaches the buffer every cycle and swings by
+    # more than 20 % of it (a settled queue swings by far less than a packet, see settled_window)
+    assert q.max() == B and np.ptp(q) > 0.2 * B
     losses = np.sum(np.diff(tr.lost_pkts[w, 0]) > 1e-9)
     assert losses >= 10  # loss at (nearly) every cycle, still in the last 10 s
     # the swing does not decay: the second half of the window swings as much as the first
@@ -543,8 +545,8 @@ def test_engine_auto_falls_back_to_numpy_with_one_line(capsys):
     from ecocc.dde import engine as E
     E._warned.discard("mixed")  # the note is printed once per process; an earlier test may have printed it
     tr = simulate(mixed_net(), t_end_s=0.5, engine="auto")
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "NumPy engine" in err[0]
+    err = [ln for ln in capsys.readouterr().err.strip().splitlines() if "RED on a mixed network" not in ln]
+    assert len(err) == 1 and "NumPy engine" in err[0]  # (the once-per-process RED note may come too)
     ref = simulate(mixed_net(), t_end_s=0.5, engine="numpy")
     assert tr.ok and np.array_equal(tr.rate_pps, ref.rate_pps)  # the very same NumPy run
 
