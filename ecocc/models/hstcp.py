@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium
+from .loss import LossBasedLink, WindowFlow, LossParams, loss_events_per_rtt, red_equilibrium
 
 
 @dataclass(frozen=True)
@@ -80,19 +80,10 @@ def hstcp_response_window(p, P=None):
     return P.low_window_pkts * (np.asarray(p, dtype=float) / low_p) ** S
 
 
-class HSTCP(LossBasedLink, NetworkModel):
+class HSTCP(WindowFlow, LossBasedLink, NetworkModel):
     name = "hstcp"
     Params = HSTCPParams
-    flow_states = ("W",)
-    flow_log = (True,)
-    needs_own_delayed = True
     description = "HighSpeed TCP (RFC 3649) in the Misra-Gong-Towsley fluid form, baseline"
-
-    def flow_rate(self, ops, s, qdelay, P, st):
-        return s["W"] / (st["rtt"] + qdelay)
-
-    def own_load(self, ops, s, P, st):
-        return s["W"]
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         W = s["W"]

@@ -72,6 +72,25 @@ def red_probability(ops, q, P):
     return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
 
 
+class WindowFlow:
+    """Mixin: the flow side shared by the window models (Reno, HSTCP, Scalable TCP).
+
+    One state, the congestion window ``W`` (packets, integrated as its logarithm); the sending rate is
+    ``W / (tau + queueing delay)`` (packets/s); the flow's own window one round trip ago is the delayed
+    quantity its loss events are counted on (:func:`loss_events_per_rtt`).
+    """
+
+    flow_states = ("W",)
+    flow_log = (True,)
+    needs_own_delayed = True
+
+    def flow_rate(self, ops, s, qdelay, P, st):
+        return s["W"] / (st["rtt"] + qdelay)
+
+    def own_load(self, ops, s, P, st):
+        return s["W"]
+
+
 class LossBasedLink:
     """Mixin: the link side of a loss-based model (signal = loss probability)."""
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium, red_probability  # noqa: F401 (re-export)
+from .loss import LossBasedLink, WindowFlow, LossParams, loss_events_per_rtt, red_equilibrium, red_probability  # noqa: F401 (re-export)
 
 
 @dataclass(frozen=True)
@@ -31,19 +31,10 @@ class RenoParams(LossParams):
     """Reno fluid-model parameters (queue management only, see :class:`LossParams`)."""
 
 
-class Reno(LossBasedLink, NetworkModel):
+class Reno(WindowFlow, LossBasedLink, NetworkModel):
     name = "reno"
     Params = RenoParams
-    flow_states = ("W",)
-    flow_log = (True,)
-    needs_own_delayed = True
     description = "TCP Reno fluid model (Misra-Gong-Towsley), baseline"
-
-    def flow_rate(self, ops, s, qdelay, P, st):
-        return s["W"] / (st["rtt"] + qdelay)
-
-    def own_load(self, ops, s, P, st):
-        return s["W"]
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         W = s["W"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import NetworkModel
-from .loss import LossBasedLink, LossParams, loss_events_per_rtt, red_equilibrium
+from .loss import LossBasedLink, WindowFlow, LossParams, loss_events_per_rtt, red_equilibrium
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,10 @@ class ScalableParams(LossParams):
         check(self.b < 1, "ScalableParams.b", self.b, "a fraction in (0, 1)")
 
 
-class Scalable(LossBasedLink, NetworkModel):
+class Scalable(WindowFlow, LossBasedLink, NetworkModel):
     name = "stcp"
     Params = ScalableParams
-    flow_states = ("W",)
-    flow_log = (True,)
-    needs_own_delayed = True
     description = "Scalable TCP (Kelly 2003) fluid model, MIMD, baseline"
-
-    def flow_rate(self, ops, s, qdelay, P, st):
-        return s["W"] / (st["rtt"] + qdelay)
-
-    def own_load(self, ops, s, P, st):
-        return s["W"]
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         W = s["W"]
