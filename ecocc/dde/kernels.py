@@ -13,14 +13,10 @@ prepare the arrays and read the results, are in :mod:`ecocc.dde.engine`):
   (same offsets and Hermite weights, taken from ``fixed._Plan``; same
   masks, clamps, nudges, special nodes), so it agrees with it to round-off.
   Members are integrated in parallel (``numba.prange``).
-* :func:`_adaptive_kernel`: the Dormand--Prince 5(4) method of steps of
-  :func:`ecocc.dde.adaptive.solve_dde` (max-norm error control, mid-step
-  history-interpolation check, steps <= the smallest delay, breakpoints
-  from :meth:`DDEProblem.breakpoints`, queue crossings located on the
-  Hermite segment and projected, dense output from the pair's continuous
-  extension), one member.  It uses no threading, so :mod:`ecocc.dde.aot`
-  can also compile it ahead of time into an extension module that loads
-  without numba.
+* The adaptive Dormand--Prince 5(4) kernel is no longer here: it is generated
+  for each model from its laws (:mod:`ecocc.dde.codegen`) around the generic
+  integrator template :mod:`ecocc.dde.integrator`; this module keeps the
+  history helpers that template and the lock-step map kernel share.
 
 State layout: exactly :attr:`NetworkSystem.layout` (``flow:x`` as
 ``u = ln x``, ``link:r`` as ``v = ln r``, ``queue``, ``lost``, ``arrived``,

@@ -1,6 +1,6 @@
 """Lock-step ("lanes") adaptive kernel: ``LANES`` members of one network advanced together.
 
-:func:`ecocc.dde.kernels._adaptive_kernel` integrates one member; a map of
+the generated adaptive kernel (:mod:`ecocc.dde.integrator`) integrates one member; a map of
 10,000 points calls it 10,000 times, and each of its ~1,000 steps per point
 pays the step's bookkeeping (stage loops, history lookups, error norm, step
 control) for a 4-flow network: about 1.3 us per step.
@@ -11,7 +11,7 @@ points of a map row at one RTT scale; any sweep of the gains ``alpha``,
 component-major with the lane last (``[q * W + w]``), so the stage sums and
 the exponentials are long contiguous loops that LLVM vectorizes, and the
 step's bookkeeping is paid once per ``W`` members.  The algorithm is
-:func:`_adaptive_kernel`'s, line by line, with the step decisions taken over
+the generated adaptive kernel's, line by line, with the step decisions taken over
 the lanes:
 
 * the error of a step is the largest over the live lanes (a step is
@@ -25,7 +25,7 @@ the lanes:
   whose state becomes non-finite at the smallest step is marked failed
   (status 2) and left out of later decisions while the others go on.
 
-With ``W`` identical lanes it takes exactly :func:`_adaptive_kernel`'s steps
+With ``W`` identical lanes it takes exactly the generated adaptive kernel's steps
 (``tests/test_lanes.py``; values agree to round-off: the exponential here is
 a polynomial, within a few ulp of libm's).  With different lanes, each lane's
 result differs from its own single run by a tolerance-sized amount (another
@@ -112,7 +112,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                     overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp,
                     P, L, fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
                     counters, reals, codes):
-    """:func:`ecocc.dde.kernels._adaptive_kernel` for ``W = LANES`` lanes: ``y0`` ``(n * W,)`` flat
+    """the generated adaptive kernel (:mod:`ecocc.dde.integrator`) for ``W = LANES`` lanes: ``y0`` ``(n * W,)`` flat
     (``[q * W + w]``); per-lane ``alpha``, ``beta``, ``Tq`` ``(W,)``, ``q0`` ``(L * W,)``; outputs ``out_y``
     ``(len(t_eval), len(ocomp) * W)`` (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals``
     ``(W, 3)`` and status ``codes`` ``(W,)`` as the single kernel's.
@@ -125,7 +125,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     the step's own continuous extension, pass after pass, until the step's end values of two passes
     differ by at most ``OVERLAP_TOL`` of the error tolerance (at most ``OVERLAP_PASSES`` passes, else the
     step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
-    extrapolated (:func:`_adaptive_kernel`'s method)."""
+    extrapolated (the generated adaptive kernel's method)."""
     W = LANES
     nW = y0.size
     n = nW // W
@@ -180,7 +180,7 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     # array and call: measured 270 ns against 70 ns per right-hand side of 8 lanes).
 
     def lookup(s, nudge):
-        """``v[pl[j]](s - bwd[j])`` for every lane into ``zv[j * W + w]`` (``kernels._hist_lookup``); the
+        """``v[pl[j]](s - bwd[j])`` for every lane into ``zv[j * W + w]`` (the history lookup of :mod:`ecocc.dde.codegen`); the
         segment and the Hermite weights are shared by the lanes (same mesh, same delays)."""
         for j in range(pl.size):
             tau = s - bwd[j]
