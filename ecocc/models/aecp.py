@@ -34,17 +34,14 @@ class AECPParams(ModelParams):
 
     Parameters
     ----------
-    alpha_per_s : float
-        Source gain alpha (1/s), default 2.
-    beta_per_s : float
-        Link gain beta (1/s), default 1.
-    T_s : float
-        Queue time constant T (s), default 2.
-    q0_pkts : float
-        Target queue q0 (packets), default 100 (a link's ``target_queue_pkts`` overrides it).
-    r0_pps : float or None
-        Rate factor of every link at t = 0 (packets/s); ``None`` means the link capacity divided by
-        the number of flows crossing it (the papers do not say; see ``initial_link_state``).
+    alpha_per_s : source gain alpha (1/s), default 2
+    beta_per_s : link gain beta (1/s), default 1
+    T_s : queue time constant T (s), default 2
+    q0_pkts : target queue q0 (packets), default 100 (a link's
+        ``target_queue_pkts`` overrides it)
+    r0_pps : rate factor of every link at t = 0 (packets/s); ``None`` means
+        the link capacity divided by the number of flows crossing it
+        (the papers do not say; see ``initial_link_state``)
 
     Raises
     ------

@@ -39,11 +39,9 @@ class FASTParams(ModelParams):
 
     Parameters
     ----------
-    alpha_pkts : float
-        Packets each flow keeps in the queues (Jin et al. 2004 use alpha = 200 packets in their
-        Section 5 experiments; a choice).
-    gamma : float
-        Smoothing of the window update, in (0, 1] (0.5 in the paper).
+    alpha_pkts : packets each flow keeps in the queues (Jin et al. 2004 use
+        alpha = 200 packets in their Section 5 experiments; a choice)
+    gamma : smoothing of the window update, in (0, 1] (0.5 in the paper)
 
     Raises
     ------

@@ -34,18 +34,16 @@ from .loss import LossBasedLink, WindowFlow, LossParams, loss_events_per_rtt, re
 
 @dataclass(frozen=True)
 class HSTCPParams(LossParams):
-    """HighSpeed TCP parameters, RFC 3649 Section 5 defaults, plus the RED profile of :class:`LossParams`.
+    """HighSpeed TCP parameters, RFC 3649 Section 5 defaults.
+
+    The RED profile fields come from :class:`LossParams`.
 
     Parameters
     ----------
-    low_window_pkts : float
-        Low_Window = 38 packets (Reno below it).
-    high_window_pkts : float
-        High_Window = 83000 packets; must exceed ``low_window_pkts``.
-    high_p : float
-        High_P = 1e-7 (loss rate at High_Window); must be below Low_P = 1.5/Low_Window^2.
-    high_decrease : float
-        High_Decrease = 0.1 (b at High_Window), in (0, 0.5).
+    low_window_pkts : Low_Window = 38 packets (Reno below it)
+    high_window_pkts : High_Window = 83000 packets
+    high_p : High_P = 1e-7 (loss rate at High_Window)
+    high_decrease : High_Decrease = 0.1 (b at High_Window)
 
     Raises
     ------

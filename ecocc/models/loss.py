@@ -38,12 +38,9 @@ class LossParams(ModelParams):
 
     Parameters
     ----------
-    aqm : {"red", "droptail"}
-        Queue management of every link (default ``"red"``).
-    red_min_th_pkts, red_max_th_pkts : float
-        RED thresholds (packets), defaults 50 and 550; ``red_max_th_pkts > red_min_th_pkts``.
-    red_p_max : float
-        RED drop probability at ``red_max_th_pkts``, in (0, 1], default 0.1.
+    aqm : "droptail" or "red"
+    red_min_th_pkts, red_max_th_pkts : RED thresholds (packets)
+    red_p_max : RED drop probability at ``red_max_th_pkts``
 
     Raises
     ------

@@ -33,15 +33,11 @@ class PETCPParams(ModelParams):
 
     Parameters
     ----------
-    a_pps2 : float
-        Additive increase a (packets/s per second); 125 = 1 Mbps/s at 1000-byte packets.
-    b_per_s : float
-        Multiplicative gain b (1/s), default 1.
-    T_s : float
-        Queue time constant T (s), default 0.01.
-    delayed_feedback : bool
-        Whether the sender sees X and q one backward delay late (default True; False is eq. 4 as
-        printed).
+    a_pps2 : additive increase a (packets/s per second); 125 = 1 Mbps/s at
+        1000-byte packets
+    b_per_s : multiplicative gain b (1/s)
+    T_s : queue time constant T (s)
+    delayed_feedback : whether the sender sees X and q one backward delay late
 
     Raises
     ------

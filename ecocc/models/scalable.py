@@ -27,14 +27,14 @@ from .loss import LossBasedLink, WindowFlow, LossParams, loss_events_per_rtt, re
 
 @dataclass(frozen=True)
 class ScalableParams(LossParams):
-    """Scalable TCP parameters (Kelly 2003, Section 2 defaults), plus the RED profile of :class:`LossParams`.
+    """Scalable TCP parameters (Kelly 2003, Section 2 defaults).
+
+    The RED profile fields come from :class:`LossParams`.
 
     Parameters
     ----------
-    a_pkts_per_ack : float
-        Window increase per acknowledgement (packets), 0.01.
-    b : float
-        Multiplicative decrease per loss event (fraction in (0, 1)), 0.125.
+    a_pkts_per_ack : window increase per acknowledgement (packets), 0.01
+    b : multiplicative decrease per loss event, 0.125
 
     Raises
     ------

@@ -37,15 +37,10 @@ class SymbiosisParams(ModelParams):
 
     Parameters
     ----------
-    epsilon_per_s : float
-        Intrinsic growth rate eps (1/s), default 1.95 (Section IV).
-    gamma : float
-        Competition coefficient (>= 0; 0 < gamma < 1 for coexistence, eq. 4), default 0.9.
-    available : {"paper", "measured"}
-        How the available bandwidth is formed: eq. (17) from the other flows' ``w_k/tau_k``, or the
-        actual arrival rates (see the module docstring).
-    rate : {"window", "propagation"}
-        Sending rate ``w/(tau + queueing delay)`` or ``w/tau`` (eq. 18's assumption).
+    epsilon_per_s : intrinsic growth rate eps (1/s)
+    gamma : competition coefficient (0 < gamma < 1 for coexistence, eq. 4)
+    available : "paper" (eq. 17) or "measured"
+    rate : "window" or "propagation"
 
     Raises
     ------

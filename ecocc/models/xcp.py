@@ -42,12 +42,9 @@ class XCPParams(ModelParams):
 
     Parameters
     ----------
-    alpha : float
-        Efficiency-controller gain on spare bandwidth (dimensionless), 0.4.
-    beta : float
-        Gain on the persistent queue (dimensionless), 0.226 (= sqrt(2) alpha^2).
-    shuffle : float
-        Fraction gamma_s of the traffic reallocated per control interval, 0.1 (>= 0).
+    alpha : efficiency-controller gain on spare bandwidth, 0.4
+    beta : gain on the persistent queue, 0.226 (= sqrt(2) alpha^2)
+    shuffle : fraction gamma_s of the traffic reallocated per interval, 0.1
 
     Raises
     ------
