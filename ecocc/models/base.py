@@ -196,7 +196,8 @@ class NetworkModel:
         """What a flow contributes to its own delayed feedback (default: 0).
 
         Only used when ``needs_own_delayed`` is set: the system evaluates it on the flow's state one
-        propagation round trip ago and passes it to :meth:`flow_law` as ``own``.
+        round trip ago (the propagation RTT, plus the current queueing delay with
+        ``rtt_includes_queueing``) and passes it to :meth:`flow_law` as ``own``.
 
         Parameters
         ----------
@@ -263,7 +264,7 @@ class NetworkModel:
             The flow's feedback: the ``path_aggregate`` of :meth:`link_signal` over its path, each link
             read one backward delay late (unit of the signal).
         own : array_like or None
-            :meth:`own_load` one propagation RTT ago (inactive flows give 0), or None unless
+            :meth:`own_load` one round trip ago (0 for a flow that was not active then), or None unless
             ``needs_own_delayed``.
         qdelay : array_like
             Current queueing delay of the flow's path (s).
@@ -297,9 +298,8 @@ class NetworkModel:
             Link state by name (``link_states``), natural units.
         q : array_like
             Queue length (packets).
-        y : array_like or None
-            The link's load (packets/s): the arrival rate including cross traffic, or the sum of
-            :meth:`flow_load` plus cross traffic when ``separate_load`` is set.
+        y : array_like
+            Current arrival rate at the link: the flows' sending rates plus cross traffic (packets/s).
         C : array_like
             Link capacity (packets/s), cross traffic *not* subtracted.
         P : ModelParams
@@ -307,7 +307,7 @@ class NetworkModel:
         lst : dict
             Per-link static arrays of :meth:`link_static`.
 
-            All arrays are per link, at the current time (``y``: the arrival rate).
+            All arrays are per link, at the current time.
 
         Returns
         -------
@@ -329,9 +329,8 @@ class NetworkModel:
             Link state by name (``link_states``), natural units.
         q : array_like
             Queue length (packets).
-        y : array_like or None
-            The link's load (packets/s): the arrival rate including cross traffic, or the sum of
-            :meth:`flow_load` plus cross traffic when ``separate_load`` is set.
+        y : array_like
+            Current arrival rate at the link: the flows' sending rates plus cross traffic (packets/s).
         C : array_like
             Link capacity (packets/s), cross traffic *not* subtracted.
         P : ModelParams
