@@ -475,7 +475,7 @@ def discrete_logistic(eps: float, K: float, x0: float, n_steps: int) -> np.ndarr
     Raises
     ------
     InputError
-        If a value is not finite and positive, or ``n_steps < 1``.
+        If ``eps``, ``K`` or ``x0`` is not finite and positive, or ``int(n_steps) < 1``.
     """
     eps = check_finite("eps", eps, positive=True)
     K = check_finite("K", K, positive=True)
