@@ -47,7 +47,15 @@ import numpy as np
 
 
 class Throttled:
-    """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars)."""
+    """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars).
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(t)`` with ``t`` the simulated time in seconds; None makes every call a no-op.
+    every_s : float, optional
+        Least wall-clock time between two calls, seconds.
+    """
 
     def __init__(self, fn, every_s: float = 0.2):
         import time
@@ -63,6 +71,13 @@ class Throttled:
             self._last = now
 
     def final(self, t):
+        """Call ``fn(t)`` now, however recently it was called (the end of a run).
+
+        Parameters
+        ----------
+        t : float
+            Simulated time, seconds.
+        """
         if self.fn is not None:
             self.fn(t)
 
@@ -119,7 +134,19 @@ class DDEProblem:
     state_delay_max_s: float = 0.0
 
     def project_state(self, y):
-        """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval."""
+        """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Raw state, shape ``(..., n)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``project(y)`` when the problem has its own projection, else a copy of ``y`` with the ``bounded``
+            components clipped to ``[lower, upper]``.
+        """
         if self.project is not None:
             return self.project(y)
         y = y.copy()
@@ -135,7 +162,13 @@ class DDEProblem:
         self.kinks = np.unique(np.asarray(self.kinks, dtype=float))
 
     def positive_delays(self) -> np.ndarray:
-        """Distinct positive delays of all lookups (flattened over batches)."""
+        """List the distinct positive constant delays of all lookups (flattened over batches).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted distinct delays > 0, seconds (empty without lookups).
+        """
         if not self.lookups:
             return np.zeros(0)
         d = np.concatenate([np.ravel(lk.delays) for lk in self.lookups])
@@ -143,15 +176,46 @@ class DDEProblem:
         return np.unique(d)
 
     def history_values(self, t: np.ndarray, comps: np.ndarray) -> np.ndarray:
-        """State before ``t0``: the user's function, else constant ``y0``."""
+        """Return the state before ``t0``: the user's ``history`` function, else the constant ``y0``.
+
+        Parameters
+        ----------
+        t : numpy.ndarray
+            Times before ``t0``, seconds.
+        comps : numpy.ndarray
+            State component indices, broadcast against ``t``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``history(t, comps)``, or ``y0[..., comps]`` broadcast against ``t`` (a fresh array).
+        """
         if self.history is None:
             y0 = self.y0
             return np.broadcast_to(y0[..., comps], np.broadcast_shapes(np.shape(t), y0[..., comps].shape)).copy()
         return self.history(t, comps)
 
     def breakpoints(self, t_end: float, depth: int | None = None, max_count: int = 200_000) -> np.ndarray:
-        """Sorted breakpoints in ``(t0, t_end]``: jumps, kinks and their
-        propagation through the delays (``t_b + d1 + ... + dk``, ``k <= depth``)."""
+        """List the breakpoints in ``(t0, t_end]``: ``t0``, jumps, kinks and their propagation through the delays.
+
+        A breakpoint ``t_b`` propagates to ``t_b + d1 + ... + dk`` for ``k <= depth`` over the positive
+        constant delays ``d``.
+
+        Parameters
+        ----------
+        t_end : float
+            End of the run, seconds.
+        depth : int or None, optional
+            Propagation depth; None uses ``breakpoint_depth``.
+        max_count : int, optional
+            Propagation stops at the first level that would hold more than this many breakpoints (that level
+            and deeper ones are left out; the error control then meets them with smaller steps).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted breakpoints, seconds, with points closer than 1e-12 relative merged.
+        """
         depth = self.breakpoint_depth if depth is None else depth
         src = np.concatenate([[self.t0], self.jumps, self.kinks])
         src = np.unique(src[(src >= self.t0) & (src <= t_end)])
