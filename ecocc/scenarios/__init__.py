@@ -143,8 +143,8 @@ def load(name_or_path) -> Scenario:
     ------
     InputError
         Every user mistake raises :class:`~ecocc.errors.InputError` naming the field (``flows[1].rtt_ms``), the
-    value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
-    types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
+        value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
+        types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
     """
     check(isinstance(name_or_path, (str, Path)), "scenario", name_or_path, "a shipped name or a .toml path")
     ref = str(name_or_path)
