@@ -455,10 +455,39 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
 
 
 def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool = False, desc: str = "runs"):
-    """Yield ``(task, fn(task))`` for every task, as they finish: in this process
-    (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
-    cluster at ``scheduler``.  ``fn`` and the tasks must be picklable.  The same
-    three ways of running as :func:`run_sweep`."""
+    """Yield ``(task, fn(task))`` for every task, as they finish.
+
+    In this process (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
+    cluster at ``scheduler``.  ``fn`` and the tasks must be picklable (except in this process).  The same
+    three ways of running as :func:`run_sweep`.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(task) -> result``, run once per task.
+    tasks : sequence
+        The tasks (``len`` is taken for the progress bar).
+    workers : int, optional
+        Local processes (>= 1); ignored when ``scheduler`` is given.
+    scheduler : str or None, optional
+        Address of a running dask scheduler, e.g. ``tcp://host:8786``.
+    progress : bool, optional
+        Show a progress bar (tqdm).
+    desc : str, optional
+        Label of the progress bar.
+
+    Yields
+    ------
+    task : object
+        A task.
+    result : object
+        ``fn(task)``, in order of completion (task order when ``workers=1``).
+
+    Raises
+    ------
+    InputError
+        For ``workers`` not an integer >= 1, dask not installed, or a scheduler that cannot be reached.
+    """
     check(isinstance(workers, numbers.Integral) and not isinstance(workers, bool) and workers >= 1,
           "workers", workers, "an integer >= 1")
     bar = None
