@@ -368,8 +368,8 @@ def compare(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, capacit
     protocol : str, optional
         Packet-level protocol; default the scenario model's.
     t_end_s : float, optional
-        Simulated time, seconds (default: the scenario's; the paper's numbers are then left out unless it
-        is the scenario's).
+        Simulated time, seconds (default: the scenario's duration; with another end time the paper's
+        numbers are left out).
     bin_s : float
         Bin width of the comparison, seconds.
     seed : int
