@@ -188,13 +188,13 @@ class SimDecay:
     Attributes
     ----------
     growth_per_s : float
-        Slope of log(peak |x - x*|) over the second half of the run (1/s);
+        Slope of ``log(peak |x - x*|)`` over the second half of the run (1/s);
         negative = decaying.
     decays : bool
         Deviation in the last quarter is below ``decay_ratio`` of the one in
         the first quarter after the transient.
     amplitude_first, amplitude_last : float
-        Max |x - x*| (packets/s) in the second and last quarter.
+        Largest ``|x - x*|`` (packets/s, flow 1) in the second and last quarter.
     status : str
     regime : str
         ``"settled"`` (``amplitude_last`` below ``settle_fraction`` of the

@@ -5,7 +5,7 @@ For ``z' = A0 z + sum_k A_k z(t - tau_k)`` the characteristic matrix is
 of ``f(s) = det Delta(s)`` (an entire function).  A root ``s`` has an
 eigenvector ``v`` with ``s v = (A0 + sum_k A_k e^{-s tau_k}) v``, so
 
-    |s| <= R(sigma) = ||A0|| + sum_k ||A_k|| exp(-sigma tau_k)   for Re s >= sigma
+    ``|s| <= R(sigma) = ||A0|| + sum_k ||A_k|| exp(-sigma tau_k)``   for ``Re s >= sigma``
 
 (spectral norms, after a diagonal similarity that balances the matrices --
 it changes no root and usually tightens the bound).  Every root with

@@ -39,7 +39,7 @@ class CharacteristicRoots:
         ``Re(rightmost) < -tol_real``.
     n_nodes : int
     status : str
-        ``"certified"``, ``"marginal"`` (certified, |Re| <= tol_real),
+        ``"certified"``, ``"marginal"`` (certified, ``|Re| <= tol_real``),
         ``"uncertain"`` or ``"unconverged"`` (see :func:`characteristic_roots`).
     messages : tuple of str
     certified_right_of_per_s : float
