@@ -86,7 +86,17 @@ def reproducible() -> list[str]:
 # ----------------------------------------------------------------------------- planning
 @dataclasses.dataclass(frozen=True)
 class Task:
-    """One simulation: a scenario, a protocol, and (for sweeps) an axis value."""
+    """One simulation: a scenario, a protocol, and (for sweeps) an axis value.
+
+    Parameters
+    ----------
+    scenario : str
+        Scenario name.
+    protocol : str
+        Registry model name.
+    at : float or None, optional
+        Sweep axis value (unit of the axis); None for a scenario without a sweep.
+    """
 
     scenario: str
     protocol: str

@@ -84,7 +84,21 @@ class Throttled:
 
 @dataclass
 class Lookup:
-    """Delayed values a right-hand side needs: ``y[comps](t - delays)``."""
+    """Delayed values a right-hand side needs: ``y[comps](t - delays)``.
+
+    Parameters
+    ----------
+    comps : array_like of int
+        State component indices, shape ``(m,)``.
+    delays : array_like of float
+        Delay of each entry, seconds (finite, >= 0; 0 reads the current state), shape ``(m,)`` or a batch
+        ``(B, m)``.
+
+    Raises
+    ------
+    InputError
+        For a delay count that does not match ``comps``, or a negative or non-finite delay.
+    """
 
     comps: np.ndarray
     delays: np.ndarray
@@ -103,7 +117,45 @@ class Lookup:
 
 @dataclass
 class DDEProblem:
-    """A delay-differential initial-value problem (see module docstring)."""
+    """A delay-differential initial-value problem (see module docstring).
+
+    Parameters
+    ----------
+    n : int
+        Size of the state.
+    rhs : callable
+        ``rhs(t, y, Z, sat_lo, sat_hi)``: the raw derivative, broadcasting over leading axes of ``y``.
+    y0 : array_like
+        State at ``t0``, shape ``(n,)``.
+    t0 : float, optional
+        Start time, seconds.
+    lookups : sequence of Lookup, optional
+        Delayed values ``rhs`` receives in ``Z``, one array per lookup.
+    history : callable or None, optional
+        ``history(t_array, comps) -> values`` for ``t < t0``; None: constant ``y0``.
+    bounded : array_like of int, optional
+        Components the solver keeps in ``[lower, upper]``.
+    lower, upper : array_like of float, optional
+        Bounds of the ``bounded`` components (broadcast to their shape; ``upper`` may be ``inf``).
+    jumps : array_like of float, optional
+        Times, seconds, at which ``apply_jump`` changes the state.
+    apply_jump : callable or None, optional
+        ``apply_jump(t, y) -> y`` at a jump time.
+    kinks : array_like of float, optional
+        Times, seconds, at which ``rhs`` changes non-smoothly without a state jump.
+    breakpoint_depth : int, optional
+        How many delays breakpoints are propagated through.
+    names : sequence of str or None, optional
+        Component names, for messages.
+    nudge_time : bool, optional
+        ``rhs`` depends on time only through piecewise-constant inputs (see the attribute comment).
+    project : callable or None, optional
+        ``project(y_raw) -> y``: how a state that left the bounds is put back (default: clip).
+    state_delays : callable or None, optional
+        ``state_delays(t, y) -> [None or array per lookup]``: extra delays, seconds (adaptive solver only).
+    state_delay_max_s : float, optional
+        Upper bound of the extra delays, seconds.
+    """
 
     n: int
     rhs: Callable
