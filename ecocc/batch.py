@@ -83,7 +83,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     Parameters
     ----------
     network : Network
+        The network of every member (RTTs scaled per member by ``rtt_scale``).
     model : str or NetworkModel
+        Registry name or model instance, the same for every member.
     params_list : list, optional
         One entry per member: the model's parameter object, or a dict of
         overrides of the default parameters (e.g. ``{"alpha_per_s": 1.0}``).

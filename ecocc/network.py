@@ -37,6 +37,7 @@ class Link:
     Parameters
     ----------
     name : str
+        Link name, unique in its network (routes refer to it).
     capacity_pps : float
         Service rate in packets/s (> 0).
     delay_s : float
@@ -80,6 +81,7 @@ class Flow:
     Parameters
     ----------
     name : str
+        Flow name, unique in its network.
     route : tuple of str
         Ordered names of the links the flow crosses (at least one).
     rtt_s : float

@@ -57,6 +57,7 @@ def parse_axis(text: str, option: str = "--axis"):
     Returns
     -------
     name : str
+        The axis name (a parameter or an axis of :func:`run_point`).
     values : list of float
         Finite, distinct, at most :data:`MAX_AXIS_VALUES`.
 
@@ -198,6 +199,7 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
     Returns
     -------
     key : str
+        The hash (:func:`ecocc.store.run_key`), the point's file name in ``points/``.
     record : dict
         What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
         (:data:`SOLVER`) and the code version.
@@ -299,6 +301,12 @@ def check_metrics(metrics) -> list:
     Returns
     -------
     list of str
+        The names, in the order given.
+
+    Raises
+    ------
+    InputError
+        For an unknown or repeated name (named as ``--metric``).
     """
     metrics = list(metrics)
     for m in metrics:
@@ -334,6 +342,7 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     Returns
     -------
     SweepResult
+        The assembled dataset, counts of points run, reused and failed, and whether it was interrupted.
 
     Notes
     -----
@@ -539,11 +548,14 @@ def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="auto"):
     axes : dict
         ``name -> values``.
     sc : Scenario
+        The swept scenario.
     keys : list of str, optional
         Point keys in grid order (``itertools.product`` of the axes); default: :func:`point_key` of ``sc``,
         ``t_end_s`` (default the scenario's duration) and ``engine``.
     t_end_s : float, optional
+        Simulated time per point, seconds (for the default keys).
     engine : str
+        The engine of the points (for the default keys).
 
     Returns
     -------

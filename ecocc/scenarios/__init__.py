@@ -107,6 +107,7 @@ class Scenario:
         Returns
         -------
         Trajectory
+            The run on the scenario's network, to its ``duration_s`` (seconds, packets, packets/s).
         """
         from ..simulate import simulate
         params = dict(self.params)
@@ -122,6 +123,7 @@ def shipped() -> list[str]:
     Returns
     -------
     list of str
+        The names :func:`load` accepts, sorted.
     """
     folder = resources.files(__name__).joinpath(DATA)
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
@@ -138,6 +140,7 @@ def load(name_or_path) -> Scenario:
     Returns
     -------
     Scenario
+        The validated scenario (network in packets/s and seconds).
 
     Raises
     ------
@@ -264,6 +267,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     Returns
     -------
     Scenario
+        The validated scenario (network in packets/s and seconds).
 
     Raises
     ------

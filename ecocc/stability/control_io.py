@@ -53,6 +53,12 @@ def to_control(loop, delay_s=None, *, pade_order=None) -> ControlLoop:
     Returns
     -------
     ControlLoop
+        The exact rational part, the delay in seconds kept apart, and the Padé product if asked for.
+
+    Raises
+    ------
+    InputError
+        For a ``pade_order`` that is not an integer from 1 to 20, a bad delay or an improper ``L``.
     """
     import control
     if hasattr(loop, "rational") and not hasattr(loop, "num"):
