@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .dde.adaptive import Status
-from .errors import InputError, check, check_finite
+from .errors import InputError, check, check_finite, check_int
 from .network import Network
 
 __all__ = [
@@ -1068,7 +1068,7 @@ def aecp_discrete_stability(alpha_per_s=2.0, beta_per_s=1.0, T_s=2.0, tau_s=0.1,
         For a parameter out of range or ``tau_s`` not a multiple of ``T2_s``.
     """
     alpha = check_finite("alpha_per_s", alpha_per_s, positive=True)
-    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
+    n_flows = check_int("n_flows", n_flows)
     T2 = check_finite("T2_s", T2_s, positive=True)
     P = aecp_discrete_matrix(alpha, beta_per_s, T_s, tau_s, T2)
     rho_sym = _rho(P)
@@ -1144,8 +1144,8 @@ def petcp_discrete_matrix(a_pps2=125.0, b_per_s=1.0, T_s=0.01, capacity_pps=1250
     """
     vals = [check_finite("a_pps2", a_pps2, positive=True), check_finite("b_per_s", b_per_s, positive=True),
             check_finite("T_s", T_s, positive=True), check_finite("capacity_pps", capacity_pps, positive=True)]
-    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
-    vals += [int(n_flows), check_finite("rtt_s", rtt_s, positive=True)]
+    n_flows = check_int("n_flows", n_flows)
+    vals += [n_flows, check_finite("rtt_s", rtt_s, positive=True)]
     J, syms = _petcp_sym()
     return np.array(J.subs(dict(zip(syms, vals))).evalf(), dtype=float)
 
@@ -1280,11 +1280,7 @@ def symbiosis_discrete_stability(eps_per_s=1.95, gamma=0.9, n=1, rtt_s=1.0, lag_
     import sympy as sp
     eps = check_finite("eps_per_s", eps_per_s, positive=True)
     g = check_finite("gamma", gamma, nonneg=True)
-    try:
-        n_ = int(n)
-    except (TypeError, ValueError):
-        raise InputError("n", n, "an integer >= 1") from None
-    check(n_ >= 1 and n_ == n, "n", n, "an integer >= 1")
+    n_ = check_int("n", n)
     tau = check_finite("rtt_s", rtt_s, positive=True)
     check(lag_rtts in (0, 1), "lag_rtts", lag_rtts, "0 or 1 (RTTs of measurement age)")
     radii, mu, rs = _symb_modes(eps, g, n_, tau, int(lag_rtts))

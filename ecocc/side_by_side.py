@@ -98,13 +98,15 @@ def format_table(rows) -> str:
     -------
     str
         A header, a rule and one line per model (utilization, mean queue in packets, loss ratio, Jain index,
-        mean rates in Mbit/s at the network's packet size), plus a ``!`` line with the message of a run
+        mean rates in Mbit/s at the network's packet size, ``-`` for a flow not active in the summary window),
+        plus a ``!`` line with the message of a run
         that did not succeed.
     """
     head = f"{'model':<10} {'status':<9} {'engine':<6} {'util':>7} {'queue (pkts)':>12} {'loss':>9} {'Jain':>7}  rates (Mbps)"
     out = [head, "-" * len(head)]
     for r in rows:
-        rates = " ".join(f"{v:.2f}" for v in r["rates_mbps"])
+        # a flow not active in the summary window has no mean rate (None): shown as "-"
+        rates = " ".join("-" if v is None else f"{v:.2f}" for v in r["rates_mbps"])
         out.append(f"{r['model']:<10} {r['status']:<9} {r['engine']:<6} {r['utilization']:7.4f} "
                    f"{r['mean_queue_pkts']:12.2f} {r['loss_ratio']:9.2e} {r['jain_index']:7.4f}  {rates}")
         if r["status"] != "success":

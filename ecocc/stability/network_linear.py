@@ -60,14 +60,17 @@ def equilibrium_state(sysm: NetworkSystem) -> np.ndarray:
     Raises
     ------
     InputError
-        For a model/network without an analytic equilibrium (e.g. time-varying cross traffic) or a link with
-        a link state that is not saturated at equilibrium.
+        For a model/network without an analytic equilibrium (e.g. time-varying cross traffic), a model with
+        more than one flow state, or a link with a link state that is not saturated at equilibrium.
     """
     m, net, lay = sysm.model, sysm.net, sysm.layout
     eq = m.equilibrium(net, sysm.P)
     if not eq or "rate_pps" not in eq or np.any(~np.isfinite(eq["rate_pps"])):
         raise InputError("equilibrium", m.name, "a model/network with an analytic equilibrium "
                          "(constant cross traffic; see the model's equilibrium())")
+    if len(m.flow_states) != 1:
+        raise InputError("model", m.name, "a model with one flow state for the analytic equilibrium state "
+                         f"(this one has {len(m.flow_states)}: {m.flow_states}); pass y_eq instead")
     y = np.zeros(sysm.n)
     rates = np.asarray(eq["rate_pps"], float)
     (fv,) = m.flow_states
