@@ -60,13 +60,16 @@ class HSTCPParams(LossParams):
 
 
 def hstcp_functions(ops, W, P):
-    """``(a(W), b(W))`` of RFC 3649 (packets per RTT, fraction)."""
-    lw, hw = math.log(P.low_window_pkts), math.log(P.high_window_pkts)
+    """``(a(W), b(W))`` of RFC 3649 (packets per RTT, fraction).
+
+    The logarithms of the parameters go through ``ops`` too: the generated kernels evaluate the laws with the
+    numeric parameters as symbols (:mod:`ecocc.dde.codegen`), which ``math.log`` cannot take."""
+    lw, hw = ops.log(P.low_window_pkts), ops.log(P.high_window_pkts)
     low_p = 1.5 / P.low_window_pkts ** 2
-    S = (hw - lw) / (math.log(P.high_p) - math.log(low_p))
+    S = (hw - lw) / (ops.log(P.high_p) - ops.log(low_p))
     lW = ops.log(ops.maximum(W, P.low_window_pkts))
     b = (P.high_decrease - 0.5) * (lW - lw) / (hw - lw) + 0.5
-    p_rfc = ops.exp(math.log(low_p) + (lW - lw) / S)  # inverse of w = (p/Low_P)^S Low_Window
+    p_rfc = ops.exp(ops.log(low_p) + (lW - lw) / S)  # inverse of w = (p/Low_P)^S Low_Window
     a = ops.exp(2 * lW) * p_rfc * 2 * b / (2 - b)
     return a, b
 

@@ -66,8 +66,9 @@ def red_probability(ops, q, P):
     """RED drop probability at queue ``q`` (packets) for profile ``P``."""
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
-    if getattr(ops, "lib", "") == "sympy":
-        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there)
+    if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
+        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there); with
+        # exact symbolic ops (generated kernels, log-space laws) the whole profile below
         return ramp
     return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
 
