@@ -30,6 +30,15 @@ round-off difference flips one step decision (an accept/reject at the tolerance 
 differ by a tolerance-sized amount.  Float constants in the laws are printed with 15 significant
 digits (SymPy's default precision): they may differ from the literal in the 16th digit.
 
+Hooks of :meth:`NetworkSystem.rhs`, followed generically (no model named here): a model's
+``link_drop_fraction`` (active queue management, e.g. RED) is generated as ``_law_drop`` on the link's
+current state, queue and arrival; that fraction of the arrival is taken out of the queue's input and added
+to ``lost`` with the operations of the NumPy right-hand side, so arrived = departed + lost + queue holds.
+The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are computed in the pair loop:
+``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
+current rate.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
+piecewise law, where the linearization keeps only the one its equilibrium lies on).
+
 Scope: what :class:`NetworkSystem` computes with no forward delays (the whole RTT on the feedback path,
 the papers' placement) and no state jumps; :func:`supported` says why not otherwise, and the caller uses
 the NumPy solver.

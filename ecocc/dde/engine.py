@@ -102,6 +102,16 @@ def codegen_gap(model):
     AQM drops taken out of the queue input and counted as lost (``link_drop_fraction``: Reno, HSTCP,
     Scalable TCP on RED) and the per-pair extras of the link signal it knows (``pair_extras`` in
     :data:`ecocc.dde.codegen.PAIR_EXTRAS`: XCP).  A model declaring another extra runs on the NumPy solver.
+
+    Parameters
+    ----------
+    model : NetworkModel or None
+        The model (None: nothing to check).
+
+    Returns
+    -------
+    str or None
+        Why the generated kernel cannot run the model (one sentence naming the hook), or None.
     """
     if model is None:
         return None

@@ -63,7 +63,21 @@ def hstcp_functions(ops, W, P):
     """``(a(W), b(W))`` of RFC 3649 (packets per RTT, fraction).
 
     The logarithms of the parameters go through ``ops`` too: the generated kernels evaluate the laws with the
-    numeric parameters as symbols (:mod:`ecocc.dde.codegen`), which ``math.log`` cannot take."""
+    numeric parameters as symbols (:mod:`ecocc.dde.codegen`), which ``math.log`` cannot take.
+
+    Parameters
+    ----------
+    ops : namespace
+        :data:`ecocc.models.base.NUMPY_OPS` or a SymPy namespace (anything with ``log``, ``exp``, ``maximum``).
+    W : array or expression
+        Congestion window (packets).
+    P : HSTCPParams
+
+    Returns
+    -------
+    a : increase per round trip (packets)
+    b : decrease factor per loss event (fraction)
+    """
     lw, hw = ops.log(P.low_window_pkts), ops.log(P.high_window_pkts)
     low_p = 1.5 / P.low_window_pkts ** 2
     S = (hw - lw) / (ops.log(P.high_p) - ops.log(low_p))

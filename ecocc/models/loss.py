@@ -63,7 +63,23 @@ def loss_events_per_rtt(ops, own_window, p):
 
 
 def red_probability(ops, q, P):
-    """RED drop probability at queue ``q`` (packets) for profile ``P``."""
+    """RED drop probability at queue ``q`` (packets) for profile ``P``.
+
+    Parameters
+    ----------
+    ops : namespace
+        NumPy or SymPy ops.  The symbolic layer's ``SYMPY_OPS`` (linearization) gets the ramp only; exact
+        symbolic ops (``exact=True``: generated kernels, log-space laws) and NumPy get the whole profile.
+    q : array or expression
+        Queue (packets).
+    P : LossParams
+
+    Returns
+    -------
+    array or expression
+        Drop probability (fraction of the arrival): 0 below ``red_min_th_pkts``, linear to ``red_p_max`` at
+        ``red_max_th_pkts``, 1 above.
+    """
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
     if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
