@@ -43,11 +43,10 @@ import numpy as np
 
 from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
-from .aot import installed_usable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-#: models of the AECP-specific kernels (fixed-step RK4 batches, the stability map's lock-step groups); the
-#: adaptive kernel is generated for every model (:mod:`ecocc.dde.codegen`)
+#: models of the AECP-specific fixed-step RK4 kernel; the adaptive kernel and the stability map's lock-step
+#: kernel are generated for every model (:mod:`ecocc.dde.codegen`)
 SUPPORTED_MODELS = ("aecp", "cltcp")
 ENGINES = ("auto", "numpy", "numba")
 #: ``$ECOCC_ENGINE``: what ``engine="auto"`` (the default everywhere) means; "auto" unless set
@@ -75,7 +74,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     """The engine a run uses: ``"numba"`` or ``"numpy"``.
 
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
-    where there is one for ``kernel`` (``"adaptive"``: every model; ``"fixed"`` and ``"lanes"``: AECP/CLTCP)
+    where there is one for ``kernel`` (``"adaptive"`` and ``"lanes"``: every model; ``"fixed"``: AECP/CLTCP)
     and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
     stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
     ``"numpy"`` are checked as asked (:func:`check_engine`).
@@ -88,7 +87,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     why = _unsupported(model, network, kernel)
     if why is not None:
         return "numpy"
-    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable("lanes")):
+    if not HAVE_NUMBA:
         _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
                             "slower); pip install 'ecocc[fast]' for the compiled engine")
         return "numpy"
@@ -117,7 +116,7 @@ def _unsupported(model, network, kernel):
     gap = codegen_gap(model)
     if gap is not None:
         return f"'numpy': {gap}"
-    if kernel != "adaptive" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
+    if kernel == "fixed" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
         return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
                 f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
     if network is not None and np.any(network.arrays.pair_fwd_s > 0):
@@ -127,14 +126,13 @@ def _unsupported(model, network, kernel):
 
 
 def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` (every
-    model), ``"fixed"`` or ``"lanes"`` (AECP/CLTCP; the lanes kernel is also compiled at install time and
-    runs without numba, :mod:`ecocc.dde.aot`)."""
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
+    ``"lanes"`` (every model the generated kernels serve, :func:`codegen_gap`), ``"fixed"`` (AECP/CLTCP)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine in ("numpy", "auto"):
         return
-    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable(kernel)):
+    if not HAVE_NUMBA:
         raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
     why = _unsupported(model, network, kernel)
     if why is not None:
@@ -276,18 +274,18 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
                  "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
                  "counters", "reals")
-#: the arguments of the AECP lock-step kernel (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
-_AECP_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-              "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
-              "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
-              "counters", "reals")
+#: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
+LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps",
+              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
+              "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "counters",
+              "reals", "codes")
 _OUTPUTS = ("out_y", "counters", "reals")
-LANES_ARGS = (("first", "stride") + _AECP_ARGS[:_AECP_ARGS.index("bps") + 1] + ("bps_ptr",)
-              + _AECP_ARGS[_AECP_ARGS.index("bps") + 1:_AECP_ARGS.index("out_y") + 1]
-              + ("n_int", "ocomp", "overlap") + _AECP_ARGS[_AECP_ARGS.index("out_y") + 1:] + ("codes",))
+#: the adaptive methods of the compiled kernels (the NumPy solver's tableaux): Dormand-Prince 5(4) and
+#: Bogacki-Shampine 3(2); one generic integrator serves both (the tableau is an argument)
+METHODS = tuple(_TABLEAUX)
 
 
-def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45"):
     """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
     delays, output grid.  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
@@ -303,7 +301,9 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     if prob.jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
     n = sysm.n
-    tab = _TABLEAUX["RK45"]
+    if method not in _TABLEAUX:
+        raise InputError("method", method, f"one of {tuple(_TABLEAUX)}")
+    tab = _TABLEAUX[method]
     Cc = np.asarray(tab["C"], dtype=float)
     n_st = Cc.size
     A = np.zeros((n_st, n_st))
@@ -333,24 +333,6 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     return args
 
 
-def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
-    """The AECP lock-step kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ``_AECP_ARGS``)."""
-    check_engine("numba", sysm.model, sysm.net, kernel="lanes")
-    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
-    ar = _Arrays(sysm, 1)
-    lk = sysm.lookups[sysm.lk_index["fb"]]
-    args.update(
-        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64),
-        P=ar.P, L=ar.L, fps=ar.fps, pl=ar.pl, bwd=ar.bwd[0], lptr=ar.lptr, lflows=ar.lflows, start=ar.start,
-        stop=ar.stop, C=ar.C, buf=ar.buf, ctimes=ar.ctimes, ctable=ar.ctable, alpha=float(ar.alpha[0]),
-        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0])
-    for k, v in args.items():
-        if isinstance(v, np.ndarray) and k not in _OUTPUTS:
-            args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
-    return args
-
-
 def _adaptive_status(code, counters, reals, max_steps):
     n_inacc, t_reached = int(counters[4]), float(reals[2])
     if code == 0:
@@ -364,7 +346,7 @@ def _adaptive_status(code, counters, reals, max_steps):
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                 max_steps=10_000_000):
+                 max_steps=10_000_000, method="RK45"):
     """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
     adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`)."""
     from . import codegen
@@ -372,7 +354,7 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
+                        max_steps=max_steps, method=method)
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
     qb = sysm.layout["queue"]
@@ -382,8 +364,11 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
 
 
 def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                   max_steps=10_000_000, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for a ``NetworkSystem`` of any model.
+                   max_steps=10_000_000, progress=None, method="RK45") -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` for a ``NetworkSystem`` of any model.
+
+    ``method``: ``"RK45"`` (Dormand--Prince 5(4), default) or ``"RK23"`` (Bogacki--Shampine 3(2)), the NumPy
+    solver's tableaux, run by the same generic integrator (:mod:`ecocc.dde.integrator`).
 
     The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`) and compiled by numba on its
     first use on a machine (cached on disk).  ``t_eval`` is required (outputs only at those times).  Same
@@ -391,7 +376,7 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     """
     wall0 = _time.perf_counter()
     gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
-                           first_step=first_step, max_steps=max_steps)
+                           first_step=first_step, max_steps=max_steps, method=method)
     from . import codegen
     fn, info = codegen.kernel(gen, kw)
     code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
@@ -403,15 +388,11 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
         progress(t_reached)
     return DDESolution(kw["t_eval"][:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached, n_steps, n_rej,
                        nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
-                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
+                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
                             kernel=gen.name, **info))
-
-
-#: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
-_PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "Tq", "q0", "counters", "reals")
 
 
 def _n_threads() -> int:
@@ -428,44 +409,73 @@ def _n_threads() -> int:
         return os.cpu_count() or 1
 
 
-def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end, *, rtol=1e-7, atol=None,
-                              t_eval, max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False,
-                              overlap=False):
-    """The adaptive kernel for ``B`` members, in lock-step groups (:mod:`ecocc.dde.lanes`, numba JIT).
+def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1e-7, atol=None, t_eval,
+                         max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False, overlap=False,
+                         method="RK45"):
+    """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
-    ``systems``: AECP ``NetworkSystem`` objects of one network that differ only in their delays (an RTT
-    scaling); member ``b`` uses ``systems[member_system[b]]`` with the gains ``alpha[b]``, ``beta[b]``,
-    ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Members of one system are advanced
-    :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in parallel over the cores.
+    ``systems``: ``NetworkSystem`` objects of one model on one network that differ only in their delays (an
+    RTT scaling); member ``b`` uses ``systems[member_system[b]]`` with the parameters ``member_params[b]``
+    (the model's parameter object: its numeric fields may differ between members, its options may not).
+    Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
+    parallel over the cores.  The kernel is generated from the model's laws with the single-run one
+    (:mod:`ecocc.dde.codegen`) and compiled on its first use on a machine (cached).
 
     ``components``: the state components to output (default all); ``dynamics_only``: integrate (and
-    control the error of) only the rates, rate factors and queues, not the counters that follow them in
-    the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
-    then be among the first ``n_flows + 2 n_links``.  ``overlap``: allow steps longer than the smallest
-    delay, with delayed values inside a step corrected iteratively (see :func:`ecocc.dde.lanes._adaptive_lanes`);
-    without it steps never exceed the smallest delay, as in :func:`solve_adaptive`.
+    control the error of) only the flow states, link states and queues, not the counters that follow them
+    in the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
+    then be among those.  ``overlap``: allow steps longer than the smallest delay, with delayed values inside
+    a step corrected iteratively (see :func:`ecocc.dde.lanes.lanes_kernel`); without it steps never exceed
+    the smallest delay, as in :func:`solve_adaptive`.  ``method``: ``"RK45"`` or ``"RK23"``.
 
     Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
     member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
     nfev, clamp events, inaccurate steps, outputs written; steps, rejections and nfev are its group's).
     """
-    from .aot import LANES, kernel
+    from . import codegen
+    from .aot import LANES
     W = LANES
     ms = np.asarray(member_system, dtype=np.int64)
-    per_sys = {i: _adaptive_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
-                                 atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps)
-               for i in np.unique(ms)}  # only the systems this call uses
-    first = next(iter(per_sys.values()))
-    for kw in per_sys.values():
-        for k in _AECP_ARGS:
-            if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
-                raise InputError("systems", k, "systems of one network that differ only in their delays")
     B = ms.size
-    alpha, beta, Tq = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in (alpha, beta, Tq))
-    q0 = np.asarray(q0, dtype=float).reshape(B, -1)
+    if len(member_params) != B:
+        raise InputError("member_params", f"{len(member_params)} parameter sets", f"one per member ({B})")
+    used = [int(i) for i in np.unique(ms)]  # only the systems this call uses
+    for i in used:
+        check_engine("numba", systems[i].model, systems[i].net, kernel="lanes")
+        why = codegen.supported(systems[i])
+        if why is not None:
+            raise InputError("engine", "numba", f"'numpy' for {why}")
+    per_sys = {i: _method_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
+                               atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps,
+                               method=method) for i in used}
+    s0 = systems[used[0]]
+    gen = codegen.generate(s0)
+    data = {i: codegen.kernel_data(systems[i], gen)[0] for i in used}
+    D0 = data[used[0]]
+    for i in used:
+        if codegen.generate(systems[i]) is not gen:
+            raise InputError("systems", i, "systems of one model with the same options")
+        for k, v in enumerate(data[i]):
+            if k in (4, 5, 13, 14, 15):  # delays, RTTs, static fields, parameters: per system / member
+                continue
+            same = np.array_equal(v, D0[k]) if isinstance(v, np.ndarray) else v == D0[k]
+            if not same:
+                raise InputError("systems", i, "systems of one network that differ only in their delays")
+        for k in ("dcomp", "Cc", "t_eval", "atol_v"):
+            if not np.array_equal(per_sys[i][k], per_sys[used[0]][k]):
+                raise InputError("systems", i, "systems of one network that differ only in their delays")
+    fields = {}  # (system, parameter object) -> (y0, FST, LST, par), computed once
+    for b in range(B):
+        key = (int(ms[b]), id(member_params[b]))
+        if key not in fields:
+            Pm = member_params[b]
+            if codegen.generate_for(s0, Pm) is not gen:
+                raise InputError(f"member_params[{b}]", Pm, "parameters with the same options (strings, booleans, "
+                                 "None) as the other members: only numeric fields may differ")
+            fields[key] = codegen.member_fields(systems[ms[b]], gen, Pm)
     # groups: the members of one system, W at a time; a short last group repeats its last member
     lanes_of = []
-    for i in np.unique(ms):
+    for i in used:
         idx = np.flatnonzero(ms == i)
         for g0 in range(0, idx.size, W):
             members = idx[g0:g0 + W]
@@ -476,32 +486,45 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     bl = [per_sys[i]["bps"] for i in sys_of]
     ptr = np.zeros(G + 1, dtype=np.int64)
     np.cumsum([b.size for b in bl], out=ptr[1:])
-
-    def per_group(k):
-        return np.ascontiguousarray(np.stack([per_sys[i][k] for i in sys_of]))
-
+    first = per_sys[used[0]]
     ne, n = first["out_y"].shape
-    n_int = first["P"] + 2 * first["L"] if dynamics_only else n
+    qb = s0.layout["queue"]
+    iq, L = int(qb.start), int(s0.n_links)
+    n_int = iq + L if dynamics_only else n
     ocomp = np.arange(n, dtype=np.int64) if components is None else np.asarray(components, dtype=np.int64)
     if ocomp.ndim != 1 or ocomp.size == 0 or ocomp.min() < 0 or ocomp.max() >= n_int:
         raise InputError("components", components, f"a non-empty list of state indices in [0, {n_int})"
-                         + (" (dynamics_only: rates, rate factors and queues)" if dynamics_only else ""))
+                         + (" (dynamics_only: flow states, link states and queues)" if dynamics_only else ""))
     no = ocomp.size
+
+    def lane_flat(arrs):  # W member arrays (n,) or (k, n) -> lane-flat (n * W,) or (k, n * W): [q * W + w]
+        a = np.stack(arrs)
+        if a.ndim == 3:
+            return np.moveaxis(a, 0, -1).reshape(a.shape[1], a.shape[2] * a.shape[0])
+        return a.T.reshape(-1)
+
+    f_of = [[fields[(int(ms[b]), id(member_params[b]))] for b in row] for row in grp]
     col = dict(first)
-    # flat lane layout [component * W + lane] (ecocc.dde.lanes)
-    col.update(y0=np.ascontiguousarray(np.stack([np.repeat(per_sys[i]["y0"], W) for i in sys_of])),
-               bps=np.concatenate(bl), out_y=np.empty((G, ne, no * W)), dmin=per_group("dmin"),
-               keep_s=per_group("keep_s"), bwd=per_group("bwd"), alpha=np.ascontiguousarray(alpha[grp]),
-               beta=np.ascontiguousarray(beta[grp]), Tq=np.ascontiguousarray(Tq[grp]),
-               q0=np.ascontiguousarray(q0[grp].transpose(0, 2, 1).reshape(G, -1)),
-               counters=np.zeros((G, W, 6), dtype=np.int64), reals=np.zeros((G, W, 3)))
-    col.update(bps_ptr=ptr, n_int=n_int, ocomp=ocomp, overlap=bool(overlap),
-               codes=np.zeros((G, W), dtype=np.int64))
-    run = kernel("lanes")  # releases the GIL: one call per thread, each taking every n-th group
+    col.update(
+        y0=np.ascontiguousarray(np.stack([lane_flat([f[0] for f in row]) for row in f_of])),
+        FST=np.ascontiguousarray(np.stack([lane_flat([f[1] for f in row]) for row in f_of])),
+        LST=np.ascontiguousarray(np.stack([lane_flat([f[2] for f in row]) for row in f_of])),
+        par=np.ascontiguousarray(np.stack([lane_flat([f[3] for f in row]) for row in f_of])),
+        bps=np.concatenate(bl), bps_ptr=ptr, out_y=np.empty((G, ne, no * W)),
+        dmin=np.array([per_sys[i]["dmin"] for i in sys_of]), keep_s=np.array([per_sys[i]["keep_s"] for i in sys_of]),
+        bwd=np.ascontiguousarray(np.stack([data[i][4] for i in sys_of])),
+        rtt=np.ascontiguousarray(np.stack([data[i][5] for i in sys_of])),
+        hsrc=gen.hsrc(s0.n_flows, L), iq=iq, L=L, buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
+        Dg=tuple(D0[k] for k in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)),
+        n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), counters=np.zeros((G, W, 6), dtype=np.int64),
+        reals=np.zeros((G, W, 3)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
+    run, info = codegen.kernel(gen, col, "lanes")  # releases the GIL: one call per thread, each taking every n-th group
+    _last_lanes_info.clear()
+    _last_lanes_info.update(info, kernel=gen.name)
     args = [col[k] for k in LANES_ARGS[2:]]
-    n = min(_n_threads(), G)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        for _ in pool.map(lambda first: run(first, n, *args), range(n)):  # re-raises a thread's exception
+    nt = min(_n_threads(), G)
+    with ThreadPoolExecutor(max_workers=nt) as pool:
+        for _ in pool.map(lambda first: run(first, nt, *args), range(nt)):  # re-raises a thread's exception
             pass
     codes = col["codes"]
     out = np.full((B, ne, no), np.nan)
@@ -517,3 +540,13 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
             out[b, :n_out] = out_l[g, :n_out, :, w]
     status = [_adaptive_status(int(c), counters[b], reals[b], max_steps)[0] for b, c in enumerate(code_of)]
     return out, status, counters
+
+
+#: how the last :func:`solve_adaptive_batch` of this process obtained its kernel (``codegen.kernel``'s info)
+_last_lanes_info: dict = {}
+
+
+def lanes_kernel_info() -> dict:
+    """How this process's last lock-step batch obtained its kernel (empty before the first): ``compiled``
+    (``"aot"`` or ``"jit"``), the module, whether it was built now, the generated kernel's name."""
+    return dict(_last_lanes_info)
