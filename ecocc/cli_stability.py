@@ -351,7 +351,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     import numpy as np
 
     from . import scenarios
-    from .batch import MAP_AXES_NUMBA, simulate_map
+    from .batch import simulate_map
     from .cli import parse_assignment
     from .errors import check_finite
     from .models import get_model
@@ -374,10 +374,10 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     model = get_model(sc.model)
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
-        if not quiet and (model.name not in ("aecp", "cltcp")
-                          or not {x_name, y_name} <= set(MAP_AXES_NUMBA)):
-            click.echo(f"note: one compiled run per point (the lock-step kernel is for AECP/CLTCP on the axes "
-                       f"{', '.join(MAP_AXES_NUMBA)})", err=True)
+        from .dde.engine import _unsupported
+        why = _unsupported(model, sc.network, "lanes")
+        if not quiet and why is not None:
+            click.echo(f"note: one run per point, not the lock-step kernel ({why})", err=True)
     from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
     lock = OutputLock(out_dir).__enter__()  # one process per --out; released when the command ends
     click.get_current_context().call_on_close(lambda: lock.__exit__(None, None, None))

@@ -1,0 +1,96 @@
+"""The generated lock-step kernel of every model the generated kernels serve, against the NumPy solver.
+
+The lock-step kernel (ecocc.dde.lanes + the right-hand side generated from the model's laws,
+ecocc.dde.codegen) advances 8 members of one network on shared steps.  Each member is compared with its own
+run of the NumPy reference solver (ecocc.dde.adaptive.solve_dde, RK45) at the same tolerance.  The members
+of a group share a mesh chosen for all of them, so each differs from its own single run by a
+tolerance-sized amount (not round-off); the bounds are the ones the single compiled kernel meets against the
+NumPy solver (tests/test_kernels.py::test_adaptive_kernel_matches_numpy): 100 x rtol on the log-states (a
+global error is a sum of local ones), 1e-2 packet on the queues (100 x their default atol of 1e-4 packet).
+
+Each model compiles its own kernel on first use (a minute or more on a busy 2-core machine): slow.
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from ecocc import dumbbell  # noqa: E402
+from ecocc.dde import engine  # noqa: E402
+from ecocc.dde.adaptive import solve_dde  # noqa: E402
+from ecocc.models import REGISTRY, get_model  # noqa: E402
+from ecocc.network import CrossTraffic  # noqa: E402
+from ecocc.simulate import output_grid  # noqa: E402
+from ecocc.system import NetworkSystem  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+#: the numeric parameter each model's members differ in (three values around the default)
+GAIN = {"aecp": "alpha_per_s", "cltcp": "alpha_per_s", "petcp": "a_pps2", "symbiosis": "epsilon_per_s",
+        "fast": "alpha_pkts"}
+#: models the generated kernels serve (engine.codegen_gap is None); the others run on the NumPy solver
+MODELS = sorted(n for n in REGISTRY if engine.codegen_gap(get_model(n)) is None)
+
+
+def test_every_served_model_has_a_case():
+    assert set(MODELS) <= set(GAIN), set(MODELS) - set(GAIN)
+
+
+def _network():
+    # staggered starts and stops (kinks inside steps), a UDP burst, a finite buffer (clamps, the loss counter)
+    ct = (CrossTraffic("bottleneck", kind="schedule", schedule=((2.0, 3000.0), (3.5, 0.0))),)
+    return dumbbell(15000, [0.05, 0.1, 0.2, 0.4], starts_s=[0.0, 0.5, 1.3, 2.0],
+                    stops_s=[math.inf, 4.0, math.inf, 4.21], buffer_pkts=300.0, cross_traffic=ct,
+                    initial_rate_pps=10.0)
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("scale", [1.0, 0.5])
+def test_lanes_match_numpy(name, scale):
+    t_end, rtol = 5.0, 1e-8
+    m = get_model(name)
+    net = _network().scaled(rtt_scale=scale)
+    base = m.make_params()
+    g0 = getattr(base, GAIN[name])
+    Ps = [m.make_params(base, **{GAIN[name]: g0 * f}) for f in (0.5, 1.0, 1.5)]
+    sysm = NetworkSystem(m, net, base, t_end)
+    te = output_grid(t_end, 0.05)
+    atol = sysm.default_atol()
+    out, status, counters = engine.solve_adaptive_batch([sysm], [0] * len(Ps), Ps, t_end, rtol=rtol, atol=atol,
+                                                        t_eval=te)
+    lay = sysm.layout
+    iq = lay["queue"].start
+    for b, P in enumerate(Ps):
+        ref = solve_dde(NetworkSystem(m, net, P, t_end).problem(), t_end, rtol=rtol, atol=atol, t_eval=te)
+        assert status[b] == ref.status
+        assert np.isfinite(out[b]).all()
+        du = float(np.max(np.abs(out[b][:, :iq] - ref.y[:, :iq])))
+        dq = float(np.max(np.abs(out[b][:, lay["queue"].sl] - ref.y[:, lay["queue"].sl])))
+        assert du < 100 * rtol, (name, b, du)
+        assert dq < 1e-2, (name, b, dq)
+        # the counters (lost, arrived, departed, sent: packets) follow the rates and queues: the same packet bound
+        # relative to their size (they grow to ~1e5 packets)
+        dc = np.abs(out[b][:, iq + sysm.n_links:] - ref.y[:, iq + sysm.n_links:])
+        assert float(np.max(dc / np.maximum(1.0, np.abs(ref.y[:, iq + sysm.n_links:])))) < 1e-5, name
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_map_points_match_numpy(name):
+    """A 2 x 2 map of the public simulate_map (lock-step kernel, steps past the smallest delay, dynamics only)
+    against one NumPy run per point: the same statuses and verdicts, swings and mean queues within 1e-2 packet
+    (both at rtol 1e-8; the map's swing threshold is 1 packet, a hundred times more)."""
+    from ecocc.batch import simulate_map
+    m = get_model(name)
+    g0 = getattr(m.make_params(), GAIN[name])
+    net = dumbbell(15000, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    kw = dict(x_name=GAIN[name], x_values=[0.5 * g0, 1.5 * g0], y_name="rtt_scale", y_values=[0.5, 2.0],
+              t_end_s=12.0, window_s=3.0, rtol=1e-8)
+    a = simulate_map(net, name, engine="numba", **kw)
+    b = simulate_map(net, name, engine="numpy", **kw)
+    assert a.attrs["engine"] == "numba" and b.attrs["engine"] == "numpy"
+    assert (a.status.values == b.status.values).all()
+    assert (a.stable.values == b.stable.values).all()
+    assert np.max(np.abs(a.queue_swing_pkts.values - b.queue_swing_pkts.values)) < 1e-2
+    assert np.max(np.abs(a.queue_mean_pkts.values - b.queue_mean_pkts.values)) < 1e-2
