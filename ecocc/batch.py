@@ -93,7 +93,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         Sampling interval of the output (default ``t_end_s / 2000``).
     engine : {"auto", "numpy", "numba"}
         ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
-        (members in parallel; AECP/CLTCP only, numba required); ``"auto"``
+        (generated from the model's laws, members in parallel; numba required); ``"auto"``
         (default) takes it where it applies, else the NumPy solver.
 
     Returns
@@ -153,8 +153,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         lk.delays = _stack([s.lookups[i].delays for s in systems])
     prob = bs.problem(y0=Y0)
     if engine == "numba":
-        from .dde.engine import solve_fixed_aecp
-        sol = solve_fixed_aecp(bs, t_end, h, y0=Y0, t_eval=t_eval)
+        from .dde.engine import solve_fixed as solve_fixed_compiled
+        sol = solve_fixed_compiled(systems, t_end, h, t_eval=t_eval)
     else:
         sol = solve_fixed(prob, t_end, h, t_eval=t_eval)
 

@@ -324,8 +324,8 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="Decaying (not settled): the largest swing over the last window is below this factor times the "
                    "one over the window before.  Otherwise: growing or limit cycle.")
 @click.option("--engine", type=click.Choice(["auto", "numba", "numpy"]), default=None,
-              help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
-                   "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
+              help="numba: compiled lock-step kernel generated from the model's laws, points in parallel (any "
+                   "numeric parameter or rtt_scale as axis); numpy: one reference run per point (any model, slow).  "
                    "Default (auto): numba when it applies, else one compiled run per point.")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance of the adaptive solver.")
 @click.option("--steps-within-delay", is_flag=True,

@@ -1,35 +1,31 @@
 """The numba engine's Python side: checks, array preparation and results.
 
-The compiled loops are generated or written in :mod:`ecocc.dde.codegen`
-(+ :mod:`ecocc.dde.integrator`), :mod:`ecocc.dde.kernels` and
-:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the lock-step kernel is
-also compiled ahead of time, at install time (:mod:`ecocc.dde.aot`).  This
-module imports none of them until a solver is called.
+One compiled integrator per method, generic over models: :mod:`ecocc.dde.codegen` generates a model's
+right-hand side from its laws and copies the method templates under it -- :mod:`ecocc.dde.integrator`
+(adaptive Dormand--Prince 5(4) or Bogacki--Shampine 3(2): the tableau is an argument),
+:mod:`ecocc.dde.lanes` (the same adaptive method for 8 members in lock-step) and :mod:`ecocc.dde.rk4`
+(fixed-step classical RK4) -- into one module per model, compiled on first use on a machine (numba.pycc
+into the kernel cache, else numba's JIT; cached on disk).  No model is transcribed by hand.  This module
+imports none of them until a solver is called.
 
-* :func:`solve_adaptive`: the Dormand--Prince 5(4) method of steps of
-  :func:`ecocc.dde.adaptive.solve_dde`, one run, **every model**: the
-  kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`).
-* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched
-  (AECP/CLTCP).
-* :func:`solve_adaptive_aecp_batch`: the adaptive method for many members
-  (gains and RTT scalings) in lock-step groups of members with the same
-  delays (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`
-  (AECP/CLTCP); returns arrays.
+* :func:`solve_adaptive`: the method of steps of :func:`ecocc.dde.adaptive.solve_dde` (``"RK45"`` or
+  ``"RK23"``), one run.
+* :func:`solve_fixed`: classical RK4 on a uniform grid, one run or a batch of members in parallel.
+* :func:`solve_adaptive_batch`: the adaptive method for many members (numeric parameters and RTT
+  scalings) in lock-step groups of members with the same delays, for :func:`ecocc.batch.simulate_map`;
+  returns arrays.
 
-The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
-:meth:`Trajectory.from_solution` works unchanged.
+The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so :meth:`Trajectory.from_solution`
+works unchanged.
 
-Scope: networks without forward delays (``delay_split="feedback"``, the
-papers' placement, and no explicit ``forward_delays_s``); anything else
-raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on
-the NumPy solver with ``engine="auto"`` (:func:`resolve_engine`).  Not
-supported inside the compiled loop: ``progress`` callbacks (called once at
-the end), Ctrl-C (``interrupted`` status) and checkpoints.
+Scope: every model the generated right-hand side serves (:func:`codegen_gap`), on networks without
+forward delays (``delay_split="feedback"``, the papers' placement, and no explicit ``forward_delays_s``);
+anything else raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on the NumPy
+solver with ``engine="auto"`` (:func:`resolve_engine`).  Not supported inside the compiled loop:
+``progress`` callbacks (called once at the end), Ctrl-C (``interrupted`` status) and checkpoints.
 
-numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
-False, ``engine="auto"`` uses the NumPy solver (saying so once) and
-``engine="numba"`` raises ``InputError``, except for the stability map if
-its kernel was compiled at install time.
+numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is False, ``engine="auto"`` uses the
+NumPy solver (saying so once) and ``engine="numba"`` raises ``InputError``.
 """
 from __future__ import annotations
 
@@ -45,8 +41,9 @@ from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-#: models of the AECP-specific fixed-step RK4 kernel; the adaptive kernel and the stability map's lock-step
-#: kernel are generated for every model (:mod:`ecocc.dde.codegen`)
+#: the models :func:`ecocc.side_by_side.compare_protocols` runs compiled (its choice, unchanged); no kernel is
+#: limited to them any more: every kernel (adaptive, lock-step, fixed-step) is generated for every model the
+#: generated right-hand side serves (:func:`codegen_gap`, :mod:`ecocc.dde.codegen`)
 SUPPORTED_MODELS = ("aecp", "cltcp")
 ENGINES = ("auto", "numpy", "numba")
 #: ``$ECOCC_ENGINE``: what ``engine="auto"`` (the default everywhere) means; "auto" unless set
@@ -74,7 +71,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     """The engine a run uses: ``"numba"`` or ``"numpy"``.
 
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
-    where there is one for ``kernel`` (``"adaptive"`` and ``"lanes"``: every model; ``"fixed"``: AECP/CLTCP)
+    where there is one for ``kernel`` (``"adaptive"``, ``"lanes"``, ``"fixed"``: every model the generated kernels serve)
     and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
     stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
     ``"numpy"`` are checked as asked (:func:`check_engine`).
@@ -116,9 +113,6 @@ def _unsupported(model, network, kernel):
     gap = codegen_gap(model)
     if gap is not None:
         return f"'numpy': {gap}"
-    if kernel == "fixed" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
-        return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
-                f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
     if network is not None and np.any(network.arrays.pair_fwd_s > 0):
         return ("'numpy' for networks with forward delays (delay_split='propagation' or explicit "
                 "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
@@ -127,7 +121,7 @@ def _unsupported(model, network, kernel):
 
 def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
     """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
-    ``"lanes"`` (every model the generated kernels serve, :func:`codegen_gap`), ``"fixed"`` (AECP/CLTCP)."""
+    ``"lanes"`` or ``"fixed"`` (every model the generated kernels serve, :func:`codegen_gap`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine in ("numpy", "auto"):
@@ -139,69 +133,50 @@ def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
         raise InputError("engine", engine, why)
 
 
-class _Arrays:
-    """Plain arrays of a (possibly batched) AECP NetworkSystem for the kernels."""
-
-    def __init__(self, sysm, B):
-        a = sysm.a
-        lay = sysm.layout
-        self.P, self.L = sysm.n_flows, sysm.n_links
-        self.n = sysm.n
-        assert lay["flow:x"].start == 0 and lay["link:r"].start == self.P and lay["queue"].start == self.P + self.L
-        assert lay["sent"].start == self.P + 6 * self.L
-        self.B = B
-        self.fps = np.ascontiguousarray(a.flow_pair_start, dtype=np.int64)
-        self.pl = np.ascontiguousarray(a.pair_link, dtype=np.int64)
-        # links x flows, CSR: the same summation order as NetworkSystem.rhs's routing product
-        self.lptr, self.lflows = a.flows_by_link()
-        self.start = np.ascontiguousarray(a.start_s, dtype=float)
-        self.stop = np.ascontiguousarray(a.stop_s, dtype=float)
-        self.C = np.ascontiguousarray(sysm.C, dtype=float)
-        self.buf = np.ascontiguousarray(a.buffer_pkts, dtype=float)
-        self.ctimes = np.ascontiguousarray(sysm.cross_times, dtype=float)
-        self.ctable = np.ascontiguousarray(sysm.cross_table, dtype=float)
-        P_ = sysm.P
-
-        def per_member(v):
-            return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (B,)))
-        self.alpha = per_member(P_.alpha_per_s)
-        self.beta = per_member(P_.beta_per_s)
-        self.Tq = per_member(P_.T_s)
-        q0 = np.asarray(sysm.lst["q0"], dtype=float)
-        self.q0 = np.ascontiguousarray(np.broadcast_to(q0.reshape(-1, self.L) if q0.ndim == 2 else q0, (B, self.L)))
-        bwd = np.asarray(sysm.bwd, dtype=float)
-        self.bwd = np.ascontiguousarray(np.broadcast_to(bwd, (B, self.pl.size)))
+#: the arguments of the generated fixed-step kernel (:func:`ecocc.dde.rk4.fixed_kernel_strided`), in order
+FIXED_ARGS = ("first", "stride", "Y0", "t0", "h", "n_grid", "tiny", "special", "t_eval", "out_y", "keep_s", "hsrc",
+              "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "res")
+#: fields of the generated kernels' ``D`` that are per system or per member (delays, RTTs, static fields,
+#: parameters); the others (``Dg``) are shared by the members of a batch
+_D_MEMBER = (4, 5, 13, 14, 15)
+_D_SHARED = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)
 
 
-def _fixed_setup(ar, t0, t_end, step_s):
-    """Grid, ring size and lookup plans exactly as :func:`solve_fixed` builds them."""
-    from .fixed import _C, _Plan
-    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
-    h = (t_end - t0) / n_grid
-    dmax = float(ar.bwd.max()) if ar.bwd.size else 0.0
-    M = int(math.ceil(dmax / h)) + 3
-    B = ar.B
-    bwd = ar.bwd if B > 1 else ar.bwd[0]
-    plan = _Plan(np.arange(ar.pl.size), bwd, B, ar.n, h, M)  # comps only size the plan; offsets/weights use d
-    offs, Ws, kneed = [], [], []
-    for c in _C:
-        off, Wc, kn = plan.stage[c]
-        offs.append(np.broadcast_to(off, (B, ar.pl.size)))
-        Ws.append(np.broadcast_to(Wc, (B, ar.pl.size, 4)))
-        kneed.append(kn)
-    return n_grid, h, dmax, M, np.ascontiguousarray(np.stack(offs)), np.ascontiguousarray(np.stack(Ws)), \
-        np.asarray(kneed, dtype=np.int64)
+def _shared_data(systems, gen):
+    """The generated kernel's ``D`` of every system, checked to differ only in the per-member fields."""
+    from . import codegen
+    data = [codegen.kernel_data(s, gen)[0] for s in systems]
+    for i, d in enumerate(data):
+        if codegen.generate(systems[i]) is not gen:
+            raise InputError("systems", i, "systems of one model with the same options")
+        for k in _D_SHARED:
+            v, v0 = d[k], data[0][k]
+            if not (np.array_equal(v, v0) if isinstance(v, np.ndarray) else v == v0):
+                raise InputError("systems", i, "systems of one network that differ only in their delays and "
+                                 "numeric parameters")
+    return data
 
 
-def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.fixed.solve_fixed` for an AECP ``NetworkSystem``.
+def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.fixed.solve_fixed` (classical RK4 on a uniform grid) for any model.
 
-    ``y0`` of shape ``(n,)`` (default: ``sysm.initial_state()``) or
-    ``(B, n)`` for a batch (``sysm`` then carries batched parameters, delays
-    and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
-    ``DDESolution`` shaped as ``solve_fixed``'s.
+    ``systems``: one ``NetworkSystem`` (one run), or a list of them (a batch: one per member, one model on
+    one network, differing only in delays and numeric parameters, as :func:`ecocc.batch.simulate_batch`
+    builds them), integrated from their initial states, the members in parallel over the cores.  The kernel
+    is generated from the model's laws (:mod:`ecocc.dde.codegen`, :mod:`ecocc.dde.rk4`).  Returns a
+    ``DDESolution`` shaped as ``solve_fixed``'s: ``y`` ``(len(t_eval), n)``, or ``(len(t_eval), B, n)`` for a
+    batch with ``settings["member_status"]``.
     """
-    check_engine("numba", sysm.model, sysm.net, kernel="fixed")
+    from . import codegen
+    batched = isinstance(systems, (list, tuple))
+    members = list(systems) if batched else [systems]
+    if not members:
+        raise InputError("systems", systems, "at least one NetworkSystem")
+    for sm in members:
+        check_engine("numba", sm.model, sm.net, kernel="fixed")
+        why = codegen.supported(sm)
+        if why is not None:
+            raise InputError("engine", "numba", f"'numpy' for {why}")
     wall0 = _time.perf_counter()
     t0 = 0.0
     t_end = float(t_end)
@@ -209,17 +184,19 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
         raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
     if not (step_s > 0 and math.isfinite(step_s)):
         raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
-    y0 = sysm.initial_state() if y0 is None else np.asarray(y0, dtype=float)
-    batched = y0.ndim == 2
-    Y0 = np.ascontiguousarray(y0 if batched else y0[None, :])
-    B = Y0.shape[0]
-    ar = _Arrays(sysm, B)
-    n_grid, h, dmax, M, off, W, kneed = _fixed_setup(ar, t0, t_end, step_s)
-    prob = sysm.problem(y0=y0)
-    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
+    s0 = members[0]
+    prob = s0.problem()
     jumps = prob.jumps[(prob.jumps >= t0) & (prob.jumps <= t_end)]
     if jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    h = (t_end - t0) / n_grid
+    gen = codegen.generate(s0)
+    data = _shared_data(members, gen)
+    B = len(members)
+    dmax = max(float(np.max(d[4], initial=0.0)) for d in data)
+    M = int(math.ceil(dmax / h)) + 3  # solve_fixed's ring (reported); the history keeps the same past
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
     kinks = prob.kinks[(prob.kinks > t0) & (prob.kinks <= t_end)]
     special = np.zeros(n_grid + 2, dtype=np.bool_)
     ks = np.ceil((kinks - t0) / h - 1e-9).astype(np.int64)
@@ -228,25 +205,36 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
         t_eval_arr = t0 + h * np.arange(n_grid + 1)
         t_eval_arr[-1] = t_end
     else:
-        t_eval_arr = np.asarray(t_eval, dtype=float)
+        t_eval_arr = np.array(t_eval, dtype=float)
         if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
             raise ValueError("t_eval must lie in [t0, t_end]")
-    out_y = np.empty((t_eval_arr.size, B, ar.n))
-    t_failed = np.full(B, np.nan)
-    n_clamp = np.zeros(B, dtype=np.int64)
-    nfev = np.zeros(B, dtype=np.int64)
-    k_reached = np.zeros(B, dtype=np.int64)
-    from .kernels import _fixed_kernel
-    _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, np.ascontiguousarray(t_eval_arr), out_y,
-                  ar.P, ar.L, ar.fps, ar.pl, ar.lptr, ar.lflows, ar.start, ar.stop, ar.C, ar.buf, ar.ctimes,
-                  ar.ctable, ar.alpha, ar.beta, ar.Tq, ar.q0, t_failed, n_clamp, nfev, k_reached)
+    n = s0.n
+    qb = s0.layout["queue"]
+
+    def stack(k):
+        return np.ascontiguousarray(np.stack([d[k] for d in data]))
+    args = dict(
+        Y0=np.ascontiguousarray(np.stack([sm.initial_state() for sm in members]), dtype=float), t0=t0, h=float(h),
+        n_grid=int(n_grid), tiny=float(tiny), special=special, t_eval=np.ascontiguousarray(t_eval_arr),
+        out_y=np.empty((B, t_eval_arr.size, n)), keep_s=1.5 * dmax + 3 * h, hsrc=gen.hsrc(s0.n_flows, s0.n_links),
+        iq=int(qb.start), L=int(s0.n_links), buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
+        Dg=tuple(data[0][k] for k in _D_SHARED), FST=stack(13), LST=stack(14), par=stack(15), bwd=stack(4),
+        rtt=stack(5), res=np.zeros((B, 4)), first=0, stride=1)
+    run, info = codegen.kernel(gen, args, "fixed")
+    rest = [args[k] for k in FIXED_ARGS[2:]]
+    nt = min(_n_threads(), B)
+    with ThreadPoolExecutor(max_workers=nt) as pool:
+        for _ in pool.map(lambda first: run(first, nt, *rest), range(nt)):  # re-raises a thread's exception
+            pass
+    res = args["res"]
+    t_failed = res[:, 0]
     alive = ~np.isfinite(t_failed)
     status, message = Status.SUCCESS, (
         f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4, numba kernel: order 4 in smooth "
         "regions, lower near queue clamps, kinks and jumps off the grid)")
     t_reached = t_end
     ty = t_eval_arr
-    yy = out_y
+    yy = np.ascontiguousarray(args["out_y"].transpose(1, 0, 2))  # (time, member, n)
     if not alive.all():
         status = Status.FAILED
         if batched:
@@ -262,12 +250,12 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
     if not batched:
         yy = yy[:, 0, :]
     settings = dict(step_s=h, step_requested_s=float(step_s), n_grid_steps=n_grid, delay_max_s=dmax,
-                    ring_segments=M, batch_size=B if batched else None, engine="numba")
+                    ring_segments=M, batch_size=B if batched else None, engine="numba", kernel=gen.name, **info)
     if batched:
         settings["member_status"] = [Status.SUCCESS.value if a else Status.FAILED.value for a in alive]
         settings["member_t_failed_s"] = t_failed.tolist()
-    return DDESolution(ty, yy, status, message, t_reached, int(k_reached.max()), 0, int(nfev.max()),
-                       int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
+    return DDESolution(ty, yy, status, message, t_reached, int(res[:, 3].max()), 0, int(res[:, 2].max()),
+                       int(res[:, 1].sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
 
 
 #: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
