@@ -56,7 +56,7 @@ def test_fixed_kernel_matches_numpy(name):
     sysm = _system(NETWORKS[name](), t_end)
     te = output_grid(t_end, 0.05)
     ref = solve_fixed(sysm.problem(), t_end, 0.005, t_eval=te)
-    got = engine.solve_fixed_aecp(sysm, t_end, 0.005, t_eval=te)
+    got = engine.solve_fixed(sysm, t_end, 0.005, t_eval=te)
     assert got.status == ref.status
     assert got.y.shape == ref.y.shape
     assert got.nfev == ref.nfev and got.n_clamp_events == ref.n_clamp_events
@@ -71,7 +71,7 @@ def test_fixed_kernel_step_not_dividing_delays_and_extrapolation():
     sysm = _system(net, 5.0)
     te = output_grid(5.0, 0.1)
     ref = solve_fixed(sysm.problem(), 5.0, 0.007, t_eval=te)
-    got = engine.solve_fixed_aecp(sysm, 5.0, 0.007, t_eval=te)
+    got = engine.solve_fixed(sysm, 5.0, 0.007, t_eval=te)
     assert _scaled_err(got.y, ref.y) < 1e-10  # round-off only (see above)
 
 
