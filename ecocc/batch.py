@@ -478,17 +478,28 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 return pset[key]
             per = [params_of(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
-            # points of one RTT scale together (whatever the axis), so the chunks fill whole lock-step groups
-            order = todo[np.argsort(member_system[todo], kind="stable")]
-            # chunks of whole groups, sized so that one takes about ``partial_every_s`` / 2 of wall time (measured
-            # on the first chunk and adapted): a killed run loses at most about that much work
+            # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
+            # order.  A kernel call runs whole groups, and a group's result depends only on its members, so the
+            # numbers do not depend on how the calls are cut (by time, below) nor on an interruption: a rerun
+            # with ``previous`` recomputes exactly the groups not finished and gives the uninterrupted numbers.
             from .dde.aot import LANES
             from .dde.engine import _n_threads
-            step = LANES * _n_threads()
-            size = min(chunk, step)
-            c0 = 0
-            while c0 < order.size:
-                sl = order[c0:c0 + size]
+            todo_mask = np.zeros(B, dtype=bool)
+            todo_mask[todo] = True
+            blocks = []
+            for i in range(len(systems)):
+                idx = np.flatnonzero(member_system == i)
+                blocks += [idx[g0:g0 + LANES] for g0 in range(0, idx.size, LANES)]
+            blocks = [blk for blk in blocks if todo_mask[blk].any()]
+            # calls of whole groups, sized so that one takes about ``partial_every_s`` / 2 of wall time (measured
+            # and adapted call by call; at most ``chunk`` points): a killed run loses about that much work more
+            # than what ``on_partial`` last stored
+            nt = _n_threads()
+            cap = max(1, -(-chunk // LANES))  # groups per call at most
+            per_call = min(cap, nt)
+            i0 = 0
+            while i0 < len(blocks):
+                sl = np.concatenate(blocks[i0:i0 + per_call])
                 tc = time.perf_counter()
                 out, st, cnt = solve_adaptive_batch(
                     systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
@@ -497,13 +508,14 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window, rtol)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
-                c0 += sl.size
+                i0 += per_call
                 if bar is not None:
-                    bar.update(sl.size)
+                    bar.update(int(todo_mask[sl].sum()))
+                todo_mask[sl] = False
                 finished_some()
-                per_point = (time.perf_counter() - tc) / sl.size
-                want = 0.5 * partial_every_s / max(per_point, 1e-9)
-                size = int(min(chunk, max(step, step * (want // step))))
+                per_group = (time.perf_counter() - tc) / per_call
+                want = int(0.5 * partial_every_s / max(per_group, 1e-9))
+                per_call = min(cap, max(nt, want - want % nt))  # a multiple of the threads where possible
         else:
             for b in todo:
                 xv, yv = pts[b]

@@ -1,12 +1,15 @@
 """The generated lock-step kernel of every model the generated kernels serve, against the NumPy solver.
 
 The lock-step kernel (ecocc.dde.lanes + the right-hand side generated from the model's laws,
-ecocc.dde.codegen) advances 8 members of one network on shared steps.  Each member is compared with its own
-run of the NumPy reference solver (ecocc.dde.adaptive.solve_dde, RK45) at the same tolerance.  The members
-of a group share a mesh chosen for all of them, so each differs from its own single run by a
-tolerance-sized amount (not round-off); the bounds are the ones the single compiled kernel meets against the
-NumPy solver (tests/test_kernels.py::test_adaptive_kernel_matches_numpy): 100 x rtol on the log-states (a
-global error is a sum of local ones), 1e-2 packet on the queues (100 x their default atol of 1e-4 packet).
+ecocc.dde.codegen) advances 8 members of one network on shared steps.  The members of a group share a mesh
+chosen for all of them, so each differs from its own single run by a tolerance-sized amount, not round-off.
+So each member is checked for accuracy against an independent reference -- the NumPy solver
+(ecocc.dde.adaptive.solve_dde) at rtol 1e-11 -- and must be as accurate as the NumPy solver run at the same
+tolerance as the kernel (rtol 1e-8): its error at most 3 times the NumPy run's (the global error is not a
+monotone function of the mesh; measured ratios 0.6-2.4) plus a floor of 10 x the per-step tolerance (10 rtol
+on the log-states, 10 x the queue atol of 1e-4 packet), for members whose NumPy error happens to be tiny.
+(A fixed bound of 100 rtol, used for AECP, does not hold for FAST: there the NumPy solver itself is 2.7e-6
+off at rtol 1e-8.)
 
 Each model compiles its own kernel on first use (a minute or more on a busy 2-core machine): slow.
 """
@@ -48,7 +51,7 @@ def _network():
 
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("scale", [1.0, 0.5])
-def test_lanes_match_numpy(name, scale):
+def test_lanes_as_accurate_as_numpy(name, scale):
     t_end, rtol = 5.0, 1e-8
     m = get_model(name)
     net = _network().scaled(rtt_scale=scale)
@@ -61,19 +64,24 @@ def test_lanes_match_numpy(name, scale):
     out, status, counters = engine.solve_adaptive_batch([sysm], [0] * len(Ps), Ps, t_end, rtol=rtol, atol=atol,
                                                         t_eval=te)
     lay = sysm.layout
-    iq = lay["queue"].start
+    iq, qs = lay["queue"].start, lay["queue"].sl
     for b, P in enumerate(Ps):
-        ref = solve_dde(NetworkSystem(m, net, P, t_end).problem(), t_end, rtol=rtol, atol=atol, t_eval=te)
-        assert status[b] == ref.status
+        prob = NetworkSystem(m, net, P, t_end).problem()
+        ref = solve_dde(prob, t_end, rtol=rtol, atol=atol, t_eval=te)
+        exact = solve_dde(prob, t_end, rtol=1e-11, atol=atol * 1e-3, t_eval=te)
+        assert status[b] == ref.status == exact.status
         assert np.isfinite(out[b]).all()
-        du = float(np.max(np.abs(out[b][:, :iq] - ref.y[:, :iq])))
-        dq = float(np.max(np.abs(out[b][:, lay["queue"].sl] - ref.y[:, lay["queue"].sl])))
-        assert du < 100 * rtol, (name, b, du)
-        assert dq < 1e-2, (name, b, dq)
-        # the counters (lost, arrived, departed, sent: packets) follow the rates and queues: the same packet bound
-        # relative to their size (they grow to ~1e5 packets)
-        dc = np.abs(out[b][:, iq + sysm.n_links:] - ref.y[:, iq + sysm.n_links:])
-        assert float(np.max(dc / np.maximum(1.0, np.abs(ref.y[:, iq + sysm.n_links:])))) < 1e-5, name
+        for part, floor in ((np.s_[:, :iq], 10 * rtol), (np.s_[:, qs], 1e-3)):
+            e_lane = float(np.max(np.abs(out[b][part] - exact.y[part])))
+            e_ref = float(np.max(np.abs(ref.y[part] - exact.y[part])))
+            assert e_lane <= 3 * e_ref + floor, (name, b, part, e_lane, e_ref)
+        # the counters (lost, arrived, departed, queue area, sent: packets) integrate the rates and queues; they grow
+        # to ~1e5 packets: relative to their size, the same rule
+        c = np.s_[:, iq + sysm.n_links:]
+        scale_c = np.maximum(1.0, np.abs(exact.y[c]))
+        e_lane = float(np.max(np.abs(out[b][c] - exact.y[c]) / scale_c))
+        e_ref = float(np.max(np.abs(ref.y[c] - exact.y[c]) / scale_c))
+        assert e_lane <= 3 * e_ref + 10 * rtol, (name, b, "counters", e_lane, e_ref)
 
 
 @pytest.mark.parametrize("name", MODELS)
