@@ -8,7 +8,8 @@ laws, :mod:`ecocc.dde.lanes`; default rtol 1e-7, steps past the smallest delay) 
 model's main gain from 0.25 to 3 times its default, y = every RTT scaled by 0.25 to 4.  The last 10 s decide
 the verdict.  Each model's kernel is built (or loaded) by a one-point map first, timed separately
 (``first_use_s``: the generation and compilation on a machine where it was never built); ``wall_s`` is the
-timed map in the same process (the kernel loaded).  Results are written to a JSON file and a Markdown table
+timed map in the same process (the kernel loaded), ``cpu_s`` the processor time this process used for it
+(all threads): on a shared machine the wall time depends on the other processes, the processor time much less.  Results are written to a JSON file and a Markdown table
 next to it; the machine and its load (``os.getloadavg``) are recorded, since the machine may be shared.
 """
 from __future__ import annotations
@@ -45,11 +46,13 @@ def one_map(name, n, t_end):
     first = time.perf_counter() - t0
     load0 = os.getloadavg()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     ds = simulate_map(net, name, x_values=np.linspace(0.25, 3.0, n) * g0, y_values=np.linspace(0.25, 4.0, n),
                       t_end_s=t_end, **kw)
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     st = ds.status.values.astype(str)
-    return dict(model=name, x_name=GAIN[name], points=int(st.size), t_end_s=t_end, wall_s=wall,
+    return dict(model=name, x_name=GAIN[name], points=int(st.size), t_end_s=t_end, wall_s=wall, cpu_s=cpu,
                 simulate_map_wall_s=float(ds.attrs["wall_s"]), first_use_s=first,
                 n_success=int((st == "success").sum()), n_failed=int((st == "failed").sum()),
                 n_settled=int(ds.stable.values.sum()), mean_steps=float(ds.n_steps.values.mean()),
@@ -70,16 +73,17 @@ def main():
     for name in a.models.split(","):
         r = one_map(name, a.n, a.t_end_s)
         res["maps"].append(r)
-        print(f"{name}: {r['points']} points in {r['wall_s']:.1f} s (first use {r['first_use_s']:.1f} s), "
+        print(f"{name}: {r['points']} points in {r['wall_s']:.1f} s ({r['cpu_s']:.1f} s of CPU; first use {r['first_use_s']:.1f} s), "
               f"{r['n_settled']} settled, {r['n_failed']} failed, mean steps {r['mean_steps']:.0f}, load "
               f"{r['loadavg_before'][0]:.1f}", flush=True)
         out.write_text(json.dumps(res, indent=1))
     lines = [f"# {a.n} x {a.n} maps by simulation, {a.t_end_s:g} s per point (benchmarks/map_models.py)", "",
              f"machine: {res['machine']}", "",
-             "| model | x axis | points | wall (s) | first use (s) | settled | failed | mean steps | load avg (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| model | x axis | points | wall (s) | CPU (s) | first use (s) | settled | failed | mean steps | load avg (1 min) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["maps"]:
-        lines.append(f"| {r['model']} | {r['x_name']} | {r['points']} | {r['wall_s']:.1f} | {r['first_use_s']:.1f} | "
+        lines.append(f"| {r['model']} | {r['x_name']} | {r['points']} | {r['wall_s']:.1f} | {r.get('cpu_s', float('nan')):.1f} | "
+                     f"{r['first_use_s']:.1f} | "
                      f"{r['n_settled']} | {r['n_failed']} | {r['mean_steps']:.0f} | {r['loadavg_before'][0]:.1f} |")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 

@@ -107,10 +107,30 @@ def _release_gil():
 
 
 def compile_module(kind: str, name: str, out_dir: Path, *, func, sig, stamp: int, quiet: bool = False) -> Path:
-    """Compile the Python function ``func`` (a generated kernel, :mod:`ecocc.dde.codegen`; ``kind`` names it in
-    messages) with the numba signature ``sig`` into the extension module ``name`` (exporting ``kernel`` and
-    ``stamp``, returning ``stamp``) in ``out_dir``; returns the file.  Built in a temporary directory inside
-    ``out_dir`` and renamed, so a concurrent reader sees the whole file or none."""
+    """Compile a generated kernel into an extension module with ``numba.pycc``.
+
+    Built in a temporary directory inside ``out_dir`` and renamed, so a concurrent reader sees the whole file
+    or none.  The module exports ``kernel`` (``func``, releasing the GIL) and ``stamp`` (returning ``stamp``).
+
+    Parameters
+    ----------
+    kind : str
+        What the kernel is, for messages.
+    name : str
+        The module's name.
+    out_dir : Path
+    func : function
+        The Python function (a generated kernel, :mod:`ecocc.dde.codegen`).
+    sig : numba signature
+    stamp : int
+    quiet : bool
+        No message on stderr.
+
+    Returns
+    -------
+    Path
+        The module file.
+    """
     from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)

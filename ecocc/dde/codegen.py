@@ -634,9 +634,23 @@ KINDS = {"adaptive": ("adaptive_kernel", "ADAPTIVE_ARGS"), "lanes": ("lanes_kern
 
 
 def kernel(gen: Generated, args: dict, kind: str = "adaptive"):
-    """``(callable, info)``: the kernel ``kind`` (:data:`KINDS`: ``"adaptive"``, one run, or ``"lanes"``, the
-    lock-step groups of :func:`ecocc.dde.engine.solve_adaptive_batch`) of ``gen`` for arguments like ``args``
-    (a dict keyed by the kind's argument names in :mod:`ecocc.dde.engine`).
+    """The compiled kernel ``kind`` of a generated module.
+
+    Parameters
+    ----------
+    gen : Generated
+    args : dict
+        Arguments like the ones it will get (their numba types make the signature), keyed by the kind's
+        argument names in :mod:`ecocc.dde.engine`.
+    kind : {"adaptive", "lanes", "fixed"}
+        :data:`KINDS`: one adaptive run, the lock-step groups of :func:`ecocc.dde.engine.solve_adaptive_batch`,
+        the fixed-step RK4 members of :func:`ecocc.dde.engine.solve_fixed`.
+
+    Returns
+    -------
+    callable, dict
+        The kernel and how it was obtained (``compiled``: ``"aot"`` or ``"jit"``, the module, ``built_now``, or
+        ``aot_unavailable``: why not ahead of time).
 
     The generated kernel is compiled by ``numba.pycc`` into an extension module in the cache directory (named
     by a hash of the generated source, the kind, this CPU, numba's and Python's versions; built once, under a
@@ -771,7 +785,17 @@ def _laws_key(sysm):
 
 
 def generate_for(sysm, P) -> Generated:
-    """:func:`generate` for ``sysm`` run with the parameters ``P`` (their options select the laws)."""
+    """:func:`generate` for ``sysm`` run with the parameters ``P`` (their options select the laws).
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    P : ModelParams
+
+    Returns
+    -------
+    Generated
+    """
     saved = sysm.P
     try:
         sysm.P = P
@@ -843,10 +867,24 @@ def kernel_data(sysm, gen: Generated):
 
 
 def member_fields(sysm, gen: Generated, P):
-    """``(y0, FST, LST, par)`` of a NetworkSystem run with the parameters ``P`` instead of ``sysm.P`` (one
-    member of a lock-step batch): the initial state, the static fields ``(n_st, P)`` and ``(n_lst, L)``, the
-    parameters in ``gen.param_names`` order.  ``P`` must select the same laws as ``sysm.P`` (the options that
-    are resolved at generation)."""
+    """The per-member fields of a generated kernel: ``sysm`` run with the parameters ``P`` instead of ``sysm.P``.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    gen : Generated
+        The generated module of ``sysm``'s model; ``P`` must select the same laws (options).
+    P : ModelParams
+
+    Returns
+    -------
+    y0 : ndarray
+        ``(n,)`` initial state.
+    FST, LST : ndarray
+        Static fields ``(len(gen.st_keys), n_flows)`` and ``(len(gen.lst_keys), n_links)``.
+    par : ndarray
+        The numeric parameters in ``gen.param_names`` order.
+    """
     m, net = sysm.model, sysm.net
     saved = sysm.P
     try:

@@ -160,12 +160,29 @@ def _shared_data(systems, gen):
 def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESolution:
     """Compiled :func:`ecocc.dde.fixed.solve_fixed` (classical RK4 on a uniform grid) for any model.
 
-    ``systems``: one ``NetworkSystem`` (one run), or a list of them (a batch: one per member, one model on
-    one network, differing only in delays and numeric parameters, as :func:`ecocc.batch.simulate_batch`
-    builds them), integrated from their initial states, the members in parallel over the cores.  The kernel
-    is generated from the model's laws (:mod:`ecocc.dde.codegen`, :mod:`ecocc.dde.rk4`).  Returns a
-    ``DDESolution`` shaped as ``solve_fixed``'s: ``y`` ``(len(t_eval), n)``, or ``(len(t_eval), B, n)`` for a
-    batch with ``settings["member_status"]``.
+    The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen` around :mod:`ecocc.dde.rk4`) and
+    agrees with the NumPy solver to round-off (same grid, stages, masks, clamps and Hermite past).
+
+    Parameters
+    ----------
+    systems : NetworkSystem or list of NetworkSystem
+        One run, or a batch: one system per member (one model on one network, differing only in delays and
+        numeric parameters, as :func:`ecocc.batch.simulate_batch` builds them), integrated from their
+        initial states, the members in parallel over the cores.
+    t_end : float
+        End time, seconds.
+    step_s : float
+        Requested step, seconds (shrunk so that the grid ends at ``t_end``; ``settings["step_s"]``).
+    t_eval : array of float, optional
+        Output times, seconds (default: the grid).
+    progress : callable, optional
+        Called once with the time reached, seconds.
+
+    Returns
+    -------
+    DDESolution
+        Shaped as ``solve_fixed``'s: ``y`` ``(len(t_eval), n)``, or ``(len(t_eval), B, n)`` for a batch, with
+        ``settings["member_status"]`` and ``settings["member_t_failed_s"]`` (s).
     """
     from . import codegen
     batched = isinstance(systems, (list, tuple))
@@ -355,8 +372,27 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
                    max_steps=10_000_000, progress=None, method="RK45") -> DDESolution:
     """Compiled :func:`ecocc.dde.adaptive.solve_dde` for a ``NetworkSystem`` of any model.
 
-    ``method``: ``"RK45"`` (Dormand--Prince 5(4), default) or ``"RK23"`` (Bogacki--Shampine 3(2)), the NumPy
-    solver's tableaux, run by the same generic integrator (:mod:`ecocc.dde.integrator`).
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    t_end : float
+        End time, seconds.
+    rtol, atol : float, float or array
+        Tolerances (``atol`` per component: log-states in log units, queues and counters in packets).
+    t_eval : array of float
+        Output times, seconds (required).
+    max_step, first_step : float
+        Largest step and first step, seconds (``first_step=None``: chosen as the NumPy solver does).
+    max_steps : int
+    progress : callable, optional
+        Called once with the time reached, seconds.
+    method : {"RK45", "RK23"}
+        Dormand--Prince 5(4) (default) or Bogacki--Shampine 3(2), the NumPy solver's tableaux, run by the same
+        generic integrator (:mod:`ecocc.dde.integrator`).
+
+    Returns
+    -------
+    DDESolution
 
     The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`) and compiled by numba on its
     first use on a machine (cached on disk).  ``t_eval`` is required (outputs only at those times).  Same
@@ -402,23 +438,50 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
                          method="RK45"):
     """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
-    ``systems``: ``NetworkSystem`` objects of one model on one network that differ only in their delays (an
-    RTT scaling); member ``b`` uses ``systems[member_system[b]]`` with the parameters ``member_params[b]``
-    (the model's parameter object: its numeric fields may differ between members, its options may not).
     Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
     parallel over the cores.  The kernel is generated from the model's laws with the single-run one
     (:mod:`ecocc.dde.codegen`) and compiled on its first use on a machine (cached).
 
-    ``components``: the state components to output (default all); ``dynamics_only``: integrate (and
-    control the error of) only the flow states, link states and queues, not the counters that follow them
-    in the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
-    then be among those.  ``overlap``: allow steps longer than the smallest delay, with delayed values inside
-    a step corrected iteratively (see :func:`ecocc.dde.lanes.lanes_kernel`); without it steps never exceed
-    the smallest delay, as in :func:`solve_adaptive`.  ``method``: ``"RK45"`` or ``"RK23"``.
+    Parameters
+    ----------
+    systems : list of NetworkSystem
+        Systems of one model on one network that differ only in their delays (an RTT scaling).
+    member_system : sequence of int
+        Member ``b`` uses ``systems[member_system[b]]``.
+    member_params : sequence of ModelParams
+        Member ``b``'s parameters (the model's parameter object: its numeric fields may differ between
+        members, its options may not).
+    t_end : float
+        End time, seconds.
+    rtol : float
+    atol : float or array, optional
+        Default: the systems' :meth:`~ecocc.system.NetworkSystem.default_atol`.
+    t_eval : array of float
+        Output times, seconds.
+    max_step : float
+        Seconds.
+    max_steps : int
+    components : sequence of int, optional
+        The state components to output (default all).
+    dynamics_only : bool
+        Integrate (and control the error of) only the flow states, link states and queues, not the counters
+        that follow them in the state (lost, arrived, departed, queue area, sent), which feed nothing back;
+        ``components`` must then be among those.
+    overlap : bool
+        Allow steps longer than the smallest delay, with delayed values inside a step corrected iteratively
+        (see :func:`ecocc.dde.lanes.lanes_kernel`); without it steps never exceed the smallest delay, as in
+        :func:`solve_adaptive`.
+    method : {"RK45", "RK23"}
 
-    Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
-    member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
-    nfev, clamp events, inaccurate steps, outputs written; steps, rejections and nfev are its group's).
+    Returns
+    -------
+    out_y : ndarray
+        ``(B, len(t_eval), len(components))`` (NaN after a member failed).
+    status : list of Status
+        One per member.
+    counters : ndarray
+        ``(B, 6)``: steps, rejected, nfev, clamp events, inaccurate steps, outputs written (steps, rejections
+        and nfev are its group's).
     """
     from . import codegen
     from .aot import LANES
@@ -535,6 +598,12 @@ _last_lanes_info: dict = {}
 
 
 def lanes_kernel_info() -> dict:
-    """How this process's last lock-step batch obtained its kernel (empty before the first): ``compiled``
-    (``"aot"`` or ``"jit"``), the module, whether it was built now, the generated kernel's name."""
+    """How this process's last lock-step batch obtained its kernel.
+
+    Returns
+    -------
+    dict
+        Empty before the first batch; else ``compiled`` (``"aot"`` or ``"jit"``), the module or why none was
+        used, whether it was built now, ``kernel`` (the generated module's name).
+    """
     return dict(_last_lanes_info)
