@@ -235,3 +235,24 @@ def test_adaptive_argument_names_match_the_kernel():
     code = mod.fixed_kernel_strided.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.FIXED_ARGS
 
+
+
+@pytest.mark.parametrize("name", ["staggered-dumbbell", "parking-lot"])
+def test_adaptive_kernel_rk23_matches_numpy(name):
+    """Bogacki-Shampine 3(2): the same generic integrator with the NumPy solver's RK23 tableau (no other
+    kernel: the tableau is an argument).  Bounds as for RK45 (test_adaptive_kernel_matches_numpy)."""
+    t_end = 10.0
+    sysm = _system(NETWORKS[name](), t_end)
+    te = output_grid(t_end, 0.05)
+    rtol, atol = 1e-7, sysm.default_atol()
+    ref = solve_dde(sysm.problem(), t_end, rtol=rtol, atol=atol, t_eval=te, method="RK23")
+    got = engine.solve_adaptive(sysm, t_end, rtol=rtol, atol=atol, t_eval=te, method="RK23")
+    assert got.method == "RK23" and got.status == ref.status
+    assert abs(got.n_steps - ref.n_steps) <= 0.1 * ref.n_steps  # the same steps unless round-off flips one
+    lay = sysm.layout
+    u = np.s_[:, : lay["queue"].start]
+    q = np.s_[:, lay["queue"].sl]
+    assert np.max(np.abs(got.y[u] - ref.y[u])) < 100 * rtol
+    assert np.max(np.abs(got.y[q] - ref.y[q])) < 1e-2
+    with pytest.raises(InputError, match="method"):
+        engine.solve_adaptive(sysm, t_end, t_eval=te, method="RK4")
