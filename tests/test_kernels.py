@@ -186,7 +186,7 @@ def test_engine_without_numba_says_so(monkeypatch):
     with pytest.raises(InputError, match="numba is not installed"):
         simulate_map(net, "aecp", x_values=[1.0], y_values=[1.0], t_end_s=1.0, window_s=0.5, engine="numba")
     ds = simulate_map(net, "aecp", x_values=[1.0], y_values=[1.0], t_end_s=1.0, window_s=0.5)
-    assert ds.attrs["engine"] == "numpy" and ds.status.values.item() == "success"
+    assert ds.attrs["engine"] == "auto (per point)" and ds.status.values.item() == "success"  # one run per point
 
 
 def test_map_threads_follow_numba_num_threads(monkeypatch):
