@@ -122,7 +122,7 @@ def _figure_formats(text):
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
 @click.option("--engine", type=click.Choice(["auto", "numpy", "numba"]), default="auto", show_default=True,
-              help="auto: the compiled engine where it applies (adaptive: every model; fixed: AECP/CLTCP), else "
+              help="auto: the compiled engine where it applies (adaptive and fixed: every model the generated kernels serve), else "
                    "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")

@@ -89,7 +89,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         it serves the run -- the adaptive solver for every model (a kernel
         generated from the model's laws, :mod:`ecocc.dde.codegen`, compiled by
         numba on its first use on a machine and cached on disk), the
-        fixed-step solver for AECP/CLTCP -- and the NumPy solver otherwise
+        fixed-step solver too -- and the NumPy solver otherwise
         (forward delays, a ``checkpoint``, no numba: then it says so once).
         ``"numba"``: the compiled engine or an error saying why not.
         ``"numpy"``: the NumPy reference solvers.  ``$ECOCC_ENGINE`` sets what
@@ -210,7 +210,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
-                sol = engine.solve_fixed_aecp(sysm, t_end, check_finite("step_s", step_s, positive=True),
+                sol = engine.solve_fixed(sysm, t_end, check_finite("step_s", step_s, positive=True),
                                               t_eval=t_eval, progress=cb)
         elif solver == "adaptive":
             prob = sysm.problem()
