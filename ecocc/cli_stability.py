@@ -211,8 +211,9 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
               help="Simulate the nonlinear model at X,Y: settled / decaying, not settled / growing or limit cycle.")
 @click.option("--sim-t-end-s", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
-                  sim_t_end_s, out_dir):
+                  sim_t_end_s, out_dir, quiet):
     """Linear stability map over a parameter plane (exact-delay margins, certified roots): PNG, PDF and NetCDF
     in --out.  MODEL|SCENARIO as for `ecocc margins`: a model name takes its paper's setting."""
     from .models import get_model
@@ -254,7 +255,7 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
         raise click.BadParameter(f"{sim_points!r} is not allowed: X,Y pairs", param_hint="--simulate")
     try:
         ds = smap(key, x_name, xs, y_name, ys, n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps,
-                  simulate_points=pts, sim_t_end_s=sim_t_end_s, **params)
+                  simulate_points=pts, sim_t_end_s=sim_t_end_s, progress=not quiet, **params)
     except InputError as e:
         raise click.UsageError(str(e)) from None
     from .store import OutputLock, atomic_path

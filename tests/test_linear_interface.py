@@ -186,3 +186,18 @@ def test_models_without_a_linearization_are_refused_not_hung(model):
     from ecocc.errors import InputError
     with pytest.raises(InputError, match="no linearization yet"):
         analyze(model, n_flows=4, rtt_s=0.1, capacity_pps=12500.0)
+
+
+def test_stability_map_progress_bar_counts_points_and_quiet_hides_it(tmp_path, capsys):
+    # 2 x 2 grid + 0 samples: the bar's total is 4 points and it reaches 4/4; --quiet prints no bar
+    from ecocc.cli_stability import stability_map as cmd
+    from ecocc.stability import stability_map
+    stability_map("aecp", "alpha_per_s", [1.0, 2.0], "rtt_s", [0.1, 0.2], progress=True)
+    err = capsys.readouterr().err
+    assert "aecp: stability map" in err and "4/4" in err
+    stability_map("aecp", "alpha_per_s", [1.0, 2.0], "rtt_s", [0.1, 0.2])
+    assert "stability map" not in capsys.readouterr().err
+    r = CliRunner().invoke(cmd, ["aecp", "--axis", "alpha_per_s=1,2", "--axis", "rtt_s=0.1,0.2", "--out",
+                                 str(tmp_path), "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "stability map:" not in r.output and "of 4 points stable" in r.output

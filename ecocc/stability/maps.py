@@ -29,7 +29,7 @@ def _unit(name):
 
 def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
                   y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
-                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, **params):
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, progress=False, **params):
     """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
 
     Parameters
@@ -43,6 +43,12 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     simulate_points : sequence of (x, y)
         Points at which the nonlinear model is simulated (``sim_t_end_s``
         seconds on a dumbbell) and the decay judged from the trajectory.
+    sim_t_end_s : float
+        Length of each simulation (s).
+    n_nodes : int, optional
+        Collocation nodes of the root finder (:func:`characteristic_roots`).
+    progress : bool
+        Show a progress bar (tqdm, on stderr) over the grid points and the simulated samples.
     **params : other model parameters.
 
     Returns
@@ -71,9 +77,16 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
             kw["n_flows"] = int(round(kw["n_flows"]))
         return kw
 
+    sp = list(simulate_points)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=xs.size * ys.size + len(sp), unit="point", desc=f"{model}: stability map", leave=False)
     for i, yv in enumerate(ys):
         for j, xv in enumerate(xs):
             a = analyze(model, n_nodes=n_nodes, **point(xv, yv))
+            if bar is not None:
+                bar.update(1)
             m = a.margins
             out["phase_margin_deg"][i, j] = m.phase_margin_deg
             out["delay_margin_s"][i, j] = m.delay_margin_s
@@ -91,7 +104,6 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         ds[k].attrs["units"] = u
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name))
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name))
-    sp = list(simulate_points)
     sx, sy, dec, gr, pred, reg = [], [], [], [], [], []
     for (xv, yv) in sp:
         kw = point(xv, yv)
@@ -100,6 +112,10 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
         sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
         reg.append(d.regime)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     ds["sample_x"] = ("sample", np.asarray(sx, float)); ds["sample_y"] = ("sample", np.asarray(sy, float))
     ds["sim_decays"] = ("sample", np.asarray(dec, bool)); ds["sim_growth_per_s"] = ("sample", np.asarray(gr, float))
     ds["predicted_stable"] = ("sample", np.asarray(pred, bool))
