@@ -265,7 +265,7 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
         pdf = png.with_suffix(".pdf")
         with atomic_path(nc) as tmp:
             ds.to_netcdf(tmp)
-        fig = plot_stability_map(ds)
+        fig = plot_stability_map(ds).figure
         with atomic_path(png) as tmp:
             fig.savefig(tmp, dpi=120, bbox_inches="tight")
         with atomic_path(pdf) as tmp:
@@ -441,7 +441,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
         import matplotlib
         matplotlib.use("Agg")
         from .plotting import plot_simulated_map
-        fig = plot_simulated_map(ds)
+        fig = plot_simulated_map(ds).figure
         with atomic_path(out / files["figure"]) as tmp:
             fig.savefig(tmp, dpi=120)
         with atomic_path(out / files["figure_pdf"]) as tmp:

@@ -102,16 +102,21 @@ def _reno_jitcdde(ts, rtts, C_r, with_queueing):
     N = len(rtts)
     q = y(N)
 
+    lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
+
+    def ramp(qq):
+        return P.red_p_max * (qq - lo) / (hi - lo)
+
     def red(qq):
-        ramp = P.red_p_max * (qq - P.red_min_th_pkts) / (P.red_max_th_pkts - P.red_min_th_pkts)
-        return se.Piecewise((0, qq < P.red_min_th_pkts), (ramp, qq < P.red_max_th_pkts), (1, True))
+        return se.Piecewise((0, qq < lo), (ramp(qq), qq < hi), (1, True))
+
+    def events(Wd, qd):  # min(W(t - D) p(q(t - D)), 1) as one Piecewise (symengine converts no Min of a Piecewise)
+        return se.Piecewise((0, qd < lo), (Wd * ramp(qd), se.And(qd < hi, Wd * ramp(qd) < 1)), (1, qd < hi),
+                            (Wd, Wd < 1), (1, True))
 
     R = [rtts[i] + q / C_r for i in range(N)]
     D = [rtts[i] + (q / C_r if with_queueing else 0) for i in range(N)]
-    def cap(e):  # min(e, 1) = (e + 1 - |e - 1|)/2 (symengine's Min of RED's Piecewise does not convert)
-        return (e + 1 - abs(e - 1)) / 2
-
-    f = [1 / R[i] - y(i) * cap(y(i, t - D[i]) * red(y(N, t - D[i]))) / (2 * R[i]) for i in range(N)]
+    f = [1 / R[i] - y(i) * events(y(i, t - D[i]), y(N, t - D[i])) / (2 * R[i]) for i in range(N)]
     dq = (1 - red(q)) * sum(y(i) / R[i] for i in range(N)) - C_r
     f.append(se.Piecewise((dq, se.Or(q > 0, dq > 0)), (0, True)))
     dde = jitcdde_mod.jitcdde(f, max_delay=max(rtts) + 1.0, verbose=False)
