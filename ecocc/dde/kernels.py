@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .history import first_crossing, hermite, nudge
+from .history import first_crossing, hermite, nudge, release_matters
 
 #: flows above which one run spreads its right-hand side over the cores
 PAR_MIN_FLOWS = 5000
@@ -418,6 +418,7 @@ def _project(y, iq, ilost, idep, L, buf):
 _hermite = njit(cache=True)(hermite)
 _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
+_release_matters = njit(cache=True)(release_matters)
 
 
 @njit(cache=True)

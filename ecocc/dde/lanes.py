@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit
 
 from .aot import LANES
-from .kernels import _first_crossing, _history_new, _history_room, _index_at, _segment_at, _tiny
+from .kernels import _first_crossing, _history_new, _history_room, _index_at, _release_matters, _segment_at, _tiny
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -580,7 +580,8 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                         lw = l * W + w
                         k = (iq + l) * W + w
                         d_a, d_b = F[FRAW, k], F[FNEW, k]
-                        if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)):
+                        if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)) \
+                                and _release_matters(d_a, h, atol_v[iq + l], rtol, Y[YY, k]):
                             s_star = min(s_star, d_a / (d_a - d_b))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
