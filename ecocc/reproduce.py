@@ -380,14 +380,23 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
         check(n in avail, "scenario", n, f"'all' or one of {avail}")
     t0 = time.perf_counter()
     tasks = [t for n in names for t in plan(n)]
-    results = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
-    records = [r for n in names for r in compare(n, results)]
+    import contextlib
+
+    from .store import OutputLock
     written = []
-    if figures:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for n in names:
-            written += plot_scenario(n, results, out)
+    # one process writes figures into OUT at a time: the lock is taken before the runs, so a second process
+    # on the same OUT is refused at once rather than after its runs
+    with (OutputLock(out_dir) if figures else contextlib.nullcontext()) as lock:
+        results = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
+        records = [r for n in names for r in compare(n, results)]
+        if figures:
+            for n in names:
+                # temporary files of a run killed while writing this scenario's figures (no other process
+                # writes here while the lock is held): removed, the figures below replace them
+                for ext in ("png", "pdf"):
+                    for stale in lock.out.glob(f".{n}.tmp-*.{ext}"):
+                        stale.unlink(missing_ok=True)
+                written += plot_scenario(n, results, lock.out)
     wall = time.perf_counter() - t0
     return records, results, {"wall_s": wall, "n_runs": len(tasks), "figures": written,
                               "cpu_s": sum(v.get("cpu_s") or 0.0 for v in results.values()),
@@ -469,9 +478,11 @@ def plot_scenario(name, results, out_dir) -> list[str]:
             axq.grid(True, alpha=0.3)
         fig.suptitle(f"{name}: {sc.description}"[:160] + "\n(one run per protocol on the same topology)", fontsize=9)
     fig.tight_layout()
+    from .store import atomic_path
     for ext in ("png", "pdf"):
         path = Path(out_dir) / f"{name}.{ext}"
-        fig.savefig(path, dpi=110)
+        with atomic_path(path) as tmp:  # a run killed while writing leaves the previous figure whole
+            fig.savefig(tmp, dpi=110)
         paths.append(str(path))
     plt.close(fig)
     return paths
