@@ -188,7 +188,17 @@ class MapPlot:
     legend: object = None
 
     def savefig(self, *args, **kwargs):
-        """``self.figure.savefig(...)`` (so code that expected a figure keeps working)."""
+        """``self.figure.savefig(...)`` (so code that expected a figure keeps working).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Passed to :meth:`matplotlib.figure.Figure.savefig`.
+
+        Returns
+        -------
+        None
+        """
         return self.figure.savefig(*args, **kwargs)
 
 

@@ -370,7 +370,32 @@ def execute(tasks, *, workers: int = 1, scheduler=None, progress=False):
 
 
 def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, progress=False, figures=True):
-    """Run the scenarios ``names`` (or ``"all"``), write figures, return ``(records, results, timing)``."""
+    """Run the scenarios ``names`` (or ``"all"``), write figures, return ``(records, results, timing)``.
+
+    Parameters
+    ----------
+    names : str or list of str
+        Reproducible scenario names (:func:`reproducible`) or ``"all"``.
+    out_dir : path
+        Directory of the figures.  It is locked (:class:`ecocc.store.OutputLock`) from before the runs
+        until the figures are written, and each figure is written to a temporary file and renamed, so a
+        killed run never leaves a torn figure; a rerun removes the temporary files a killed one left.
+    workers : int
+        Local worker processes.
+    scheduler : str, optional
+        dask.distributed scheduler address.
+    progress : bool
+        Show a progress bar.
+    figures : bool
+        Write the figures (PNG and PDF, one pair per scenario); ``False``: no directory is touched.
+
+    Returns
+    -------
+    tuple
+        ``records`` (list of :class:`Record`), ``results`` (dict: task label -> run result) and ``timing``
+        (``wall_s``, ``n_runs``, ``figures``: the paths written, ``cpu_s``, ``run_wall_s``, ``run_cpu_s``;
+        seconds).
+    """
     if names == "all" or names == ["all"]:
         names = reproducible()
     elif isinstance(names, str):
@@ -406,7 +431,22 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
 
 # ----------------------------------------------------------------------------- figures
 def plot_scenario(name, results, out_dir) -> list[str]:
-    """PNG and PDF figures of one scenario (time series per protocol, or sweep metrics)."""
+    """PNG and PDF figures of one scenario (time series per protocol, or sweep metrics).
+
+    Parameters
+    ----------
+    name : str
+        Scenario name.
+    results : dict
+        Task label -> run result (from :func:`execute`).
+    out_dir : path
+        Existing directory; each file is written atomically (:func:`ecocc.store.atomic_path`).
+
+    Returns
+    -------
+    list of str
+        The paths written (``<out_dir>/<name>.png`` and ``.pdf``).
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
