@@ -27,7 +27,10 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   derivative points outward.  A held component whose raw derivative turns
   inward inside a step (a queue that starts to fill again) ends the step
   there too (root of the raw derivative's linear interpolant over the step),
-  so the release is located rather than deferred to the end of the step.
+  so the release is located rather than deferred to the end of the step -- unless the inward flow
+  the clamp removes before it is negligible against the step's tolerance
+  (:func:`ecocc.dde.history.release_matters`): roots of round-off otherwise stalled runs started at the
+  equilibrium rate with an empty queue.
 * Output at ``t_eval`` uses the pair's own continuous extension (as
   ``solve_ivp``), bounded components clipped to their interval.
 * Output samples of bounded components go through the problem's projection

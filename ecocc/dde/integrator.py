@@ -13,7 +13,8 @@ projection does, so they conserve packets; the NumPy solver of this revision onl
 max-norm error control, the mid-step check of the Hermite history of every component read through a
 delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
 located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
-lost or as over-counted departures), a held queue released where its raw derivative turns inward, dense
+lost or as over-counted departures), a held queue released where its raw derivative turns inward (unless
+negligible: ``history.release_matters``), dense
 output from the pair's continuous extension.  The state layout is :attr:`ecocc.system.NetworkSystem.layout`.
 
 The history stores only the components the model reads through a delay (``hsrc``: a model's link
