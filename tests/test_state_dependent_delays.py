@@ -149,10 +149,10 @@ def test_reno_queueing_delay_matches_jitcdde():
     print(f"Reno: max rel err W {w_rel:.3g}, max abs err q {q_abs:.3g} pkts (peak {J[:, N].max():.4g})")
     # as the AECP test: neither solver locates the kink of RED's profile at min_th in the delayed queue.
     # Measured against this reference (current law): 3.8e-9 relative in W, 3.8e-7 packets in q (peak 52.4);
-    # the previous reference (drops queued, no cap) differs from ecocc's Reno by 1.2e-2 in W, 0.90 packets in q.  Under the old
-    # law the two right-hand sides (natural units / log space) gave 2.0e-8 and 4.6e-9 in W, 1.3e-6 and 5.2e-7
-    # packets in q (same law, other round-off: the kink makes the last digits path-dependent); bounds 5x above
-    # the larger of those
+    # the previous reference (drops queued, no cap) differs from ecocc's Reno by 1.2e-2 in W, 0.90 packets in
+    # q.  Under the old law the two right-hand sides (natural units / log space) gave 2.0e-8 and 4.6e-9 in W,
+    # 1.3e-6 and 5.2e-7 packets in q (same law, other round-off: the kink makes the last digits
+    # path-dependent); bounds 5x above the larger of those
     assert w_rel < 1e-7 and q_abs < RENO_Q_TOL
 
 
