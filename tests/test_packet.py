@@ -92,6 +92,17 @@ def test_cli_packet_without_ns3_is_one_line_error(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "cannot start" in proc.stderr
 
 
+@pytest.mark.parametrize("command", ["packet", "compare"])
+def test_cli_packet_unknown_scenario_reported_before_missing_ns3(tmp_path, command):
+    # a missing interpreter (no ns-3) and an unknown scenario: the scenario is the first thing wrong
+    from click.testing import CliRunner
+    from ecocc.cli import main
+    r = CliRunner().invoke(main, [command, "nosuch", "--out", str(tmp_path), "--python",
+                                  str(tmp_path / "no-such-python")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "nosuch" in r.output and "cannot start" not in r.output
+
+
 @needs_ns3
 def test_aecp_dumbbell_steady_state_matches_fluid_equilibrium():
     sc = aecp_dumbbell_10mbps()
