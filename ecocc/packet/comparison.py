@@ -161,7 +161,23 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
                      with_paper: bool = True) -> Comparison:
     """Reduce both runs to the packet run's bins and final window; fill the table and RMS differences.
 
-    ``with_paper=False`` leaves the paper's numbers out (they describe the scenario's full run).
+    When the packet run loses packets in the final window, the table adds each flow's delivered rate (data packets
+    reaching the receiver per second) beside its sending rate.
+
+    Parameters
+    ----------
+    sc : Scenario
+        The (scaled) scenario both runs used.
+    fluid, packet : Trajectory
+        The fluid run and the packet-level run.
+    capacity_scale : float
+        The factor the capacities were scaled by (the paper's rates are scaled alike).
+    with_paper : bool
+        ``False`` leaves the paper's numbers out (they describe the scenario's full run).
+
+    Returns
+    -------
+    Comparison
     """
     from .paper import PAPER
     e = np.asarray(packet.t_s, dtype=float)
