@@ -88,7 +88,7 @@ def summarize(tr, window_s: tuple[float, float]) -> dict:
 
 
 def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *, protocol: str | None = None,
-                    seed: int = 1) -> tuple[dict | None, str]:
+                    seed: int = 1, heavy_min: float = 0.0) -> tuple[dict | None, str]:
     """One ns-3 run of ``scenario`` summarised (:func:`summarize`), cached; or ``None`` and why not.
 
     Parameters
@@ -103,6 +103,10 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
         Packet-level protocol (:data:`ecocc.packet.PROTOCOLS`); default the scenario model's.
     seed : int
         ns-3 random seed.
+    heavy_min : float
+        Expected wall time of the run in minutes, when it is long (0: a short run).  A run of 10 minutes or more
+        happens only with ``$ECOCC_CLAIMS_PACKET=all`` (or from the cache), so that a default ``ecocc claims``
+        stays within minutes; otherwise the reason says how to run it.
 
     Returns
     -------
@@ -113,22 +117,33 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     ok, why = packet_enabled()
     if not ok:
         return None, why
+    if heavy_min >= 10 and os.environ.get(ENV, "").strip().lower() != "all":
+        cached_out = cached(name, None, **_key(scenario, window_s, protocol, seed), lookup_only=True)
+        if cached_out is None:
+            return None, (f"a long ns-3 run (about {heavy_min:g} min on 2 cores), run only with {ENV}=all")
+        return (cached_out, "ok") if cached_out["status"] == "success" else (
+            None, f"the ns-3 run did not finish: {cached_out['message']}")
     from .. import scenarios
     from ..errors import EcoccError
     from ..packet import run_packet
-    from ..packet.runner import code_digest, ns3_python
 
     def go():
         tr = run_packet(scenarios.from_dict(scenario), protocol=protocol, seed=seed)
         return summarize(tr, window_s)
     try:
-        out = cached(name, go, scenario=scenario, window=list(window_s), protocol=protocol, seed=seed,
-                     packet_code=code_digest(), python=ns3_python())
+        out = cached(name, go, **_key(scenario, window_s, protocol, seed))
     except EcoccError as exc:
         return None, f"the ns-3 run failed: {str(exc).splitlines()[0]}"
     if out["status"] != "success":
         return None, f"the ns-3 run did not finish: {out['message']}"
     return out, "ok"
+
+
+def _key(scenario, window_s, protocol, seed) -> dict:
+    """The cache key of a packet run: the scenario, window, protocol, seed, packet code and interpreter."""
+    from ..packet.runner import code_digest, ns3_python
+    return {"scenario": scenario, "window": list(window_s), "protocol": protocol, "seed": seed,
+            "packet_code": code_digest(), "python": ns3_python()}
 
 
 def not_run_reading(name: str, why: str, what: str) -> Reading:

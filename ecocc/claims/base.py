@@ -188,21 +188,22 @@ def cache_dir():
     return Path(env) if env else Path.home() / ".cache" / "ecocc" / "claims"
 
 
-def cached(name: str, fn: Callable, **key):
+def cached(name: str, fn: Callable | None, lookup_only: bool = False, **key):
     """``fn()`` (a JSON-able value), cached on disk under ``name`` and ``key``.
 
     The cache key is the code digest (:func:`code_digest`), ``name`` and
     every keyword (parameters, grid, solver settings), so a cached value is
     reused only for the same code, the same parameters and the same solver
     settings.  Files are written atomically.  Set ``ECOCC_CLAIMS_CACHE=off``
-    to disable.
+    to disable.  With ``lookup_only=True`` nothing is computed: the cached
+    value, or ``None`` when there is none.
     """
     import hashlib
     import json
     import os
     d = cache_dir()
     if d is None:
-        return fn()
+        return None if lookup_only else fn()
     blob = json.dumps({"name": name, "code": code_digest(), "key": key}, sort_keys=True, default=repr)
     path = d / f"{name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}.json"
     if path.exists():
@@ -210,6 +211,8 @@ def cached(name: str, fn: Callable, **key):
             return json.loads(path.read_text())["value"]
         except (ValueError, KeyError, OSError):
             pass
+    if lookup_only:
+        return None
     value = fn()
     from ..results import _jsonable
     d.mkdir(parents=True, exist_ok=True)
