@@ -275,3 +275,21 @@ def test_ns3_sweep_point_keys_cover_the_packet_code(monkeypatch):
     assert k2 != k1
     # fluid points do not depend on the packet code
     assert "packet_code" not in point_key(sc, {"q0_pkts": 50.0}, 10.0, "numpy")[1]
+
+
+def test_claims_long_packet_runs_need_all_or_the_cache(monkeypatch, tmp_path):
+    # a long ns-3 run (cltcp.fig6 at 120 Mbps) runs only with ECOCC_CLAIMS_PACKET=all; otherwise the cached
+    # result is used if there is one, and the reading says how to run it if not (no ns-3 needed for this)
+    import ecocc.packet
+    from ecocc.claims import _packet
+    from ecocc.claims.base import cached
+    monkeypatch.setattr(ecocc.packet, "available", lambda python=None: (True, "ok"))
+    monkeypatch.setenv("ECOCC_CLAIMS_PACKET", "on")
+    monkeypatch.setenv("ECOCC_CLAIMS_CACHE", str(tmp_path))
+    sc = {"scenario": {"name": "x"}}
+    ev, why = _packet.packet_evidence("t.heavy", sc, (0.0, 1.0), heavy_min=20)
+    assert ev is None and "ECOCC_CLAIMS_PACKET=all" in why
+    planted = {"status": "success", "message": "ok", "lost_pkts_run": [0.0]}
+    cached("t.heavy", lambda: planted, **_packet._key(sc, (0.0, 1.0), None, 1))
+    ev, why = _packet.packet_evidence("t.heavy", sc, (0.0, 1.0), heavy_min=20)
+    assert ev == planted and why == "ok"
