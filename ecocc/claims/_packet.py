@@ -39,7 +39,7 @@ def packet_enabled() -> tuple[bool, str]:
     return available()
 
 
-def summarize(tr, window_s: tuple[float, float]) -> dict:
+def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
     """The numbers a packet-level reading judges, from one packet run.
 
     Parameters
@@ -48,6 +48,8 @@ def summarize(tr, window_s: tuple[float, float]) -> dict:
         A packet-level run (:func:`ecocc.packet.run_packet`).
     window_s : (float, float)
         Averaging window ``[start, end]`` in seconds.
+    extra_windows : sequence of (float, float)
+        More windows (s) for which the per-flow goodput is given too (``goodput_pps_extra``).
 
     Returns
     -------
@@ -84,11 +86,15 @@ def summarize(tr, window_s: tuple[float, float]) -> dict:
         "max_bin_queue_pkts": np.max(tr.queue_pkts, axis=0).tolist(),
         "buffers_pkts": tr.solver["buffers_pkts"], "driver_protocol": tr.solver["driver_protocol"],
         "wall_s": tr.solver["wall_s"],
+        "extra_windows_s": [list(w) for w in extra_windows],
+        "goodput_pps_extra": [[float(np.interp(b, t, tr.flow_vars["received"][:, j])
+                                     - np.interp(a, t, tr.flow_vars["received"][:, j])) / (b - a)
+                               for j in range(len(tr.flow_names))] for a, b in extra_windows],
     }
 
 
 def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *, protocol: str | None = None,
-                    seed: int = 1, heavy_min: float = 0.0) -> tuple[dict | None, str]:
+                    seed: int = 1, heavy_min: float = 0.0, extra_windows=()) -> tuple[dict | None, str]:
     """One ns-3 run of ``scenario`` summarised (:func:`summarize`), cached; or ``None`` and why not.
 
     Parameters
@@ -103,6 +109,8 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
         Packet-level protocol (:data:`ecocc.packet.PROTOCOLS`); default the scenario model's.
     seed : int
         ns-3 random seed.
+    extra_windows : sequence of (float, float)
+        More windows (s) for the per-flow goodput (:func:`summarize`).
     heavy_min : float
         Expected wall time of the run in minutes, when it is long (0: a short run).  A run of 10 minutes or more
         happens only with ``$ECOCC_CLAIMS_PACKET=all`` (or from the cache), so that a default ``ecocc claims``
@@ -118,7 +126,7 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     if not ok:
         return None, why
     if heavy_min >= 10 and os.environ.get(ENV, "").strip().lower() != "all":
-        cached_out = cached(name, None, **_key(scenario, window_s, protocol, seed), lookup_only=True)
+        cached_out = cached(name, None, **_key(scenario, window_s, protocol, seed, extra_windows), lookup_only=True)
         if cached_out is None:
             return None, (f"a long ns-3 run (about {heavy_min:g} min on 2 cores), run only with {ENV}=all")
         return (cached_out, "ok") if cached_out["status"] == "success" else (
@@ -129,9 +137,9 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
 
     def go():
         tr = run_packet(scenarios.from_dict(scenario), protocol=protocol, seed=seed)
-        return summarize(tr, window_s)
+        return summarize(tr, window_s, extra_windows)
     try:
-        out = cached(name, go, **_key(scenario, window_s, protocol, seed))
+        out = cached(name, go, **_key(scenario, window_s, protocol, seed, extra_windows))
     except EcoccError as exc:
         return None, f"the ns-3 run failed: {str(exc).splitlines()[0]}"
     if out["status"] != "success":
@@ -139,11 +147,11 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     return out, "ok"
 
 
-def _key(scenario, window_s, protocol, seed) -> dict:
-    """The cache key of a packet run: the scenario, window, protocol, seed, packet code and interpreter."""
+def _key(scenario, window_s, protocol, seed, extra_windows=()) -> dict:
+    """The cache key of a packet run: the scenario, windows, protocol, seed, packet code and interpreter."""
     from ..packet.runner import code_digest, ns3_python
-    return {"scenario": scenario, "window": list(window_s), "protocol": protocol, "seed": seed,
-            "packet_code": code_digest(), "python": ns3_python()}
+    return {"scenario": scenario, "window": list(window_s), "extra_windows": [list(w) for w in extra_windows],
+            "protocol": protocol, "seed": seed, "packet_code": code_digest(), "python": ns3_python()}
 
 
 def not_run_reading(name: str, why: str, what: str) -> Reading:
