@@ -59,6 +59,13 @@ class BatchParams:
                 raise InputError(f"params_list[*].{f}", vals, "equal values across members (only numbers may vary)")
 
     def as_dict(self) -> dict:
+        """Return the parameters by field name.
+
+        Returns
+        -------
+        dict
+            ``{field: value}``: a scalar where the members agree, a ``(B, 1)`` array where they differ.
+        """
         return {f: getattr(self, f) for f in self._fields}
 
 
@@ -76,7 +83,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     Parameters
     ----------
     network : Network
+        The network of every member (RTTs scaled per member by ``rtt_scale``).
     model : str or NetworkModel
+        Registry name or model instance, the same for every member.
     params_list : list, optional
         One entry per member: the model's parameter object, or a dict of
         overrides of the default parameters (e.g. ``{"alpha_per_s": 1.0}``).
@@ -212,9 +221,30 @@ REGIMES = {-1: "not_classified", 0: "settled", 1: "decaying_not_settled", 2: "gr
 
 
 def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
-    """Regime code per point (see :data:`REGIMES`) from the run status, the settled test and the swing growth
-    rate (1/s): decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
-    ``decay_ratio`` from one window to the next."""
+    """Return the regime code per point (see :data:`REGIMES`).
+
+    Decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
+    ``decay_ratio`` from one window to the next.
+
+    Parameters
+    ----------
+    ok : array_like of bool
+        The point's run succeeded.
+    settled : array_like of bool
+        The point passed the settled test.
+    rate_per_s : array_like of float
+        Growth rate of the queue swing between the last two windows, 1/s (NaN: not measured).
+    window_s : float
+        Window length, seconds.
+    decay_ratio : float
+        In (0, 1): the factor the swing must shrink by per window.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int8`` codes, shape of ``ok``: 0 settled, 1 decaying but not settled, 2 growing or limit cycle,
+        -1 not classified (failed run, or an unsettled point whose rate is NaN).
+    """
     ok = np.asarray(ok, bool)
     settled = np.asarray(settled, bool)
     rate = np.asarray(rate_per_s, float)
@@ -256,12 +286,24 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     Parameters
     ----------
     network : Network
-    model : str
+        The network every point runs on (RTTs scaled by an ``rtt_scale`` axis).
+    model : str or NetworkModel
+        Registry name or model instance.
     x_name, y_name : str
         A numeric model parameter (e.g. ``"alpha_per_s"``) or ``"rtt_scale"``
         (every RTT multiplied by the value).  With ``engine="numba"`` one of
         :data:`MAP_AXES_NUMBA`.
     x_values, y_values : sequences of float
+        Grid values of each axis, in the parameter's unit (``rtt_scale``: a factor > 0).
+    t_end_s : float
+        Simulated time of every point, seconds.
+    window_s : float
+        Length of the measurement window at the end of the run, seconds (<= ``t_end_s``).
+    swing_threshold_pkts : float
+        A point has settled when every queue's peak-to-peak swing over the last window is below this,
+        packets (> 0).
+    sample_dt_s : float
+        Sampling interval of the queues over the last two windows, seconds.
     engine : {"auto", "numba", "numpy"}
         ``"auto"`` (default): ``"numba"`` where it applies (AECP/CLTCP, axes
         in :data:`MAP_AXES_NUMBA`), else one :func:`ecocc.simulate` per point on
@@ -273,6 +315,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ecocc is installed (:mod:`ecocc.dde.aot`); ``attrs["kernel"]`` says
         which build ran.  ``"numpy"``: one
         :func:`ecocc.simulate` per point on the NumPy solver (any model; the reference, slow).
+    rtol : float
+        Relative tolerance of the adaptive solver at every point.
+    atol : float or array_like or None
+        Absolute tolerance (packets for the queues); None: each system's default.
+    progress : bool
+        Show a progress bar over the points.
     overlap : bool
         numba engine: steps may be longer than the smallest delay, the delayed
         values inside a step corrected iteratively (default; several times
@@ -293,7 +341,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ``"interrupted"``) after finished points, at most every ``partial_every_s`` seconds of wall time, so
         a caller can store them as they come (``ecocc sim-map`` does); a killed run then loses at most that
         much work.
-    **params : model parameters for every point (e.g. ``r0_pps=10``).
+    partial_every_s : float
+        Least wall-clock time between two calls of ``on_partial``, seconds.
+    **params
+        Model parameters for every point (e.g. ``r0_pps=10``).
 
     Returns
     -------

@@ -21,10 +21,12 @@ def parse_assignment(text: str):
     Parameters
     ----------
     text : str
+        One ``NAME=VALUE`` assignment as typed on the command line.
 
     Returns
     -------
     name : str
+        The text before the first ``=``, stripped.
     value : bool, int, float or str
         Read as the first of these that fits.
     """
@@ -49,6 +51,7 @@ def parse_sets(sets, option: str = "--set") -> dict:
     Parameters
     ----------
     sets : sequence of str
+        The ``NAME=VALUE`` texts, one per option given.
     option : str
         The option named in error messages.
 

@@ -71,13 +71,30 @@ LINEAR_MODELS = SUPPORTED + ("reno",)
 
 
 def linear_setting(target):
-    """Model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
+    """Return the model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
 
     A model name reads its paper's scenario (:data:`PAPER_SCENARIO`).  The
     scenario must have one link; with RTTs that differ the loop takes the
     largest (the most delay-sensitive reading) and says so.
-    Returns a dict (``model``, ``params``, ``n_flows``, ``capacity_pps``,
-    ``rtt_s``, ``scenario``, ``source``, ``packet_bytes``, ``notes``).
+
+    Parameters
+    ----------
+    target : str
+        A model name with a paper scenario (a key of :data:`PAPER_SCENARIO`, any case) or a scenario
+        name or ``.toml`` path.
+
+    Returns
+    -------
+    dict
+        ``model``, ``params`` (the scenario's overrides), ``n_flows``, ``capacity_pps`` (packets/s),
+        ``rtt_s`` (seconds, the largest), ``scenario``, ``source``, ``packet_bytes`` and ``notes`` (what the
+        loop leaves out: differing RTTs, cross traffic, flows joining or leaving).
+
+    Raises
+    ------
+    InputError
+        For a scenario that cannot be loaded, a model without a linear loop, mixed protocols, or more than
+        one link.
     """
     from . import scenarios
     key = str(target).lower()
