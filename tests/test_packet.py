@@ -293,3 +293,26 @@ def test_claims_long_packet_runs_need_all_or_the_cache(monkeypatch, tmp_path):
     cached("t.heavy", lambda: planted, **_packet._key(sc, (0.0, 1.0), None, 1))
     ev, why = _packet.packet_evidence("t.heavy", sc, (0.0, 1.0), heavy_min=20)
     assert ev == planted and why == "ok"
+
+
+def test_comparison_adds_delivered_rates_when_packets_are_lost():
+    # no ns-3: a fluid run that loses packets (AECP, buffer 50 < q0 = 100: the router holds y = C + (q0 - 50)/T,
+    # 2 % above C, the excess dropped) stands in for the packet run, with a receiver count of 98 % of what was
+    # sent; the table gets a delivered-rate row per flow = 0.98 x that flow's sending rate, and a note
+    import dataclasses
+    from ecocc.simulate import simulate
+    sc = aecp_dumbbell_10mbps(duration_s=20.0)
+    net = sc.network.replace(links=tuple(dataclasses.replace(lk, buffer_pkts=50.0) for lk in sc.network.links))
+    sc = dataclasses.replace(sc, network=net)
+    tr = simulate(net, sc.model, t_end_s=20.0, output_dt_s=0.1, summary_window_s=5.0, **sc.params)
+    tr.t_s = np.round(tr.t_s, 9)
+    assert tr.summary()["links"][0]["lost_pkts"] > 0
+    pk = dataclasses.replace(tr, flow_vars={**tr.flow_vars, "received": 0.98 * tr.sent_pkts})
+    c = build_comparison(sc, tr, pk)
+    rate = {r["quantity"][5:]: r["packet"] for r in c.rows if r["quantity"].startswith("rate f")}
+    dlv = {r["quantity"][15:]: r["packet"] for r in c.rows if r["quantity"].startswith("delivered rate")}
+    assert set(dlv) == set(rate) == {"f1", "f2", "f3", "f4"}
+    for nm in rate:
+        assert dlv[nm] == pytest.approx(0.98 * rate[nm], rel=1e-9)
+    assert any(n.startswith("rate = data packets") for n in c.notes)
+    # no loss, no extra rows (test_comparison_of_a_run_with_itself_is_zero covers the table without them)
