@@ -135,7 +135,7 @@ def test_engine_errors():
         simulate(pl, "aecp", t_end_s=1.0, engine="numba")
     with pytest.raises(InputError, match="numba fixed kernel is for"):
         simulate_batch(net, "petcp", t_end_s=1.0, step_s=0.01, engine="numba")
-    with pytest.raises(InputError, match="link_drop_fraction"):  # reno: RED drops, not in the generated kernels
+    with pytest.raises(InputError, match="numba fixed kernel is for"):  # reno: the fixed kernel is AECP/CLTCP only
         simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
     # auto: the NumPy solver where the compiled one does not apply, no error
     assert simulate_batch(net, "reno", t_end_s=0.1, step_s=0.01).attrs["solver"] == "RK4-fixed"

@@ -30,6 +30,15 @@ round-off difference flips one step decision (an accept/reject at the tolerance 
 differ by a tolerance-sized amount.  Float constants in the laws are printed with 15 significant
 digits (SymPy's default precision): they may differ from the literal in the 16th digit.
 
+Hooks of :meth:`NetworkSystem.rhs`, followed generically (no model named here): a model's
+``link_drop_fraction`` (active queue management, e.g. RED) is generated as ``_law_drop`` on the link's
+current state, queue and arrival; that fraction of the arrival is taken out of the queue's input and added
+to ``lost`` with the operations of the NumPy right-hand side, so arrived = departed + lost + queue holds.
+The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are computed in the pair loop:
+``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
+current rate.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
+piecewise law, where the linearization keeps only the one its equilibrium lies on).
+
 Scope: what :class:`NetworkSystem` computes with no forward delays (the whole RTT on the feedback path,
 the papers' placement) and no state jumps; :func:`supported` says why not otherwise, and the caller uses
 the NumPy solver.
@@ -49,6 +58,8 @@ import numpy as np
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every module (a change of the generator not visible in the generated text)
 GEN_VERSION = 1
+#: the per-pair extras (NetworkModel.pair_extras) the generated right-hand side computes
+PAIR_EXTRAS = ("n_active", "rate")
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
 
 _modules: dict = {}
@@ -95,7 +106,7 @@ class Laws:
 
     def __init__(self, model, P, st_keys, lst_keys):
         import sympy as sp
-        from ..models.base import SYMPY_OPS as ops
+        from ..models.base import SYMPY_EXACT_OPS as ops
 
         def R(name):
             return sp.Symbol(name, real=True)
@@ -116,8 +127,10 @@ class Laws:
         self.qq, self.yy, self.CC = R("qq"), R("yy"), R("CC")
         self.ls = [R(f"ls_{k}") for k in lst_keys]
         lst = dict(zip(lst_keys, self.ls))
+        # the per-pair extras the system adds to the signal's static dict (NetworkModel.pair_extras)
+        self.px = [R(f"px_{k}") for k in m.pair_extras]
         sig = sp.sympify(m.link_signal(ops, ls, self.qq, self.yy if m.signal_uses_arrival else None, self.CC,
-                                       Ps, lst))
+                                       Ps, {**lst, **dict(zip(m.pair_extras, self.px))}))
         self.fb = R("fb")
         self.ownsym = R("own")
         # a signal e^g aggregated by min or max: aggregate g (exp is monotone) and hand the law e^fb
@@ -134,6 +147,9 @@ class Laws:
         dl = m.link_law(ops, lc, self.q, self.y, self.C, Ps, lst) if m.link_states else {}
         self.dlink = [sp.sympify(dl[v]) / lc[v] if lg else sp.sympify(dl[v])
                       for v, lg in zip(m.link_states, m.link_log)]
+        # active queue management: the fraction of the arrival dropped before the queue, or None
+        dr = m.link_drop_fraction(ops, lc, self.q, self.y, self.C, Ps, lst)
+        self.drop = None if dr is None else sp.sympify(dr)
 
     def uses(self, expr, sym) -> bool:
         return expr is not None and sym in expr.free_symbols
@@ -262,13 +278,22 @@ class Generated:
         if m.needs_own_delayed:
             src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                              [lw.own], False)
-        fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
+        fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls] + [s.name for s in lw.px]
         src += _function("_law_signal", fn_sig + par_args, [lw.signal], False)
         fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
         src += _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+        fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
         if nL:
-            fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
             src += _function("_law_link", fn_link + par_args, lw.dlink, True)
+        if lw.drop is not None:
+            src += _function("_law_drop", fn_link + par_args, [lw.drop], False)
+        # the per-pair extras the signal reads (NetworkSystem.rhs: n_active at the load's delays, rate now)
+        unknown = [k for k in m.pair_extras if k not in PAIR_EXTRAS]
+        if unknown:
+            raise ValueError(f"pair_extras {unknown}: the generated kernel knows {PAIR_EXTRAS}")
+        px_used = {k for k, x in zip(m.pair_extras, lw.px) if lw.uses(lw.signal, x)}
+        if "n_active" in px_used and not m.signal_uses_arrival:
+            raise ValueError("pair_extras 'n_active' needs signal_uses_arrival (it is counted with the load)")
 
         def unpack_flow(idx, names=None):
             return [f"u_{v} = y[{i} * P + {idx}]" for i, v in enumerate(m.flow_states)]
@@ -327,23 +352,32 @@ class Generated:
                 r += [f"            lv_{v} = 0.0  # not read by the signal"]
         r += (_val_code(12, "qq", "HC_Q0 + l", "IQ + l") if q_used
               else ["            qq = 0.0  # not read by the signal"])
-        if uses_y:
+        count_na = "n_active" in px_used
+        if uses_y or count_na:
             r += ["            td = tt - bwd[j]",
                   "            yy = 0.0",
+                  "            px_n_active = 0.0",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                kf = lflows[jj]",
                   "                if start[kf] <= td and td < stop[kf]:"]
-            for i, v in enumerate(m.flow_states):
-                if i in flow_used:
-                    r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
-                else:
-                    r += [f"                    u_{v} = 0.0  # not read by the load"]
-            r += ["                    " + x for x in static_flow("kf")]
-            load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
-            r += [f"                    yy += _law_load({load_args})",
-                  ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
+            if count_na:
+                r += ["                    px_n_active += 1.0"]
+            if uses_y:
+                for i, v in enumerate(m.flow_states):
+                    if i in flow_used:
+                        r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+                    else:
+                        r += [f"                    u_{v} = 0.0  # not read by the load"]
+                r += ["                    " + x for x in static_flow("kf")]
+                load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+                r += [f"                    yy += _law_load({load_args})",
+                      ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
         else:
             r += ["            yy = 0.0  # the signal does not read the load"]
+        if "n_active" in m.pair_extras and not count_na:
+            r += ["            px_n_active = 0.0  # not read by the signal"]
+        if "rate" in m.pair_extras:
+            r += ["            px_rate = rate[p]"]
         r += ["            CC = C[l]"]
         r += ["            " + x for x in static_link("l")]
         r += [f"            sg = _law_signal({', '.join(fn_sig + par_args)})"]
@@ -371,17 +405,26 @@ class Generated:
               "        q = y[IQ + l]",
               "        C_l = C[l]",
               "        a = arrival[l]"]
-        if nL:
+        args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+        if nL or lw.drop is not None:
             r += [f"        lc_{v} = y[{nF} * P + {i} * L + l]" for i, v in enumerate(m.link_states)]
             r += ["        " + x for x in static_link("l")]
-            args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+        if nL:
             r += [f"        dl = _law_link({args})"]
             r += [f"        out[{nF} * P + {i} * L + l] = dl[{i}]" for i in range(nL)]
-        r += ["        dq = a - C_l",
-              "        out[IQ + l] = dq",
-              "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0",
+        if lw.drop is not None:
+            # AQM drops (packets/s), never queued, counted as lost (NetworkSystem.rhs, same operations)
+            r += [f"        early = a * _law_drop({args})",
+                  "        dq = a - early - C_l",
+                  "        a_q = a - early",
+                  "        out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early"]
+        else:
+            r += ["        dq = a - C_l",
+                  "        a_q = a",
+                  "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0"]
+        r += ["        out[IQ + l] = dq",
               "        out[IQ + 2 * L + l] = a",
-              "        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l",
+              "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
         template = (_HERE / "integrator.py").read_text()
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()

@@ -96,20 +96,33 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
 
 
 def codegen_gap(model):
-    """Why the generated kernel cannot serve ``model`` yet, or None.
+    """Why the generated kernel cannot serve ``model``, or None.
 
-    The generated right-hand side (:mod:`ecocc.dde.codegen`) mirrors ``NetworkSystem.rhs`` as it was before
-    two hooks were added: AQM drops taken out of the queue input (``link_drop_fraction``: Reno, HSTCP,
-    Scalable TCP on RED) and per-pair extras of the link signal (``pair_extras``: XCP).  Until the kernels
-    follow them, those models run on the NumPy solver rather than compiled and wrong.
+    The generated right-hand side (:mod:`ecocc.dde.codegen`) follows every hook of ``NetworkSystem.rhs``:
+    AQM drops taken out of the queue input and counted as lost (``link_drop_fraction``: Reno, HSTCP,
+    Scalable TCP on RED) and the per-pair extras of the link signal it knows (``pair_extras`` in
+    :data:`ecocc.dde.codegen.PAIR_EXTRAS`: XCP).  A model declaring another extra runs on the NumPy solver.
+
+    Parameters
+    ----------
+    model : NetworkModel or None
+        The model (None: nothing to check).
+
+    Returns
+    -------
+    str or None
+        Why the generated kernel cannot run the model (one sentence naming the hook), or None.
     """
-    from ..models.base import NetworkModel
     if model is None:
         return None
-    if type(model).link_drop_fraction is not NetworkModel.link_drop_fraction:
-        return f"model {model.name!r} drops packets at the link (link_drop_fraction), which the generated kernel ignores"
-    if getattr(model, "pair_extras", ()):
-        return f"model {model.name!r} needs per-pair extras {tuple(model.pair_extras)}, which the generated kernel lacks"
+    from .codegen import PAIR_EXTRAS
+    extras = tuple(getattr(model, "pair_extras", ()))
+    unknown = [k for k in extras if k not in PAIR_EXTRAS]
+    if unknown:
+        return (f"model {model.name!r} needs per-pair extras {tuple(unknown)}, which the generated kernel lacks "
+                f"(it computes {PAIR_EXTRAS})")
+    if "n_active" in extras and not getattr(model, "signal_uses_arrival", False):
+        return f"model {model.name!r} needs the pair extra 'n_active' without signal_uses_arrival"
     return None
 
 

@@ -37,13 +37,18 @@ NUMPY_OPS = SimpleNamespace(
 def __getattr__(name):
     # SYMPY_OPS is built on first use: importing SymPy costs ~0.15 s that a
     # simulation never needs (PEP 562 module attribute)
-    if name == "SYMPY_OPS":
+    # SYMPY_OPS: the symbolic layer's (linearization: a law may keep only the branch its equilibrium lies on,
+    # e.g. RED's ramp, ecocc.models.loss.red_probability); SYMPY_EXACT_OPS (exact=True): the whole law, for
+    # code that simulates from the symbols (the generated kernels, ecocc.dde.codegen; the log-space laws,
+    # ecocc.models.logspace)
+    if name in ("SYMPY_OPS", "SYMPY_EXACT_OPS"):
         import sympy
         ops = SimpleNamespace(
             log=sympy.log, exp=sympy.exp, minimum=sympy.Min, maximum=sympy.Max,
             where=lambda c, a, b: sympy.Piecewise((a, c), (b, True)), lib="sympy",
+            exact=name == "SYMPY_EXACT_OPS",
         )
-        globals()["SYMPY_OPS"] = ops
+        globals()[name] = ops
         return ops
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

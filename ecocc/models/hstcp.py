@@ -75,12 +75,14 @@ def hstcp_functions(ops, W, P):
     ``b(W) = (High_Decrease - 0.5) (ln W - ln Low_Window)/(ln High_Window - ln Low_Window) + 0.5`` and
     ``a(W) = W^2 p(W) 2 b(W)/(2 - b(W))`` with ``p(W)`` the inverse of the response function
     ``W = (p/Low_P)^S Low_Window``.  ``W`` is clamped at ``Low_Window`` from below, where this gives
-    Reno's ``a = 1``, ``b = 0.5``.
+    Reno's ``a = 1``, ``b = 0.5``.  The logarithms of the parameters go through ``ops`` too: the generated
+    kernels evaluate the laws with the numeric parameters as symbols (:mod:`ecocc.dde.codegen`), which
+    ``math.log`` cannot take.
 
     Parameters
     ----------
     ops : SimpleNamespace
-        :data:`ecocc.models.base.NUMPY_OPS` or ``SYMPY_OPS`` (``log``, ``exp``, ``maximum``).
+        :data:`ecocc.models.base.NUMPY_OPS` or a SymPy namespace (``log``, ``exp``, ``maximum``).
     W : array_like
         Congestion window (packets).
     P : HSTCPParams
@@ -93,12 +95,12 @@ def hstcp_functions(ops, W, P):
     b : array_like
         Multiplicative decrease per loss event (fraction, 0.5 down to ``high_decrease``).
     """
-    lw, hw = math.log(P.low_window_pkts), math.log(P.high_window_pkts)
+    lw, hw = ops.log(P.low_window_pkts), ops.log(P.high_window_pkts)
     low_p = 1.5 / P.low_window_pkts ** 2
-    S = (hw - lw) / (math.log(P.high_p) - math.log(low_p))
+    S = (hw - lw) / (ops.log(P.high_p) - ops.log(low_p))
     lW = ops.log(ops.maximum(W, P.low_window_pkts))
     b = (P.high_decrease - 0.5) * (lW - lw) / (hw - lw) + 0.5
-    p_rfc = ops.exp(math.log(low_p) + (lW - lw) / S)  # inverse of w = (p/Low_P)^S Low_Window
+    p_rfc = ops.exp(ops.log(low_p) + (lW - lw) / S)  # inverse of w = (p/Low_P)^S Low_Window
     a = ops.exp(2 * lW) * p_rfc * 2 * b / (2 - b)
     return a, b
 

@@ -193,7 +193,7 @@ _CACHE: dict = {}
 def _derive(model, fixed, p_keys, st_keys, lst_keys):
     import sympy as sp
     from types import SimpleNamespace
-    from .base import SYMPY_OPS as ops
+    from .base import SYMPY_EXACT_OPS as ops  # the whole laws (no linearization branch choice)
 
     R = dict(real=True)
     Ps = SimpleNamespace(**fixed, **{k: sp.Symbol(f"P_{k}", **R) for k in p_keys})

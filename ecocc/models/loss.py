@@ -89,14 +89,15 @@ def red_probability(ops, q, P):
     """RED drop probability at queue ``q`` for profile ``P`` (Floyd & Jacobson 1993, no averaging).
 
     ``0`` below ``red_min_th_pkts``, ``red_p_max (q - min_th)/(max_th - min_th)`` up to
-    ``red_max_th_pkts``, ``1`` above.  With SymPy ops only the ramp is returned (the linearization
-    point lies on it).
+    ``red_max_th_pkts``, ``1`` above.  The symbolic layer's ``SYMPY_OPS`` (linearization) gets the ramp
+    only (the linearization point lies on it); exact symbolic ops (``exact=True``: generated kernels,
+    log-space laws) and NumPy get the whole profile.
 
     Parameters
     ----------
     ops : SimpleNamespace
-        :data:`ecocc.models.base.NUMPY_OPS` or ``SYMPY_OPS``.
-    q : array_like
+        :data:`ecocc.models.base.NUMPY_OPS`, ``SYMPY_OPS`` or exact SymPy ops.
+    q : array_like or expression
         Instantaneous queue (packets).
     P : LossParams
         The RED profile (``red_min_th_pkts``, ``red_max_th_pkts``, ``red_p_max``).
@@ -108,8 +109,9 @@ def red_probability(ops, q, P):
     """
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
-    if getattr(ops, "lib", "") == "sympy":
-        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there)
+    if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
+        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there); with
+        # exact symbolic ops (generated kernels, log-space laws) the whole profile below
         return ramp
     return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
 
