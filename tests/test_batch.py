@@ -31,6 +31,7 @@ def test_batch_validates_members():
         simulate_batch(net, "aecp", [{}, {}], rtt_scale=[1, 2, 3], t_end_s=1, step_s=0.01)
 
 
+@pytest.mark.slow  # compiles the lock-step kernel on a fresh machine
 def test_simulate_map_numba_equals_single_runs():
     """The compiled map (lock-step groups of points in parallel) gives each point's single adaptive NumPy run: same verdicts,
     queue swings within the runs' tolerance, and the verdict is the documented rule applied to the swing."""

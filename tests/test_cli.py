@@ -150,6 +150,7 @@ def test_sim_map_rerun_keeps_finished_points(tmp_path):
         assert ds.attrs["n_run"] == 4
 
 
+@pytest.mark.slow  # compiles the lock-step kernel on a fresh machine
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 def test_sim_map_steps_within_delay_flag(tmp_path):
     """--steps-within-delay switches the compiled map to the NumPy solver's step rule; the choice is recorded

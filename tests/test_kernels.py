@@ -12,6 +12,9 @@ import math
 import numpy as np
 import pytest
 
+# compiled kernels (fixed-step, lock-step, ahead-of-time builds): each kind compiles on a fresh machine (1-2 min); run by .ci/run with -m slow
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("numba")
 
 from ecocc import dumbbell, parking_lot, random_network, simulate  # noqa: E402

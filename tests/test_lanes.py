@@ -7,6 +7,9 @@ longer than the smallest delay (``overlap``) converge to the capped solution as 
 import numpy as np
 import pytest
 
+# the generated lock-step kernel compiles on a fresh machine (1-2 min); run by .ci/run with -m slow
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("numba")
 
 from ecocc import dumbbell  # noqa: E402

@@ -91,6 +91,7 @@ def test_start_at_equilibrium_rate_with_empty_queue_does_not_stall(model, params
         assert np.all(q[t <= STALL_RTT] == 0.0)
 
 
+@pytest.mark.slow  # compiles the AECP and PE-TCP kernels on a fresh machine
 @pytest.mark.parametrize("model, params", STALL_CASES)
 def test_start_at_equilibrium_rate_with_empty_queue_does_not_stall_compiled(model, params):
     pytest.importorskip("numba")
