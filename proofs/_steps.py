@@ -91,6 +91,12 @@ def unit_of(expr, units):
         for v, n in expr.variable_count:
             u = u / unit_of(v, units) ** n
         return sp.powsimp(u, force=True)
+    if isinstance(expr, sp.Subs):  # f(x)|_{x = x0}: x0 must carry x's unit
+        for v, pt in zip(expr.variables, expr.point):
+            uv, up = unit_of(v, units), unit_of(pt, units)
+            if not _same(uv, up):
+                raise DimensionError(f"{v} (in {uv}) evaluated at {pt} (in {up})")
+        return unit_of(expr.expr, units)
     if isinstance(expr, sp.Integral):
         u = unit_of(expr.function, units)
         for lim in expr.limits:
