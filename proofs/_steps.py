@@ -65,6 +65,13 @@ def unit_of(expr, units):
             if key in units:
                 return sp.sympify(units[key])
         raise DimensionError(f"no unit given for the function {expr.func.__name__}")
+    if expr.is_Add and expr.has(sp.log):  # ln a - ln b is fine when a/b is dimensionless: combine first
+        comb = sp.logcombine(expr, force=True)
+        if comb != expr:
+            try:
+                return unit_of(comb, units)
+            except DimensionError:
+                pass
     if expr.is_Add or isinstance(expr, (sp.Min, sp.Max)):
         us = [unit_of(a, units) for a in expr.args]
         for u in us[1:]:

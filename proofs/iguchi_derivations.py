@@ -50,7 +50,9 @@ def main(verbose=True):
                "'do not converge' and 1.8's 'overshoot' do not follow from the displayed equation)",
          [(sp.Derivative(xs, t), eps * (1 - xs / K) * xs, {**U, x: pkt / sec}),
           (gap, (K - x0) * sp.exp(-eps * t) * K / (x0 + (K - x0) * sp.exp(-eps * t)), U)])
-    res["sec2.1.continuous_no_limit"] = (False, "the claim 'eps must be < 2' does not follow for the continuous equation")
+    step("sec2.1.continuous_no_limit", False, "the claim 'eps must be < 2' does not follow for the continuous equation "
+         "(and compares eps, a rate in 1/s, with a pure number: the bound belongs to the discrete map's eps per step)",
+         (eps, sp.Integer(2), U))
     f = N + ek * N * (1 - N / K)
     mult = sp.simplify(sp.diff(f, N).subs(N, K))
     step("sec2.1.discrete", sp.simplify(mult - (1 - ek)) == 0,
