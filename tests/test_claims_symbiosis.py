@@ -69,10 +69,17 @@ def test_proof_equilibrium_script_runs():
                          text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "all steps follow: True" in out.stdout
+    assert "6 dimension checks; do not match: []" in out.stdout  # one per step, all in matching units
 
 
 def test_proof_derivations_pinpoint_the_steps_that_fail():
-    res = _load_proof("symbiosis_derivations").main(verbose=False)
+    mod = _load_proof("symbiosis_derivations")
+    res = mod.main(verbose=False)
+    assert set(mod.DIMS) == set(res)  # every step carries a dimension check
+    # eq. (10): the brace adds packets/s to packets; eq. (13), (22), (25): packets counted as RTTs (T = W tau_bar
+    # is in packet-seconds); S_reno printed in packets^2 s; the printed lambda of eq. (26) is not a ratio
+    assert {k for k, (ok, _) in mod.DIMS.items() if not ok} == {"eq10.printed", "eq13", "eq22", "eq25",
+                                                               "sec3D.sreno", "eq26"}
     failing = {k for k, (ok, _) in res.items() if not ok}
     # each was derived by hand first: the misplaced brace of eq. (10), ln(1+a) vs a in eq. (15), the factor 2 of
     # S_reno, the dropped tau_bar of eq. (26), eq. (27) vs the law's equilibrium
