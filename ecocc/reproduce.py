@@ -266,6 +266,26 @@ class Run:
         return (float(w[0]), min(float(w[1]), float(self.t[-1])))
 
     def measure(self, quantity, link=0, flow=None, w=None, over=None):
+        """One quantity of :data:`QUANTITIES` measured on the run.
+
+        Parameters
+        ----------
+        quantity : str
+            One of :data:`QUANTITIES` (units in :data:`UNITS`).
+        link : int
+            Link index (utilization, queue_pkts, loss_ratio, convergence_time_s).
+        flow : str or int, optional
+            The flow (rate_mbps; rate_ratio: the numerator).
+        w : (float, float), optional
+            Time window (s); default the summary window.
+        over : str, optional
+            rate_ratio only: the flow in the denominator.
+
+        Returns
+        -------
+        float
+            The value, NaN if the run has no series.
+        """
         if "t_s" not in self.res:
             return math.nan
         w = self.window(w)

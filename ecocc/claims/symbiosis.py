@@ -1098,7 +1098,15 @@ def _mixed_reno_run(bw_mbps, bdp_factor, eps, t_end):
 
 
 def mixed_reno_runs():
-    """The mixed runs of :data:`MIX_POINTS`, each with the paper's closed forms at the same point (cached)."""
+    """The mixed runs of :data:`MIX_POINTS`, each with the paper's closed forms at the same point (cached).
+
+    Returns
+    -------
+    list of dict
+        Per point: the run's loss cycle (``cycle_period_s``, ``rate_symbiosis_pps``, ``rate_reno_pps``,
+        ``lambda_run``, ``rho_run``, windows in packets, ``tau_bar_s``) and the paper's values there
+        (``rho_eq25``, ``lambda_eq26_printed``/``_derived``, ``T_eq22_*_s``, ``T_eq24_*_s``).
+    """
     from .base import cached
     out = []
     for bw, f, eps in MIX_POINTS:
