@@ -164,6 +164,7 @@ def variant(sc, protocol: str, at=None):
             f0 = flows[0]
             flows = [dataclasses.replace(f0, name=f"f{k + 1}") for k in range(n)]
         elif axis == "buffer_bdp":
+            check(at > 0, "sweep buffer_bdp", at, "a positive multiple of the bandwidth-delay product")
             C_ax = links[li].capacity_pps
             links[li] = dataclasses.replace(links[li], buffer_pkts=max(at * C_ax * max(f.rtt_s for f in flows), 1.0))
         else:  # a model parameter (mixed runs: member__field)
