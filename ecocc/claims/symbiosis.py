@@ -1154,8 +1154,9 @@ MIX_RUN = ("simulate(dumbbell(K, [0.05, 0.05], buffer_pkts=B, protocols=['symbio
 MIX_NOTE = ("Mixed runs (ecocc.mixed): one Symbiosis flow (eq. 9 with eq. 17, the available bandwidth one RTT late) "
             "and one Reno flow (Misra-Gong-Towsley, drop tail) on one link, RTT 50 ms, over Fig. 4's buffers "
             "(10 Mbps, B = 1/4-4 BDP) and Fig. 5's bandwidths (B = 41 packets, 10-1000 Mbps), measured over the "
-            "last complete loss cycles.  Eq. (9) has no loss reaction: only Reno halves at an overflow, while "
-            "eq. (22)-(26) assume both windows halve")
+            "last complete loss cycles.  Eq. (9) has no loss reaction: only Reno reacts to an overflow (the "
+            "Misra-Gong-Towsley decrease, at most one halving per RTT while the buffer overflows), while eq. (22)-(26) "
+            "assume both windows halve")
 
 
 
@@ -1194,7 +1195,8 @@ def _eq22(figdir):
                 _mix_verdict(e_run), "; ".join(
                     f"{_mix_label(r)}: run {r['cycle_period_s']:.3f} s, eq. (22) {r['T_eq22_run_s']:.3f} s"
                     for r in mix) + f" (largest relative error {max(e_run, default=math.nan):.1%}; approximate up "
-                f"to {MIX_REL:.0%})", {"rows": mix_rows}),
+                f"to {MIX_REL:.0%}).  Eq. (22) counts Reno from W/2 to W; the run's Reno window min/max over the "
+                "cycles: " + ", ".join(f"{r['w_reno_min_over_max']:.2f}" for r in mix), {"rows": mix_rows}),
         Reading("mixed run: eq. (22) with the paper's rho (eq. 25) and tau_bar = tau, as Fig. 4/5 use it",
                 _mix_verdict(e_pap), "; ".join(f"{_mix_label(r)}: run {r['cycle_period_s']:.3f} s, paper "
                                                f"{r.get('T_eq22_paper_s', math.nan):.3f} s" for r in mix)
