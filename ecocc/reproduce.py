@@ -519,7 +519,10 @@ def plot_scenario(name, results, out_dir) -> list[str]:
             axq.legend(fontsize=6)
             ax.grid(True, alpha=0.3)
             axq.grid(True, alpha=0.3)
-        fig.suptitle(f"{name}: {sc.description}"[:160] + "\n(one run per protocol on the same topology)", fontsize=9)
+        import textwrap
+        how = ("flows of several protocols in one run (ecocc.mixed)" if protos == [MIXED]
+               else "one run per protocol on the same topology")
+        fig.suptitle(textwrap.fill(f"{name}: {sc.description}"[:160], 50 * n + 20) + f"\n({how})", fontsize=8)
     fig.tight_layout()
     for ext in ("png", "pdf"):
         path = Path(out_dir) / f"{name}.{ext}"
