@@ -4,14 +4,15 @@ A scenario file named ``<paper>-fig<N>`` or ``<paper>-table<N>`` carries a
 ``[reproduce]`` table that says what the paper ran and what it reports::
 
     [reproduce]
-    protocols = ["cltcp", "xcp"]        # one run per protocol on the same topology
-                                        # (mixed protocols on one link do not exist yet:
-                                        # a comparison overlays separate runs)
+    protocols = ["cltcp", "xcp"]        # one run per protocol on the same topology (a comparison
+                                        # overlays separate runs); ["mixed"]: one run of the flows
+                                        # with their own protocols on one network (ecocc.mixed)
     plot = ["rate", "queue"]            # time series figures (default), or the sweep's metrics
     [reproduce.params.xcp]              # parameters per protocol (the scenario's own model
     alpha = 0.4                         # takes [params])
     [reproduce.sweep]                   # optional: the paper's x axis
-    axis = "capacity_mbps"              # capacity_mbps | rtt_ms | n_flows | epsilon_per_s (any parameter)
+    axis = "capacity_mbps"              # capacity_mbps | rtt_ms | n_flows | buffer_bdp | epsilon_per_s
+                                        # (any parameter; "mixed": member__field, e.g. symbiosis__gamma)
     values = [10, 100, 1000]
     link = "bottleneck"                 # which link the axis and the metrics refer to
     duration_s = 60                     # per point (default: the scenario's)
@@ -24,7 +25,8 @@ A scenario file named ``<paper>-fig<N>`` or ``<paper>-table<N>`` carries a
     fast_alpha_pkts_per_mbps = 1.0      # FAST's alpha scaled with the capacity (002 Section IV-A)
     [[reproduce.paper]]                 # one number the paper reports
     quantity = "rate_mbps"              # rate_mbps | utilization | queue_pkts | loss_ratio |
-                                        # convergence_time_s | jain
+                                        # convergence_time_s | jain | rate_ratio
+    over = "f2"                         # rate_ratio only: rate of flow over rate of this flow
     protocol = "cltcp"
     flow = "f1"                         # rate_mbps only
     window_s = [360, 400]               # time window of the mean (default: the summary window)
@@ -60,13 +62,16 @@ PAPERS = {
     "iguchi": "003 Iguchi, Hasegawa & Murata",
     "aecp": "004 Huang et al., AECP (JPDC 2010)",
 }
-QUANTITIES = ("rate_mbps", "utilization", "queue_pkts", "loss_ratio", "convergence_time_s", "jain")
+QUANTITIES = ("rate_mbps", "utilization", "queue_pkts", "loss_ratio", "convergence_time_s", "jain", "rate_ratio")
 UNITS = {"rate_mbps": "Mbps", "utilization": "", "queue_pkts": "packets", "loss_ratio": "",
-         "convergence_time_s": "s", "jain": ""}
+         "convergence_time_s": "s", "jain": "", "rate_ratio": ""}
+MIXED = "mixed"  # [reproduce].protocols entry: the flows with their own protocols in one run (ecocc.mixed)
 LABELS = {"rate_mbps": "throughput (Mbps)", "utilization": "link utilization (fraction of capacity)",
           "queue_pkts": "mean queue length (packets)", "loss_ratio": "packet loss ratio (lost / arrived)",
-          "convergence_time_s": "convergence time to 99 % of capacity (s)", "jain": "Jain fairness index"}
+          "convergence_time_s": "convergence time to 99 % of capacity (s)", "jain": "Jain fairness index",
+          "rate_ratio": "throughput ratio (flow / other flow)"}
 AXIS_LABELS = {"capacity_mbps": "bottleneck bandwidth (Mbps)", "rtt_ms": "one-way bottleneck delay (ms)",
+               "buffer_bdp": "buffer (multiples of the bandwidth-delay product)",
                "n_flows": "number of flows", "epsilon_per_s": "intrinsic growth rate epsilon (1/s)"}
 MAX_SAMPLES = 3000
 
@@ -113,12 +118,19 @@ def _spec(sc):
     check(isinstance(protos, list) and protos, f"{sc.name} [reproduce].protocols", protos, "a non-empty list")
     from .models import REGISTRY
     for p in protos:
-        check(p in REGISTRY, f"{sc.name} [reproduce].protocols", p, f"one of {sorted(REGISTRY)}")
+        if p == MIXED:
+            check(len({f.protocol for f in sc.network.flows}) > 1, f"{sc.name} [reproduce].protocols", p,
+                  "'mixed' only in a scenario whose flows name several protocols")
+            continue
+        check(p in REGISTRY, f"{sc.name} [reproduce].protocols", p, f"one of {sorted(REGISTRY)} or 'mixed'")
     for rec in rep.get("paper", []):
         check(rec.get("quantity") in QUANTITIES, f"{sc.name} [[reproduce.paper]].quantity", rec.get("quantity"),
               f"one of {QUANTITIES}")
         check("value" in rec or "claim" in rec, f"{sc.name} [[reproduce.paper]].value", None,
               "a number, or a claim (the paper's words when it gives no number)")
+        if rec.get("quantity") == "rate_ratio":
+            check(isinstance(rec.get("flow"), str) and isinstance(rec.get("over"), str),
+                  f"{sc.name} [[reproduce.paper]].over", rec.get("over"), "rate_ratio: flow and over, two flow names")
     return rep, protos
 
 
@@ -154,6 +166,8 @@ def plan(name: str) -> list[Task]:
 # ----------------------------------------------------------------------------- variants
 def _params_for(sc, protocol, rep):
     from .models import get_model
+    if protocol == MIXED:  # prefixed overrides member__field (ecocc.mixed); the members' tables come from the file
+        return dict((rep.get("params", {}) or {}).get(MIXED, {}))
     params = dict(sc.params) if protocol == sc.model else {}
     params.update((rep.get("params", {}) or {}).get(protocol, {}))
     m = get_model(protocol)
@@ -209,7 +223,11 @@ def variant(sc, protocol: str, at=None):
             check(n >= 1, "sweep n_flows", at, "an integer >= 1")
             f0 = flows[0]
             flows = [dataclasses.replace(f0, name=f"f{k + 1}") for k in range(n)]
-        else:  # a model parameter
+        elif axis == "buffer_bdp":
+            check(at > 0, "sweep buffer_bdp", at, "a positive multiple of the bandwidth-delay product")
+            C_ax = links[li].capacity_pps
+            links[li] = dataclasses.replace(links[li], buffer_pkts=max(at * C_ax * max(f.rtt_s for f in flows), 1.0))
+        else:  # a model parameter (mixed runs: member__field)
             params = dict(params)
             params[axis] = at
         C = links[li].capacity_pps
@@ -262,17 +280,22 @@ def run_task(task: Task) -> dict:
     c0 = time.process_time()
     dt = sc.output_dt_s or duration / 2000
     dt = max(dt, duration / MAX_SAMPLES)
+    mixed = task.protocol == MIXED
     try:
-        tr = simulate(net, task.protocol, t_end_s=duration, output_dt_s=dt,
-                      summary_window_s=min(sc.summary_window_s or 0.1 * duration, duration), **params)
+        tr = simulate(net, sc.model if mixed else task.protocol, t_end_s=duration, output_dt_s=dt,
+                      summary_window_s=min(sc.summary_window_s or 0.1 * duration, duration),
+                      protocols=(sc.protocols or None) if mixed else None, **params)
     except Exception as exc:  # a run that cannot be made is reported with the reason, not hidden
         return {"task": dataclasses.asdict(task), "status": "error", "message": f"{type(exc).__name__}: {exc}",
                 "wall_s": time.perf_counter() - t0}
-    from .system import NetworkSystem
-    from .models import get_model
-    m = get_model(task.protocol)
-    sysm = NetworkSystem(m, net, m.make_params(**params), duration)
-    cross_series = sysm.cross(tr.t_s)  # packets/s per link at the samples
+    if tr.cross_pps is not None:
+        cross_series = np.asarray(tr.cross_pps)
+    else:
+        from .system import NetworkSystem
+        from .models import get_model
+        m = get_model(task.protocol)
+        sysm = NetworkSystem(m, net, m.make_params(**params), duration)
+        cross_series = sysm.cross(tr.t_s)  # packets/s per link at the samples
     return {
         "task": dataclasses.asdict(task), "status": tr.status.value, "message": tr.message,
         "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
@@ -339,8 +362,8 @@ class Run:
             return (max(float(self.t[0]), t1 - float(self.res["summary_window_s"])), t1)
         return (float(w[0]), min(float(w[1]), float(self.t[-1])))
 
-    def measure(self, quantity, link=0, flow=None, w=None):
-        """Measure one quantity over a time window from the cumulative counters (exact between samples).
+    def measure(self, quantity, link=0, flow=None, w=None, over=None):
+        """One quantity of :data:`QUANTITIES` measured on the run.
 
         Parameters
         ----------
@@ -348,13 +371,16 @@ class Run:
             One of :data:`QUANTITIES`: ``rate_mbps`` (a flow's mean sending rate, Mbit/s at the run's
             ``packet_bytes``), ``utilization`` (departures / capacity), ``queue_pkts`` (mean queue, packets),
             ``loss_ratio`` (lost / arrived, 0 without arrivals), ``jain`` (Jain index of the flows active at the
-            window's end), ``convergence_time_s`` (seconds, :meth:`convergence_time`, window ignored).
+            window's end), ``convergence_time_s`` (seconds, :meth:`convergence_time`, window ignored), ``rate_ratio``
+            (one flow's mean rate over another's, ``over``).
         link : int, optional
             Link index for the link quantities.
         flow : str or int or None, optional
-            Flow name or index for ``rate_mbps`` (None: the first flow).
+            Flow name or index for ``rate_mbps`` (None: the first flow); ``rate_ratio``: the numerator.
         w : tuple of float or None, optional
             ``(t0, t1)`` window in seconds; None: the summary window (:meth:`window`).
+        over : str, optional
+            ``rate_ratio`` only: the flow in the denominator.
 
         Returns
         -------
@@ -373,6 +399,10 @@ class Run:
         if quantity == "rate_mbps":
             j = self.res["flow_names"].index(flow) if isinstance(flow, str) else int(flow or 0)
             return float(pps_to_mbps(self._delta(self.sent_pkts, j, w) / dt, self.pb))
+        if quantity == "rate_ratio":
+            names = self.res["flow_names"]
+            den = self._delta(self.sent_pkts, names.index(over), w)
+            return float(self._delta(self.sent_pkts, names.index(flow), w) / den) if den > 0 else math.nan
         if quantity == "utilization":
             return float(self._delta(self.departed_pkts, link, w) / (self.C[link] * dt))
         if quantity == "queue_pkts":
@@ -500,7 +530,7 @@ def compare(name: str, results: dict) -> list[Record]:
         if at is not None:
             where.append(f"{sw['axis'] if sw else 'at'}={at:g}")
         if rec.get("flow"):
-            where.append(str(rec["flow"]))
+            where.append(str(rec["flow"]) + (f"/{rec['over']}" if rec.get("over") else ""))
         if rec.get("window_s"):
             where.append("t=[{:g},{:g}] s".format(*rec["window_s"]))
         if res is None or res.get("status") == "error" or "t_s" not in res:
@@ -508,7 +538,8 @@ def compare(name: str, results: dict) -> list[Record]:
             msg = "not run" if res is None else res.get("message", "")
         else:
             run = Run(res)
-            val = run.measure(q, link=_link_index(res, rec.get("link")), flow=rec.get("flow"), w=rec.get("window_s"))
+            val = run.measure(q, link=_link_index(res, rec.get("link")), flow=rec.get("flow"), w=rec.get("window_s"),
+                              over=rec.get("over"))
             msg = "" if run.ok else f"run status {res['status']}: {res['message']}"
         if "value" not in rec:  # a claim without a number: ecocc's measure beside the paper's words
             out.append(Record(name, q, proto, math.nan, val, None, UNITS[q], ", ".join(where), rec.get("section", ""),
@@ -654,6 +685,8 @@ def plot_scenario(name, results, out_dir) -> list[str]:
         li = None
         for ax, metric in zip(axes[0], metrics):
             per_flow = sw.get("flows", [None]) if metric == "rate_mbps" else [None]
+            if metric == "rate_ratio":  # [reproduce.sweep] ratio = ["flow", "over"]
+                per_flow = [tuple(sw["ratio"])]
             for p in protos:
                 for fl in per_flow:
                     ys = []
@@ -663,8 +696,10 @@ def plot_scenario(name, results, out_dir) -> list[str]:
                             ys.append(math.nan)
                             continue
                         li = _link_index(res, sw.get("link"))
-                        ys.append(Run(res).measure(metric, link=li, flow=fl))
-                    ax.plot(vals, ys, "o-", label=p if fl is None else f"{p} {fl}")
+                        ys.append(Run(res).measure(metric, link=li, flow=fl[0], over=fl[1]) if isinstance(fl, tuple)
+                                  else Run(res).measure(metric, link=li, flow=fl))
+                    lab = p if fl is None else f"{p} {fl[0]}/{fl[1]}" if isinstance(fl, tuple) else f"{p} {fl}"
+                    ax.plot(vals, ys, "o-", label=lab)
             for rec in rep.get("paper", []):
                 if rec["quantity"] == metric and rec.get("at") is not None and "value" in rec:
                     ax.plot([rec["at"]], [rec["value"]], "kx", ms=9,
@@ -708,7 +743,10 @@ def plot_scenario(name, results, out_dir) -> list[str]:
             axq.legend(fontsize=6)
             ax.grid(True, alpha=0.3)
             axq.grid(True, alpha=0.3)
-        fig.suptitle(f"{name}: {sc.description}"[:160] + "\n(one run per protocol on the same topology)", fontsize=9)
+        import textwrap
+        how = ("flows of several protocols in one run (ecocc.mixed)" if protos == [MIXED]
+               else "one run per protocol on the same topology")
+        fig.suptitle(textwrap.fill(f"{name}: {sc.description}"[:160], 50 * n + 20) + f"\n({how})", fontsize=8)
     fig.tight_layout()
     from .store import atomic_path
     for ext in ("png", "pdf"):

@@ -5,8 +5,13 @@ computed from the model's own laws (ecocc.models.aecp) called with SymPy
 symbols; nothing is re-typed from the papers.
 """
 import math
+import os
+import sys
 
 import sympy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _steps import report_dims, sec  # noqa: E402
 
 from ecocc.stability import analyze, margins, pade_check
 from ecocc.symbolic import symmetric_optimum, synchronous_loop
@@ -25,6 +30,8 @@ def main():
     # claim aecp.eq38: L(s) = alpha beta (s + 1/T) / (s^2 (s + alpha))
     paper = a * b * (s + 1 / T) / (s ** 2 * (s + a))
     print("L(s) - alpha*beta*(s+1/T)/(s^2 (s+alpha)) =", sympy.simplify(loop.L - paper), " [aecp.eq38]")
+    units = {a: 1 / sec, b: 1 / sec, T: sec, s: 1 / sec}
+    report_dims("aecp.eq38: the loop gain L(s) is dimensionless", (paper, sympy.Integer(1), units))
     so = symmetric_optimum(loop, values={a: 2})
     # claim aecp.eq39-40: match to K0/Ti (1 + tau_c s)/(s^2 (1 + T0 s))
     print("coefficient matching:", so.matched, " [aecp.eq39-40]")
@@ -32,6 +39,9 @@ def main():
     print("symmetric optimum conditions (a = 2):", so.conditions, " [aecp.eq41-42]")
     # claim aecp.eq43: beta = alpha/2, T = 4/alpha
     print("solution:", so.solution, " [aecp.eq43]")
+    report_dims("aecp.eq43: beta = alpha/2 (1/s) and T = 4/alpha (s)", [(b, a / 2, units), (T, 4 / a, units)])
+    report_dims("aecp.thm1: the delay margin atan(3/4)/w_c is a time (w_c = 1 rad/s at alpha = 2)",
+                (sympy.atan(sympy.Rational(3, 4)) / (a / 2), T, units))
     print("crossover w_c =", so.crossover_rad_s, "rad/s;  phase margin =", so.phase_margin_deg, "=",
           float(so.phase_margin_deg), "deg")
     print("delay-free closed-loop poles at alpha = 2:", so.closed_loop_poles)

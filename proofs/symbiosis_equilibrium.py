@@ -21,13 +21,30 @@ The law (ecocc.models.symbiosis, eq. 9 and 17 of 002_2fcfdbe8ba8bf605.txt)::
 
 With ``available="measured"`` (A from actual arrival rates) a saturated link
 gives u_i = K_i for every flow and the queue alone balances the load.
+
+Units: K, C, c, u, A in packets/s; tau in s; w in packets; eps in 1/s.  Every
+step carries a dimension check of its two sides (proofs/_steps.py ``dims``),
+printed after it and kept in :data:`DIMS`.
 """
+import os
+import sys
+
 import sympy as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _steps import check_dims, pkt, sec  # noqa: E402
+
+DIMS = {}  # step -> (dimensions match, text), filled by main()
 
 
 def main(verbose=True):
     out = {}
     say = print if verbose else (lambda *a, **k: None)
+
+    def dim(name, spec):
+        ok, txt = check_dims(name, spec)
+        DIMS[name] = (ok, txt)
+        say(f"    dims {txt}" if ok else f"[DIMENSIONS DO NOT MATCH] {name}: {txt}")
     eps, g, C, c = sp.symbols("epsilon gamma C c", positive=True)
     m = 3  # a concrete survivor count for the joint solve; the general-m formula is checked against it
     K = sp.symbols(f"K1:{m + 1}", positive=True)
@@ -42,6 +59,9 @@ def main(verbose=True):
     ok1 = sp.simplify(sol1 / tau[0] - ((1 - g) * K[0] + g * A)) == 0
     say("step 1  w* / tau =", sp.factor(sol1 / tau[0]), " == (1-gamma)K + gamma A:", ok1)
     out["step1_eq11"] = ok1
+    U = {eps: 1 / sec, g: 1, C: pkt / sec, c: pkt / sec, A: pkt / sec, w: pkt,
+         **{k_: pkt / sec for k_ in K}, **{k_: pkt / sec for k_ in u}, **{k_: sec for k_ in tau}}
+    dim("step1_eq11", (sol1 / tau[0], (1 - g) * K[0] + g * A, U))
     # step 2: uncapped A_i = C - c - S + u_i for all survivors; solve jointly
     eqs = [sp.Eq(u[i], (1 - g) * K[i] + g * (C - c - S + u[i])) for i in range(m)]
     sol = sp.solve(eqs, u, dict=True)[0]
@@ -62,6 +82,7 @@ def main(verbose=True):
     ok2c = not dimD.has(pps)
     say("        dimension of D / (packets/s) free of units:", ok2c)
     out["step2_joint"] = ok2 and ok2b and ok2c
+    dim("step2_joint", [(sol[u[0]], K[0] - g * D, U), (D, C, U)])
     # step 3: spare = C - c - S, A_i - K_i = spare/(1-gamma) in the uncapped solution
     spare = sp.simplify(C - c - sum(sol.values()))
     ok3a = sp.simplify(spare - (1 - g) * (C - c - sum(K)) / (1 - g + m * g)) == 0
@@ -70,6 +91,7 @@ def main(verbose=True):
     say("step 3  spare =", sp.factor(spare), "; A_i - K_i = spare/(1-gamma):", ok3a and ok3b)
     say("        => uncapped (A_i < K_i) iff sum_I K + c > C; capped (u_i = K_i) iff sum K + c <= C")
     out["step3_all_or_none"] = ok3a and ok3b
+    dim("step3_all_or_none", [(spare, (1 - g) * (C - c - sum(K)) / (1 - g + m * g), U), (AmK, spare / (1 - g), U)])
     # step 4: invasion of an absent flow j (w_j = 0): growth rate per w at w = 0
     Kj = sp.Symbol("K_j", positive=True)
     Aj = C - c - sum(sol.values())  # its own u_j = 0
@@ -77,6 +99,7 @@ def main(verbose=True):
     ok4 = sp.simplify(rate0 * Kj / eps - (1 - g) * (Kj - g * D)) == 0
     say("step 4  growth per window of an absent flow: eps (1-gamma)(K_j - gamma D)/K_j:", ok4)
     out["step4_invasion"] = ok4
+    dim("step4_invasion", (rate0, eps * (1 - g) * (Kj - g * D) / Kj, {**U, Kj: pkt / sec}))
     # step 5: equal K, c = 0, n flows -> eq. (19)
     n, Kk, tt = sp.symbols("n K tau", positive=True)
     un = Kk - g * (n * Kk - C) / (1 - g + n * g)
@@ -84,15 +107,18 @@ def main(verbose=True):
     ok5 = sp.simplify(sum_w - n * Kk * tt / (1 + (n - 1) * g)) == 0
     say("step 5  equal K = C: sum w =", sp.factor(sum_w), " == eq. (19):", ok5)
     out["step5_eq19"] = ok5
+    dim("step5_eq19", (sum_w, n * Kk * tt / (1 + (n - 1) * g), {**U, n: 1, Kk: pkt / sec, tt: sec}))
     # measured reading: saturated link, A_i = min(K_i, u_i) -> u_i = K_i
     ui = sp.Symbol("u_i", positive=True)
     solm = sp.solve(sp.Eq(ui, (1 - g) * K[0] + g * ui), ui)
     okm = solm == [K[0]]
     say("measured: u_i = (1-gamma) K_i + gamma u_i ->", solm, okm)
     out["measured_u_eq_K"] = okm
+    dim("measured_u_eq_K", (ui, (1 - g) * K[0] + g * ui, {**U, ui: pkt / sec}))
     return out
 
 
 if __name__ == "__main__":
     r = main()
     print("all steps follow:", all(r.values()))
+    print(f"{len(DIMS)} dimension checks; do not match:", [k for k, (ok, _) in DIMS.items() if not ok])

@@ -22,6 +22,9 @@ def test_proof_script_pinpoints_eq6_and_the_continuous_logistic():
     res = mod.main(verbose=False)
     assert {k for k, (ok, _) in res.items() if not ok} == {"eq6", "sec2.1.continuous_no_limit"}
     assert res["sec3.ack.multiplier"][0] and res["sec3.ack.A_gain"][0]
+    assert set(mod.DIMS) == set(res)  # every step carries a dimension check
+    # eq. (6): dw/d(rtt) is packets, its right-hand side (eps in 1/s) packets/s; 'eps < 2' compares 1/s with 2
+    assert {k for k, (ok, _) in mod.DIMS.items() if not ok} == {"eq6", "sec2.1.continuous_no_limit"}
 
 
 def test_fig1_is_the_discrete_map():

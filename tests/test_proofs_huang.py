@@ -22,7 +22,17 @@ def run(script):
     fails = [ln.split("]", 1)[1].split(":", 1)[0].strip() for ln in out.stdout.splitlines()
              if ln.startswith("[DOES NOT FOLLOW]")]
     follows = [ln for ln in out.stdout.splitlines() if ln.startswith("[FOLLOWS]")]
+    # every step carries a dimension check: one '    dims' line (units match) or one mismatch line per step
+    mism = [ln.split("]", 1)[1].split(":", 1)[0].strip() for ln in out.stdout.splitlines()
+            if ln.startswith("[DIMENSIONS DO NOT MATCH]")]
+    dims_ok = [ln for ln in out.stdout.splitlines() if ln.startswith("    dims ")]
+    if script != "aecp_symmetric_optimum.py":  # no steps, three dimension checks
+        assert len(mism) + len(dims_ok) == len(fails) + len(follows), script
+    RUN_DIMS[script] = mism
     return fails, follows, out.stdout
+
+
+RUN_DIMS = {}  # script -> steps whose two sides do not carry the same unit
 
 
 def test_lyapunov_argument_of_theorem1():
@@ -39,6 +49,7 @@ def test_lyapunov_argument_of_theorem1():
     assert any("the algebra of eq. (14)" in s or "pure algebra" in s for s in follows)
     assert any("delay margin" in s for s in follows)
     assert "WHAT THE ARGUMENT ESTABLISHES" in out
+    assert RUN_DIMS["aecp_theorem1_lyapunov.py"] == []
 
 
 @pytest.mark.slow  # ~75 s: SymPy dsolve
@@ -54,6 +65,10 @@ def test_convergence_times_cltcp_aecp():
         "(29)/(33) t_eps = ln ln(C eps/(N x0))/alpha equals the solved form",
     ]
     assert len(follows) >= 10
+    # (20) x' = r sets a rate change (packets/s^2) equal to a rate (packets/s); AECP's (32) 'ln ln g = -alpha'
+    # equates a number with a rate (1/s)
+    assert RUN_DIMS["aecp_convergence_time.py"] == ["(20) 'x_i'(t) = r(t)' yields (21)",
+                                                    "(32) 'ln ln g(t) = -alpha t' (CLTCP) / '-alpha' (AECP)"]
 
 
 def test_petcp_derivations():
@@ -65,9 +80,11 @@ def test_petcp_derivations():
         "example",
     ]
     assert len(follows) >= 25
+    assert RUN_DIMS["petcp_derivations.py"] == []  # tau_Delta in s per packet makes eq. (6)-(11) consistent
 
 
 @pytest.mark.slow
 def test_symmetric_optimum_script_runs():
     _, follows, out = run("aecp_symmetric_optimum.py")
     assert "[aecp.eq43]" in out
+    assert RUN_DIMS["aecp_symmetric_optimum.py"] == [] and out.count("    dims ") == 3

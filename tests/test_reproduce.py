@@ -3,6 +3,7 @@ the fluid models predict analytically (derived here or by the models' equilibriu
 copied from a run)."""
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,3 +144,20 @@ def test_cli_reproduce_json(tmp_path):
     assert (tmp_path / "iguchi-fig2.png").exists() and (tmp_path / "iguchi-fig2.pdf").exists()
     bad = CliRunner().invoke(main, ["reproduce", "nope"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_mixed_and_rate_ratio_inputs_are_refused_with_the_field(tmp_path):
+    from ecocc.errors import InputError
+    src = (Path(scenarios.__file__).parent / "data" / "petcp-fig6.toml").read_text()
+    bad = tmp_path / "petcp-mixed.toml"   # one protocol only: 'mixed' has nothing to mix
+    bad.write_text(src.replace('protocols = ["petcp", "hstcp", "reno"]', 'protocols = ["mixed"]'))
+    with pytest.raises(InputError, match="mixed"):
+        plan(str(bad))
+    src = (Path(scenarios.__file__).parent / "data" / "symbiosis-fig3.toml").read_text()
+    bad = tmp_path / "symbiosis-noover.toml"   # rate_ratio without its denominator flow
+    bad.write_text(src.replace('over = "symbiosis"\n', ""))
+    with pytest.raises(InputError, match="over"):
+        plan(str(bad))
+    sc = scenarios.load("symbiosis-fig4")
+    with pytest.raises(InputError, match="buffer_bdp"):
+        variant(sc, "mixed", -1.0)

@@ -1277,12 +1277,146 @@ def reno_cycle_sim(K, tau, B, eps, n_cycles=150, sub=50, with_period=False):
     return out + (losses[-1] - losses[-2],) if with_period else out
 
 
-MIXED = ("a fluid run of Symbiosis beside Reno on one tail-drop link (mixed protocols in one network) would check the "
-         "cycle itself; ecocc cannot run mixed protocols yet, so only the closed forms' internal consistency is checked")
+# ---------------------------------------------------------------------------
+# Section III-D against mixed-protocol runs: Symbiosis and Reno on one drop-tail link (ecocc.mixed)
+# ---------------------------------------------------------------------------
+
+MIX_TAU = 0.05  # s, Fig. 4/5: tau = 50 ms
+# (bandwidth Mbps, buffer in BDPs or None for Fig. 5's 41 packets, eps 1/s): Fig. 4's buffers at the paper's
+# eps = 1.95 /s, two more eps at B = 1 BDP, Fig. 5's bandwidths at B = 41 packets
+MIX_POINTS = ([(10.0, f, EPS) for f in (0.25, 0.5, 1.0, 2.0, 4.0)] + [(10.0, 1.0, e) for e in (0.5, 10.0)]
+              + [(bw, None, EPS) for bw in (50.0, 100.0, 500.0, 1000.0)])
+MIX_REL = 0.10  # 'approximate' threshold for a closed form against a mixed run: the paper's own approximations
+                # (queueing delay ignored, tau_bar = tau, instantaneous halving) are of this order; fixed before
+                # the runs were made
+
+
+def _mix_t_end(f):
+    """Run length (s): 60 s plus 30 s per BDP of buffer (Reno's ramp and cycles lengthen with the buffer)."""
+    return 60.0 + 30.0 * (f if f is not None else 1.0)
+
+
+def _mixed_reno_run(bw_mbps, bdp_factor, eps, t_end):
+    """One Symbiosis flow and one Reno flow (drop tail) on one link, RTT 50 ms, 1500-byte packets.
+
+    Returns the loss cycle measured over the last (up to) three complete cycles: period, rates, windows at the
+    loss onsets, the Symbiosis window's swing, mean RTT and the eq. (23) trajectory's deviation over the last
+    cycle.  Units: packets, packets/s, seconds.
+    """
+    from ..network import dumbbell
+    from ..simulate import simulate
+    K, tau = pps(bw_mbps), MIX_TAU
+    B = 41.0 if bdp_factor is None else bdp_factor * K * tau
+    net = dumbbell(K, [tau, tau], buffer_pkts=B, protocols=["symbiosis", "reno"], packet_bytes=PKT)
+    tr = simulate(net, t_end_s=t_end, output_dt_s=0.01, reno__aqm="droptail", symbiosis__epsilon_per_s=eps,
+                  symbiosis__gamma=GAMMA)
+    out = {"bw_mbps": bw_mbps, "K_pps": K, "B_pkts": B, "eps_per_s": eps, "t_end_s": t_end,
+           "status": tr.status.value}
+    t = tr.t_s
+    lost = tr.lost_pkts[:, 0]
+    inc = np.flatnonzero(np.diff(lost) > 1e-9)
+    if inc.size == 0:
+        out["n_cycles"] = 0
+        return out
+    onsets = t[inc[np.r_[True, np.diff(inc) > 1]]]
+    onsets = onsets[onsets >= t_end / 3]   # leave out the ramp
+    k = min(3, onsets.size - 1)
+    out["n_cycles"] = int(max(k, 0))
+    if k < 2:
+        return out
+    t0, t1 = onsets[-k - 1], onsets[-1]
+    per = np.diff(onsets[-k - 1:])
+    s = tr.sent_pkts
+    rs, rr = [(np.interp(t1, t, s[:, j]) - np.interp(t0, t, s[:, j])) / (t1 - t0) for j in range(2)]
+    ws = tr.flow_vars["symbiosis.w"][:, 0]
+    wr = tr.flow_vars["reno.W"][:, 1]
+    at = lambda x, tt: float(np.mean(np.interp(tt, t, x)))  # noqa: E731
+    w = (t >= t0) & (t <= t1)
+    q = tr.queue_pkts[:, 0]
+    tbar = tau + float(np.trapezoid(q[w], t[w]) / (t1 - t0)) / K
+    # eq. (23) from the Symbiosis window at the start of the last cycle, against the run over that cycle
+    lc = (t >= onsets[-2]) & (t <= onsets[-1])
+    tt = t[lc] - t[lc][0]
+    w0 = ws[lc][0]
+    e23 = w0 * np.exp(eps * tt) * K * tau / (w0 * (np.exp(eps * tt) - 1) + K * tau)
+    out.update({
+        "cycle_period_s": float(per.mean()), "cycle_period_spread_s": float(np.ptp(per)),
+        "window_s": [float(t0), float(t1)], "rate_symbiosis_pps": float(rs), "rate_reno_pps": float(rr),
+        "lambda_run": float(rr / rs), "rho_run": at(ws, onsets[-k - 1:]) / (K * tau),
+        "w_reno_at_loss_pkts": at(wr, onsets[-k - 1:]), "w_symbiosis_at_loss_pkts": at(ws, onsets[-k - 1:]),
+        "w_symbiosis_min_over_max": float(ws[w].min() / ws[w].max()),
+        "w_reno_min_over_max": float(wr[w].min() / wr[w].max()),
+        "tau_bar_s": tbar, "eq23_max_rel_dev_last_cycle": float(np.max(np.abs(e23 / ws[lc] - 1))),
+        "lost_pkts_per_cycle": float((np.interp(t1, t, lost) - np.interp(t0, t, lost)) / k),
+    })
+    return out
+
+
+def mixed_reno_runs():
+    """The mixed runs of :data:`MIX_POINTS`, each with the paper's closed forms at the same point (cached).
+
+    Returns
+    -------
+    list of dict
+        Per point: the run's loss cycle (``cycle_period_s``, ``rate_symbiosis_pps``, ``rate_reno_pps``,
+        ``lambda_run``, ``rho_run``, windows in packets, ``tau_bar_s``) and the paper's values there
+        (``rho_eq25``, ``lambda_eq26_printed``/``_derived``, ``T_eq22_*_s``, ``T_eq24_*_s``).
+    """
+    from .base import cached
+    out = []
+    for bw, f, eps in MIX_POINTS:
+        te = _mix_t_end(f)
+        r = cached("symbiosis.mixed_reno", lambda bw=bw, f=f, eps=eps, te=te: _mixed_reno_run(bw, f, eps, te),
+                   bw=bw, f=f, eps=eps, t_end=te, tau=MIX_TAU, gamma=GAMMA, pkt=PKT)
+        r = dict(r)
+        K, B, tau = r["K_pps"], r["B_pkts"], MIX_TAU
+        lp, rho = reno_lambda(K, tau, B, eps, printed=True)
+        ld, _ = reno_lambda(K, tau, B, eps, printed=False)
+        r.update({"bdp_factor": f, "rho_eq25": rho, "lambda_eq26_printed": lp, "lambda_eq26_derived": ld})
+        if math.isfinite(rho):
+            r["T_eq22_paper_s"] = ((1 - rho) * K * tau + B) / 2 * tau          # tau_bar = tau (Fig. 4/5)
+            r["T_eq24_paper_s"] = math.log((2 - rho) / (1 - rho)) / eps
+        if r.get("n_cycles", 0) >= 2:
+            rr = r["rho_run"]
+            r["T_eq22_run_s"] = ((1 - rr) * K * tau + B) / 2 * r["tau_bar_s"]   # the run's own rho and tau_bar
+            r["T_eq22_reno_s"] = r["w_reno_at_loss_pkts"] / 2 * r["tau_bar_s"]  # Reno's own window at loss
+            r["T_eq24_run_s"] = math.log((2 - rr) / (1 - rr)) / eps if rr < 1 else math.nan
+            r["sum_windows_at_loss_over_Ktau_plus_B"] = ((r["w_reno_at_loss_pkts"] + r["w_symbiosis_at_loss_pkts"])
+                                                         / (K * tau + B))
+        out.append(r)
+    return out
+
+
+def _mix_label(r):
+    b = "B 41 pkt" if r["bdp_factor"] is None else f"B {r['bdp_factor']:g} BDP"
+    return f"{r['bw_mbps']:g} Mbps, {b}, eps {r['eps_per_s']:g}"
+
+
+def _mix_ok(runs):
+    return [r for r in runs if r.get("n_cycles", 0) >= 2 and r["status"] == "success"]
+
+
+def _mix_verdict(errs):
+    """holds/approximate/fails for relative errors of a closed form against the runs (MIX_REL)."""
+    e = max(errs) if errs else math.nan
+    if not math.isfinite(e):
+        return "not-checkable"
+    return "holds" if e <= 0.01 else "approximate" if e <= MIX_REL else "fails"
+
+
+MIX_RUN = ("simulate(dumbbell(K, [0.05, 0.05], buffer_pkts=B, protocols=['symbiosis', 'reno'], packet_bytes=1500), "
+           "reno__aqm='droptail', symbiosis__epsilon_per_s=eps): ecocc.claims.symbiosis.mixed_reno_runs")
+MIX_NOTE = ("Mixed runs (ecocc.mixed): one Symbiosis flow (eq. 9 with eq. 17, the available bandwidth one RTT late) "
+            "and one Reno flow (Misra-Gong-Towsley, drop tail) on one link, RTT 50 ms, over Fig. 4's buffers "
+            "(10 Mbps, B = 1/4-4 BDP) and Fig. 5's bandwidths (B = 41 packets, 10-1000 Mbps), measured over the "
+            "last complete loss cycles.  Eq. (9) has no loss reaction: only Reno reacts to an overflow (the "
+            "Misra-Gong-Towsley decrease, at most one halving per RTT while the buffer overflows), while eq. (22)-(26) "
+            "assume both windows halve")
+
 
 
 @claim("symbiosis.eq22", _src("Sec. III-D, eq. (22)"),
-       "The loss cycle lasts T = ((1 - rho) K tau + B)/2 tau_bar (Reno from W/2 to W at one packet per RTT)")
+       "The loss cycle lasts T = ((1 - rho) K tau + B)/2 tau_bar (Reno from W/2 to W at one packet per RTT)", slow=True)
 def _eq22(figdir):
     rows = []
     for B in (10.0, 41.0, 400.0):
@@ -1304,31 +1438,81 @@ def _eq22(figdir):
     # 2 tau/50: the simulated loss instant is resolved to one step (tau/50) at each end of the cycle
     per_ok = all(abs(p["T_cycle_sim_s"] - p["T_eq22_s"]) < 2 * tau / 50 for p in per)
     ok = ok and per_ok
+    mix = _mix_ok(mixed_reno_runs())
+    e_run = [rel_err(r["T_eq22_run_s"], r["cycle_period_s"]) for r in mix]
+    e_pap = [rel_err(r["T_eq22_paper_s"], r["cycle_period_s"]) for r in mix if "T_eq22_paper_s" in r]
+    mix_rows = [{k: r.get(k) for k in ("bw_mbps", "B_pkts", "eps_per_s", "cycle_period_s", "T_eq22_run_s",
+                                       "T_eq22_paper_s", "T_eq22_reno_s", "rho_run", "rho_eq25", "tau_bar_s",
+                                       "sum_windows_at_loss_over_Ktau_plus_B")} for r in mix]
+    sums = [r["sum_windows_at_loss_over_Ktau_plus_B"] for r in mix]
+    mix_readings = [
+        Reading("mixed run: eq. (22) with the run's own rho and mean RTT tau_bar against the run's loss cycle",
+                _mix_verdict(e_run), "; ".join(
+                    f"{_mix_label(r)}: run {r['cycle_period_s']:.3f} s, eq. (22) {r['T_eq22_run_s']:.3f} s"
+                    for r in mix) + f" (largest relative error {max(e_run, default=math.nan):.1%}; approximate up "
+                f"to {MIX_REL:.0%}).  Eq. (22) counts Reno from W/2 to W; the run's Reno window min/max over the "
+                "cycles: " + ", ".join(f"{r['w_reno_min_over_max']:.2f}" for r in mix), {"rows": mix_rows}),
+        Reading("mixed run: eq. (22) with the paper's rho (eq. 25) and tau_bar = tau, as Fig. 4/5 use it",
+                _mix_verdict(e_pap), "; ".join(f"{_mix_label(r)}: run {r['cycle_period_s']:.3f} s, paper "
+                                               f"{r.get('T_eq22_paper_s', math.nan):.3f} s" for r in mix)
+                + f" (largest relative error {max(e_pap, default=math.nan):.1%})", {}),
+        Reading("mixed run: the paper's premise that both windows sum to K tau + B at each loss",
+                _mix_verdict([abs(x - 1) for x in sums]),
+                "(w_reno + w_symbiosis)/(K tau + B) at the loss onsets: " + ", ".join(f"{x:.3f}" for x in sums), {})]
     return record("symbiosis.eq22", "holds" if ok else "fails",
                   "Counting Reno's RTTs from W/2 to W at +1 packet each matches eq. (22) within the one-RTT rounding "
                   "(both flows lose a packet at each buffer overflow, as the paper assumes).  In the simulated cycle "
                   "model the period matches eq. (22) and eq. (24) at the simulated rho: " + "; ".join(
                       f"B {p['B_over_BDP']} BDP, eps {p['eps_per_s']}: {p['T_cycle_sim_s']:.3f} s vs {p['T_eq22_s']:.3f} "
-                      f"/ {p['T_eq24_s']:.3f} s" for p in per) + ".",
-                  evidence={"rows": rows, "cycle_periods": per},
-                  readings=[Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                      f"/ {p['T_eq24_s']:.3f} s" for p in per) + "."
+                  + "  Primary reading: the paper's cycle model (counted and simulated).  " + MIX_NOTE + ": "
+                  + "; ".join(f"{x.name}: {x.verdict}" for x in mix_readings) + ".",
+                  evidence={"rows": rows, "cycle_periods": per, "mixed_runs": mix_rows},
+                  readings=[Reading("the paper's cycle model (Reno +1/RTT, both halve at K tau + B)",
+                                    "holds" if ok else "fails", "see detail", {})] + mix_readings, run=MIX_RUN)
 
 
 @claim("symbiosis.eq23", _src("Sec. III-D, eq. (23)"),
-       "With A = K, eq. (10) gives w(t) = w(0) e^{eps t} K tau / (w(0)(e^{eps t} - 1) + K tau)")
+       "With A = K, eq. (10) gives w(t) = w(0) e^{eps t} K tau / (w(0)(e^{eps t} - 1) + K tau)", slow=True)
 def _eq23(figdir):
     K, tau = pps(10), 0.05
     t, w = ode_run(K, tau, K, 10.0, 2.0, A_const=K, n_out=1001)
     f = 2.0 * np.exp(EPS * t) * K * tau / (2.0 * (np.exp(EPS * t) - 1) + K * tau)
     e = float(np.max(np.abs(f / w[:, 0] - 1)))
+    mix = _mix_ok(mixed_reno_runs())
+    dev = [r["eq23_max_rel_dev_last_cycle"] for r in mix]
+    mix_r = Reading("mixed run: over a loss cycle beside Reno the Symbiosis window follows eq. (23) (A = K) from its "
+                    "value at the cycle's start", _mix_verdict(dev),
+                    "largest relative deviation of eq. (23) from the run's window over the last cycle: " + "; ".join(
+                        f"{_mix_label(r)}: {r['eq23_max_rel_dev_last_cycle']:.1%}" for r in mix) + ".  Beside Reno "
+                    "the available bandwidth is K - (Reno's rate), not K: the window settles near "
+                    "((1 - gamma) K + gamma A) tau (eq. 11), not K tau", {"dev": dev})
     return record("symbiosis.eq23", "holds" if e < 1e-8 else "fails",
                   f"Against the ODE (10 Mbps, 50 ms, A = K, w0 = 2) to {e:.1e}.  With A = K the misplaced brace of "
-                  "eq. (10) has no effect, so eq. (23) is right although eq. (10) is misprinted.",
-                  evidence={"max_rel_err": e})
+                  "eq. (10) has no effect, so eq. (23) is right although eq. (10) is misprinted.  "
+                  "Primary reading: eq. (23) as the solution of eq. (9) with A = K.  " + MIX_NOTE
+                  + f": {mix_r.name}: {mix_r.verdict}.",
+                  evidence={"max_rel_err": e},
+                  readings=[Reading("eq. (23) solves eq. (9) with A = K", "holds" if e < 1e-8 else "fails",
+                                    f"max relative error {e:.1e}", {}), mix_r], run=MIX_RUN)
+
+
+def _eq24_mixed():
+    mix = _mix_ok(mixed_reno_runs())
+    swing = [r["w_symbiosis_min_over_max"] for r in mix]
+    halves = all(abs(x - 0.5) <= 0.05 for x in swing)  # 0.05: the window's min/max within 10 % of a halving
+    e = [rel_err(r["T_eq24_run_s"], r["cycle_period_s"]) for r in mix if math.isfinite(r.get("T_eq24_run_s", math.nan))]
+    return [Reading("mixed run: the Symbiosis window halves at each loss (goes from rho K tau/2 to rho K tau)",
+                    "holds" if halves else "fails", "min/max of the Symbiosis window over the last cycles: " + ", ".join(
+                        f"{x:.3f}" for x in swing) + " (a halving gives 0.5; Reno's: " + ", ".join(
+                        f"{r['w_reno_min_over_max']:.3f}" for r in mix) + ")", {"min_over_max": swing}),
+            Reading("mixed run: eq. (24) at the run's rho against the run's cycle period", _mix_verdict(e),
+                    "; ".join(f"{_mix_label(r)}: eq. (24) {r.get('T_eq24_run_s', math.nan):.3f} s, run "
+                              f"{r['cycle_period_s']:.3f} s" for r in mix), {})]
 
 
 @claim("symbiosis.eq24", _src("Sec. III-D, eq. (24)"),
-       "The time from rho K tau/2 to rho K tau is T = (1/eps) ln((2 - rho)/(1 - rho))")
+       "The time from rho K tau/2 to rho K tau is T = (1/eps) ln((2 - rho)/(1 - rho))", slow=True)
 def _eq24(figdir):
     rows, worst = [], 0.0
     for rho in (0.1, 0.5, 0.9, 0.99):
@@ -1340,12 +1524,15 @@ def _eq24(figdir):
         rows.append({"rho": rho, "T_eq24_s": T, "T_ode_s": tn})
     return record("symbiosis.eq24", "holds" if worst < 1e-3 else "fails",
                   f"ODE with A = K from rho K tau/2 to rho K tau: eq. (24) within {worst:.1e} (sampling 1/40000 of the "
-                  "run) for rho = 0.1-0.99.", evidence={"rows": rows},
-                  readings=[Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                  "run) for rho = 0.1-0.99.  Primary reading: eq. (24) for eq. (23).  " + MIX_NOTE + ": the mixed "
+                  "readings below.", evidence={"rows": rows},
+                  readings=[Reading("eq. (24): time from rho K tau/2 to rho K tau under eq. (23)",
+                                    "holds" if worst < 1e-3 else "fails", f"max relative error {worst:.1e}", {})]
+                  + _eq24_mixed(), run=MIX_RUN)
 
 
 @claim("symbiosis.eq25", _src("Sec. III-D, eq. (25)"),
-       "rho is given by solving ((1 - rho) K tau + B)/2 tau_bar = (1/eps) ln((2 - rho)/(1 - rho))")
+       "rho is given by solving ((1 - rho) K tau + B)/2 tau_bar = (1/eps) ln((2 - rho)/(1 - rho))", slow=True)
 def _eq25(figdir):
     rows = []
     for bw in (10, 50, 100, 500, 1000):
@@ -1367,6 +1554,13 @@ def _eq25(figdir):
     # 5e-3: the simulated cycle steps dt = tau/50, so the loss instant (and rho) is resolved to ~1/50 RTT
     sim_ok = all(abs(x["rho_cycle_sim"] - x["rho_eq25"]) < 5e-3 for x in both)
     none = [x for x in sims if not math.isfinite(x["rho_eq25"])]
+    mix = _mix_ok(mixed_reno_runs())
+    e_mix = [rel_err(r["rho_eq25"], r["rho_run"]) for r in mix if math.isfinite(r["rho_eq25"])]
+    no_root = [_mix_label(r) for r in mix if not math.isfinite(r["rho_eq25"])]
+    mix_r = Reading("mixed run: eq. (25)'s rho against the run's (Symbiosis window at the loss onsets / K tau)",
+                    _mix_verdict(e_mix) if not no_root else "fails",
+                    "; ".join(f"{_mix_label(r)}: run {r['rho_run']:.3f}, eq. (25) {r['rho_eq25']:.3f}" for r in mix)
+                    + (f"; eq. (25) has no root at {no_root}" if no_root else ""), {})
     return record("symbiosis.eq25", "holds" if sim_ok else "fails",
                   f"The left side falls and the right side rises in rho on (0, 1), so the root is unique when it exists; "
                   f"over Fig. 4/5's ranges (10-1000 Mbps, B = 1/4-4 BDP, eps 0.1-100 /s) it exists at {found} of "
@@ -1375,9 +1569,10 @@ def _eq25(figdir):
                   f"K tau + B) settles on eq. (25)'s rho at every point where the root exists ({sim_ok}; max difference "
                   f"{max(abs(x['rho_cycle_sim'] - x['rho_eq25']) for x in both):.1e}); where it does not the cycle ends "
                   "with rho -> " + ", ".join(f"{x['rho_cycle_sim']:.3f}" for x in none)
-                  + " (Symbiosis starved or at K tau).", evidence={"rows": rows, "cycle_sim": sims},
+                  + " (Symbiosis starved or at K tau).  Primary reading: the cycle model simulated.  " + MIX_NOTE
+                  + f": {mix_r.verdict}.", evidence={"rows": rows, "cycle_sim": sims},
                   readings=[Reading("cycle model simulated", "holds" if sim_ok else "fails", "see detail", {"sims": sims}),
-                            Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                            mix_r], run=MIX_RUN)
 
 
 @claim("symbiosis.sec3D.sreno", _src("Sec. III-D, S_reno"),
@@ -1415,7 +1610,7 @@ def _sprop(figdir):
 
 
 @claim("symbiosis.eq26", _src("Sec. III-D, eq. (26)"),
-       "The Reno/Symbiosis throughput ratio is lambda = (3/4){(1-rho)K tau + B}^2 / ((K tau/eps) ln((2-rho)/(2(1-rho))))")
+       "The Reno/Symbiosis throughput ratio is lambda = (3/4){(1-rho)K tau + B}^2 / ((K tau/eps) ln((2-rho)/(2(1-rho))))", slow=True)
 def _eq26(figdir):
     rows = []
     for Bf in (0.25, 1, 4):
@@ -1449,7 +1644,24 @@ def _eq26(figdir):
                                                           "(symbiosis.sec3D.sreno, symbiosis.sec3D.sproposed); "
                                                           "the simulated cycle matches it",
                              "max_rel_dev_cycle_sim": dev_d},
-                  readings=[sim_reading, Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                  readings=[sim_reading] + _lambda_mixed_readings(), run=MIX_RUN)
+
+
+def _lambda_mixed_readings():
+    mix = _mix_ok(mixed_reno_runs())
+    out = []
+    for kind in ("printed", "derived"):
+        e = [rel_err(r[f"lambda_eq26_{kind}"], r["lambda_run"]) for r in mix if math.isfinite(r[f"lambda_eq26_{kind}"])]
+        miss = [_mix_label(r) for r in mix if not math.isfinite(r[f"lambda_eq26_{kind}"])]
+        out.append(Reading(f"mixed run: the throughput ratio Reno/Symbiosis against eq. (26) {kind}",
+                           _mix_verdict(e) if not miss else "fails", "; ".join(
+                               f"{_mix_label(r)}: run {r['lambda_run']:.3g}, eq. (26) {kind} "
+                               f"{r[f'lambda_eq26_{kind}']:.3g}" for r in mix)
+                           + (f"; eq. (25) has no root at {miss}" if miss else ""),
+                           {"rows": [{k: r.get(k) for k in ("bw_mbps", "B_pkts", "eps_per_s", "lambda_run",
+                                                            f"lambda_eq26_{kind}", "rate_reno_pps",
+                                                            "rate_symbiosis_pps")} for r in mix]}))
+    return out
 
 
 def _fair_eps(K, tau, B, printed):
@@ -1469,7 +1681,7 @@ def _fair_eps(K, tau, B, printed):
 
 @claim("symbiosis.fig4", _src("Sec. III-D, Fig. 4"),
        "K = 10 Mbps, tau = 50 ms, B = 1/4-4 BDP: the eps giving fairness changes drastically with B, and with a large "
-       "buffer no eps gives fairness")
+       "buffer no eps gives fairness", slow=True)
 def _fig4(figdir):
     K, tau = pps(10), 0.05
     rows = []
@@ -1501,14 +1713,34 @@ def _fig4(figdir):
                           "(we read 'drastically' as more than 10x)", {}))
     der = [r for r in rd if "derived" in r.name]
     verdict = "holds" if all(r.verdict == "holds" for r in der) else "fails"
+    mix = [r for r in _mix_ok(mixed_reno_runs()) if r["bw_mbps"] == 10.0 and r["bdp_factor"] is not None]
+    by_b = sorted((r for r in mix if r["eps_per_s"] == EPS), key=lambda r: r["bdp_factor"])
+    by_e = sorted((r for r in mix if r["bdp_factor"] == 1.0), key=lambda r: r["eps_per_s"])
+    lam_e = [r["lambda_run"] for r in by_e]
+    large = [r for r in by_b if r["bdp_factor"] >= 2]
+    mixed = [
+        Reading("mixed run: with a large buffer (B >= 2 BDP) Reno takes more than Symbiosis (lambda > 1) at eps = "
+                "1.95 /s", "holds" if large and all(r["lambda_run"] > 1 for r in large) else "fails",
+                "lambda (Reno/Symbiosis) per B/BDP at eps 1.95 /s: " + ", ".join(
+                    f"{r['bdp_factor']:g}: {r['lambda_run']:.3g}" for r in by_b), {}),
+        Reading("mixed run: eps sets the fairness (lambda crosses 1 over eps = 0.5-10 /s at B = 1 BDP)",
+                "holds" if lam_e and min(lam_e) <= 1 <= max(lam_e) else "fails",
+                "lambda per eps at B = 1 BDP: " + ", ".join(f"{r['eps_per_s']:g} /s: {r['lambda_run']:.3g}"
+                                                           for r in by_e)
+                + (f" (changes by {max(lam_e) / min(lam_e) - 1:.0%} over a 20x range of eps: eq. (9) has no loss "
+                   "reaction, so eps only sets how fast the Symbiosis window follows Reno's rate)" if lam_e else ""),
+                {"lambda_by_eps": lam_e})]
     return record("symbiosis.fig4", verdict,
                   "Figures are not in the text: the curves are recomputed from eq. (25)-(26) (printed and derived lambda, "
-                  "tau_bar = tau).  " + " ".join(f"{r.name}: {r.verdict} ({r.detail})." for r in der),
-                  evidence={"rows": rows}, readings=rd + [Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                  "tau_bar = tau).  " + " ".join(f"{r.name}: {r.verdict} ({r.detail})." for r in der)
+                  + "  Primary reading: eq. (26) derived.  " + MIX_NOTE + ": " + "; ".join(
+                      f"{x.name}: {x.verdict}" for x in mixed) + ".",
+                  evidence={"rows": rows}, readings=rd + mixed, run=MIX_RUN)
 
 
 @claim("symbiosis.fig5", _src("Sec. III-D, Fig. 5"),
-       "tau = 50 ms, B = 41 packets (the BDP at 10 Mbps), K = 10-1000 Mbps: the fair eps changes drastically with K")
+       "tau = 50 ms, B = 41 packets (the BDP at 10 Mbps), K = 10-1000 Mbps: the fair eps changes drastically with K",
+       slow=True)
 def _fig5(figdir):
     bdp = pps(10) * 0.05
     rows = []
@@ -1520,11 +1752,22 @@ def _fig5(figdir):
     der = [r["fair_eps_per_s"] for r in rows if r["lambda"] == "derived"]
     fin = [x for x in der if math.isfinite(x)]
     spread = max(fin) / min(fin) if len(fin) > 1 else math.nan
+    mix = sorted([r for r in _mix_ok(mixed_reno_runs()) if r["bdp_factor"] is None or
+                  (r["bw_mbps"] == 10.0 and r["bdp_factor"] == 1.0 and r["eps_per_s"] == EPS)],
+                 key=lambda r: r["bw_mbps"])
+    lam = [r["lambda_run"] for r in mix]
+    mixed = Reading("mixed run: at a fixed eps (1.95 /s) the throughput ratio changes by more than 10x between K = 10 "
+                    "and 1000 Mbps (so the eps that would give fairness must change with K)",
+                    "holds" if lam and max(lam) / min(lam) > 10 else "fails",
+                    "lambda (Reno/Symbiosis) per K: " + ", ".join(f"{r['bw_mbps']:g} Mbps: {r['lambda_run']:.3g}"
+                                                                  for r in mix)
+                    + " (10 Mbps: B = 1 BDP = 41.7 packets)", {"rows": mix})
     return record("symbiosis.fig5", "holds" if (math.isfinite(spread) and spread > 10) or len(fin) < len(der) else "fails",
                   f"The BDP at 10 Mbps and 50 ms with 1500-byte packets is {bdp:.2f} packets (the paper's 41).  Fair eps "
                   f"(derived lambda) for K = 10, 50, 100, 500, 1000 Mbps: " + ", ".join(f"{x:.3g}" for x in der)
-                  + f" /s (spread x{spread:.3g} where it exists).", evidence={"rows": rows, "bdp_pkts": bdp},
-                  readings=[Reading("fluid run of Symbiosis + Reno", "not-checkable", MIXED)])
+                  + f" /s (spread x{spread:.3g} where it exists).  Primary reading: eq. (26) derived.  " + MIX_NOTE
+                  + f": {mixed.verdict}.", evidence={"rows": rows, "bdp_pkts": bdp},
+                  readings=[mixed], run=MIX_RUN)
 
 
 # ===========================================================================
