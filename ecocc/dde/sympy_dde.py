@@ -264,7 +264,7 @@ class SympyDDE:
 
     # -- values ---------------------------------------------------------------------------------------
     def _subs(self):
-        return dict(zip(self._p, self.param_values))
+        return {p: sp.Float(v) for p, v in zip(self._p, self.param_values)}
 
     def delay_values(self) -> np.ndarray:
         """The delays (time units), one per distinct delayed term ``(component, delay)``, at the parameters'
@@ -288,13 +288,15 @@ class SympyDDE:
             out.append(d)
         return np.array(out, dtype=float)
 
-    def with_params(self, **values) -> "SympyDDE":
-        """A copy with some parameters' values changed (by symbol name); the compiled kernel is reused.
+    def with_params(self, values=None, *, t0=None) -> "SympyDDE":
+        """A copy with some parameters' values (and the initial time) changed; the compiled kernel is reused.
 
         Parameters
         ----------
-        **values : float
-            New values by the parameter symbol's name.
+        values : dict, optional
+            New values by the parameter symbol (or its name).
+        t0 : float, optional
+            New initial time (time units).
 
         Returns
         -------
@@ -305,10 +307,13 @@ class SympyDDE:
         new = copy.copy(self)
         new.param_values = list(self.param_values)
         names = [s.name for s in self.param_symbols]
-        for k, v in values.items():
+        for k, v in (values or {}).items():
+            k = k.name if isinstance(k, sp.Symbol) else k
             if k not in names:
                 raise InputError("params", k, f"one of the DDE's parameters {names}")
             new.param_values[names.index(k)] = opt.real(f"params[{k}]", v)
+        if t0 is not None:
+            new.t0 = opt.real("t0", t0)
         new.delay_values()
         return new
 
@@ -383,7 +388,8 @@ class SympyDDE:
         rtol, atol : float
             Tolerances per component: ``|err_i| <= atol + rtol |y_i|`` (atol may be one per component).
         engine : {"auto", "numba", "numpy"}
-            ``"auto"``: compiled if numba is installed, else the NumPy solver.
+            ``"auto"`` (``$ECOCC_ENGINE`` overrides what it means, as everywhere in ecocc): compiled if numba
+            is installed, else the NumPy solver.
         max_step, first_step, max_steps
             As :func:`ecocc.dde.adaptive.solve_dde`.
 
@@ -394,9 +400,11 @@ class SympyDDE:
             ``settings["engine"]`` says which engine ran.
         """
         from . import options as opt
-        from .engine import HAVE_NUMBA, ENGINES
+        from .engine import ENGINES, HAVE_NUMBA, default_engine
         if engine not in ENGINES:
             raise InputError("engine", engine, f"one of {ENGINES}")
+        if engine == "auto":
+            engine = default_engine()
         t_end = opt.t_end(t_end, self.t0)
         if t_eval is None:
             t_eval = np.linspace(self.t0, t_end, 1001)
