@@ -90,6 +90,8 @@ def _convert(expr, field, states):
     rep = {}
     for a in expr.atoms(AppliedUndef):
         nm = a.func.__name__
+        if nm == "anchors" and len(a.args) == 1:  # inside jitcdde's past_y: goes with it (checked below)
+            continue
         if nm in ("current_y", "y") and len(a.args) == 1:  # jitcdde's current_y(i) or y(i)
             rep[a] = _Y(*a.args)
         elif nm == "past_y" and len(a.args) == 3:  # jitcdde: past_y(time, index, anchors(time))
@@ -102,7 +104,11 @@ def _convert(expr, field, states):
             raise InputError(field, str(a), "known functions only: the states y(i), y(i, t - delay)"
                              + (f" or {[str(s) for s in states]}(time)" if states else "")
                              + "; past derivatives (neutral terms) are not supported")
-    return expr.xreplace(rep) if rep else expr
+    expr = expr.xreplace(rep) if rep else expr
+    left = [a for a in expr.atoms(AppliedUndef) if a.func is not _Y]
+    if left:
+        raise InputError(field, str(left[0]), "known functions only: the states y(i), y(i, t - delay)")
+    return expr
 
 
 @dataclass
@@ -352,7 +358,7 @@ class SympyDDE:
         DDEProblem
         """
         from .problem import DDEProblem, Lookup
-        shift = self.t0 if t0 is None else self.t0 - float(t0)
+        shift = 0.0 if t0 is None else self.t0 - float(t0)  # problem time + shift = the user's time
         fn = sp.lambdify([t, self._ys, self._zs, self._p], self.exprs, "math")
         par = list(self.param_values)
         history, y0 = self._history_fn()
