@@ -74,6 +74,8 @@ def test_solve_options_are_checked():
         dde.solve(1.0, rtol=0.0, engine="numpy")
     with pytest.raises(InputError, match="params"):
         dde.with_params({"zz": 1.0})
+    with pytest.raises(InputError, match="kernel"):
+        dde.solve(1.0, engine="numba", kernel="fast")
 
 
 def test_jitcdde_notations_are_read():
@@ -125,12 +127,14 @@ def test_numpy_engine_meets_the_closed_form():
 # ---------------------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_mackey_glass_compiled_matches_numpy_and_jitcdde():
+@pytest.mark.parametrize("kernel", ["shared", "inline"])
+def test_mackey_glass_compiled_matches_numpy_and_jitcdde(kernel):
     ts = np.arange(0.0, 200.0 + 1e-9, 2.0)
     dde = sympy_dde(mackey_glass(), history=[1.0])
-    a = dde.solve(200.0, t_eval=ts, rtol=1e-10, atol=1e-10, engine="numba")
+    a = dde.solve(200.0, t_eval=ts, rtol=1e-10, atol=1e-10, engine="numba", kernel=kernel)
     b = dde.solve(200.0, t_eval=ts, rtol=1e-10, atol=1e-10, engine="numpy")
     assert a.settings["engine"] == "numba" and b.settings["engine"] == "numpy"
+    assert a.settings["kernel_variant"] == kernel
     assert a.ok and b.ok
     assert a.n_steps == b.n_steps  # the same algorithm takes the same steps
     # measured 4e-14: round-off of the evaluation order; 1e-11 (1/10 of rtol) would still catch any changed
@@ -144,7 +148,8 @@ def test_mackey_glass_compiled_matches_numpy_and_jitcdde():
 
 
 @pytest.mark.slow
-def test_params_history_function_t0_and_named_states_compiled_match_numpy():
+@pytest.mark.parametrize("kernel", ["shared", "inline"])
+def test_params_history_function_t0_and_named_states_compiled_match_numpy(kernel):
     """Two components, two delays (one a parameter), a past given as expressions of t, t0 != 0, named
     states: compiled against the NumPy reference."""
     x, z = sp.Function("x"), sp.Function("z")
@@ -153,10 +158,10 @@ def test_params_history_function_t0_and_named_states_compiled_match_numpy():
     dde = sympy_dde(f, history=[sp.cos(t), 1 + t / 10], params={a: 0.8, d: 0.7}, t0=2.0, states=[x, z])
     ts = np.linspace(2.0, 22.0, 201)
     for dd in (dde, dde.with_params({"d": 1.3})):  # the second reuses the kernel (delays are parameters)
-        A = dd.solve(22.0, t_eval=ts, rtol=1e-9, atol=1e-9, engine="numba")
+        A = dd.solve(22.0, t_eval=ts, rtol=1e-9, atol=1e-9, engine="numba", kernel=kernel)
         B = dd.solve(22.0, t_eval=ts, rtol=1e-9, atol=1e-9, engine="numpy")
         assert A.ok and B.ok and A.n_steps == B.n_steps
-        assert A.settings["kernel"] == dde.generated().name
+        assert A.settings["kernel"] == dde.generated(fp=kernel == "shared").name
         assert A.y[0, 0] == pytest.approx(np.cos(2.0)) and A.y[0, 1] == pytest.approx(1.2)
         # same steps: round-off only (measured below 1e-13); 1e-10 is 1/10 of rtol
         assert np.abs(A.y - B.y).max() < 1e-10

@@ -374,14 +374,28 @@ class SympyDDE:
                           breakpoint_depth=self.breakpoint_depth, names=self.names)
 
     # -- the compiled kernel ------------------------------------------------------------------------------
-    def generated(self):
-        """The generated module's description (see :mod:`ecocc.dde.codegen`): source, name, history columns."""
+    def generated(self, fp=False):
+        """The generated module's description (see :mod:`ecocc.dde.codegen`): source, name, history columns.
+
+        Parameters
+        ----------
+        fp : bool
+            The right-hand side alone for the shared integrator (``kernel="shared"``), else the whole
+            kernel (``kernel="inline"``).
+
+        Returns
+        -------
+        object
+            With ``source``, ``name``, ``hsrc``.
+        """
         if self._gen is None:
-            self._gen = _Generated(self)
-        return self._gen
+            self._gen = {}
+        if fp not in self._gen:
+            self._gen[fp] = _Generated(self, fp)
+        return self._gen[fp]
 
     def solve(self, t_end, *, t_eval=None, rtol=1e-6, atol=1e-6, engine="auto", max_step=math.inf,
-              first_step=None, max_steps=10_000_000) -> DDESolution:
+              first_step=None, max_steps=10_000_000, kernel="auto") -> DDESolution:
         """Integrate from ``t0`` to ``t_end``.
 
         Parameters
@@ -398,6 +412,13 @@ class SympyDDE:
             is installed, else the NumPy solver.
         max_step, first_step, max_steps
             As :func:`ecocc.dde.adaptive.solve_dde`.
+        kernel : {"auto", "shared", "inline"}
+            How the compiled engine gets its kernel.  ``"shared"``: one integrator for every user DDE,
+            compiled once per machine (numba's cache), calling this DDE's right-hand side, compiled on its
+            own (about a second), through a function pointer.  ``"inline"``: the integrator compiled with
+            this right-hand side inlined (:func:`ecocc.dde.codegen.kernel`: a ``numba.pycc`` module in the
+            cache, which later processes load without importing numba; its first build takes tens of
+            seconds).  ``"auto"``: the inline module if it is already built, else shared.
 
         Returns
         -------
@@ -411,6 +432,8 @@ class SympyDDE:
             raise InputError("engine", engine, f"one of {ENGINES}")
         if engine == "auto":
             engine = default_engine()
+        if kernel not in ("auto", "shared", "inline"):
+            raise InputError("kernel", kernel, "one of ('auto', 'shared', 'inline')")
         t_end = opt.t_end(t_end, self.t0)
         if t_eval is None:
             t_eval = np.linspace(self.t0, t_end, 1001)
@@ -427,9 +450,9 @@ class SympyDDE:
             return sol
         return self._solve_compiled(t_end, t_eval, rtol=opt.rtol(rtol), atol=opt.atol(atol, self.n),
                                     max_step=opt.max_step(max_step), first_step=opt.first_step(first_step),
-                                    max_steps=opt.integer("max_steps", max_steps, lo=1))
+                                    max_steps=opt.integer("max_steps", max_steps, lo=1), kernel=kernel)
 
-    def _solve_compiled(self, t_end, t_eval, *, rtol, atol, max_step, first_step, max_steps):
+    def _solve_compiled(self, t_end, t_eval, *, rtol, atol, max_step, first_step, max_steps, kernel):
         import time as _time
 
         from . import codegen
@@ -444,14 +467,23 @@ class SympyDDE:
         shim = _Shim(prob)
         kw = _method_args(shim, t_end - self.t0, rtol=rtol, atol=atol, t_eval=np.asarray(t_eval) - self.t0,
                           max_step=max_step, first_step=first_step, max_steps=max_steps)
-        gen = self.generated()
+        if kernel == "auto":
+            kernel = "inline" if _inline_ready(self.generated(), kw) else "shared"
+        gen = self.generated(fp=kernel == "shared")
         nz = len(self.lookups)
         D = (np.array(self.param_values + [0.0], dtype=float), np.array(list(self.delay_values()) + [0.0]),
              float(self.t0))
         Wk = (np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(max(nz, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
         kw.update(hsrc=gen.hsrc, iq=int(self.n), L=0, buf=np.zeros(1), D=D, Wk=Wk)
-        fn, info = codegen.kernel(gen, kw)
-        code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
+        if kernel == "shared":
+            integ = _fp_integrator().adaptive_kernel
+            rhs = codegen.load(gen)._model_rhs
+            info = dict(compiled="shared", kernel_variant="shared")
+            code = integ(rhs, *(kw[k] for k in ADAPTIVE_ARGS))
+        else:
+            fn, info = codegen.kernel(gen, kw)
+            info = dict(info, kernel_variant="inline")
+            code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
         counters, reals = kw["counters"], kw["reals"]
         n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
         status, message = _adaptive_status(code, counters, reals, max_steps)
@@ -465,6 +497,20 @@ class SympyDDE:
                                 kernel=gen.name, **info))
 
 
+def _inline_ready(gen, kw) -> bool:
+    """Whether the inline kernel of ``gen`` is loaded in this process or built (``numba.pycc``) in the cache."""
+    import sys as _sys
+
+    from . import aot, codegen
+    if gen.name in codegen._kernels:
+        return True
+    if aot.aot_mode() == "0":
+        return False
+    name = "ecocc_aot_" + hashlib.sha256(
+        f"{gen.name}|{aot._cpu_id()}|{aot._numba_version()}|{_sys.version}".encode()).hexdigest()[:16]
+    return aot._module_path(name) is not None
+
+
 class _Shim:
     """What :func:`ecocc.dde.engine._method_args` reads of a system: ``n`` and ``problem()``."""
 
@@ -476,11 +522,59 @@ class _Shim:
         return self._prob
 
 
+#: numba types of the user right-hand side's arguments (the function-pointer kernel's contract): ``D`` =
+#: (parameters, delays, t0), ``Wk`` = the work tuple whose 4th entry holds each lookup's history segment
+_TYPES_SRC = """from numba import types as _t
+_D = _t.Tuple((_t.float64[::1], _t.float64[::1], _t.float64))
+_W = _t.Tuple((_t.float64[::1], _t.float64[::1], _t.float64[::1], _t.int64[::1], _t.int64[::1]))
+_A1, _A2 = _t.float64[::1], _t.float64[:, ::1]
+RHS_SIG = _t.void(_t.float64, _t.float64, _A1, _t.boolean[::1], _t.boolean[::1], _A1, _D, _W, _t.float64, _A1, _A1,
+                  _A2, _A2, _A2, _t.int64)
+"""
+
+
+def _fp_integrator():
+    """The generic integrator compiled with the right-hand side as an argument (a numba first-class
+    function of the type ``RHS_SIG``): :mod:`ecocc.dde.integrator`'s source, its ``_model_rhs`` made the
+    first parameter and its signature explicit, so that numba compiles it once per machine (cached on disk)
+    for every user DDE; each DDE then compiles only its own small right-hand side."""
+    from . import aot, codegen
+    from .engine import ADAPTIVE_ARGS
+    if "fp" in _FP:
+        return _FP["fp"]
+    template = (codegen._HERE / "integrator.py").read_text()
+    types = dict(aot.ADAPTIVE_TYPES, hsrc="int64[::1]", iq="int64", D="_D", Wk="_W")
+    sig = ", ".join(types[k] if types[k] in ("_D", "_W") else f"_t.{types[k]}" if "[" not in types[k]
+                    else f"_t.{types[k].split('[')[0]}[{types[k].split('[', 1)[1]}" for k in ADAPTIVE_ARGS)
+    old = "@njit(cache=True, nogil=True)\ndef adaptive_kernel(y0,"
+    if old not in template:
+        raise RuntimeError("ecocc.dde.integrator: the kernel's definition line changed")
+    src = template.replace(old, "@njit(_t.int64(_t.FunctionType(RHS_SIG), " + sig + "), cache=True, nogil=True)\n"
+                           "def adaptive_kernel(_model_rhs, y0,")
+    stamp = hashlib.sha256(b"".join((codegen._HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
+    src = (f'"""Generated by ecocc.dde.sympy_dde: the generic integrator, right-hand side as an argument."""\n'
+           f"# helpers {stamp[:16]}\n" + src + "\n" + _TYPES_SRC)
+    # the types are used by the decorator: define them before the kernel (after the template's imports)
+    head, _, rest = src.partition("\n@njit")
+    src = head + "\n" + _TYPES_SRC + "\n@njit" + rest
+
+    class G:
+        source = src
+        name = "ecocc_fpint_" + hashlib.sha256(src.encode()).hexdigest()[:20]
+    _FP["fp"] = codegen.load(G)
+    return _FP["fp"]
+
+
+_FP: dict = {}
+
+
 class _Generated:
     """The generated module of a :class:`SympyDDE` (the interface :func:`ecocc.dde.codegen.kernel` reads:
-    ``name``, ``model_name``, ``source``) and its history columns ``hsrc``."""
+    ``name``, ``model_name``, ``source``) and its history columns ``hsrc``.  ``fp``: the right-hand side
+    alone, compiled with the explicit signature ``RHS_SIG`` for the function-pointer integrator
+    (:func:`_fp_integrator`); else the integrator's source with the right-hand side inlined into it."""
 
-    def __init__(self, dde: SympyDDE):
+    def __init__(self, dde: SympyDDE, fp: bool = False):
         from .codegen import GEN_VERSION, _HERE, _function, _seg_code
         n = dde.n
         lks = dde.lookups
@@ -494,7 +588,8 @@ class _Generated:
         if not dde.constant_history:
             for i, h in enumerate(dde.history_exprs):
                 src += _function(f"_hist_{i}", ["t"] + pargs, [h], False)
-        r = ["", "", '@njit(cache=True, inline="always")',
+        deco = '@njit(RHS_SIG, cache=True)' if fp else '@njit(cache=True, inline="always")'
+        r = ["", "", deco,
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """The user\'s DDE (ecocc.dde.sympy_dde), generated."""',
              "    par, DL, T0 = D",
@@ -518,7 +613,7 @@ class _Generated:
                   f"        z_{j} = HY[0, {cc}]"]
         r += [f"    d = _law_f({', '.join(args)})"]
         r += [f"    out[{i}] = d[{i}]" for i in range(n)]
-        template = (_HERE / "integrator.py").read_text()
+        template = _TYPES_SRC if fp else (_HERE / "integrator.py").read_text()
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
         header = ['"""Generated by ecocc.dde.sympy_dde from a user\'s DDE; do not edit."""',
                   f"# generator {GEN_VERSION}; helpers {stamp[:16]}",
@@ -527,6 +622,7 @@ class _Generated:
         self.digest = hashlib.sha256(self.source.encode()).hexdigest()[:20]
         self.name = f"ecocc_gen_{self.digest}"
         self.model_name = "user DDE"
+        self.fp = fp
 
 
 def sympy_dde(f, *, history, params=None, t0=0.0, states=None, names=None, breakpoint_depth=1) -> SympyDDE:
