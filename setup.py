@@ -1,8 +1,9 @@
 """Build hook: the AECP lock-step kernel compiled ahead of time at install time.
 
 ``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes_strided``, the
-stability map's lock-step groups) is compiled by ``numba.pycc`` for this
-machine's CPU (see :mod:`ecocc.dde.aot`), so the first run after installing
+stability map's lock-step groups) and the registry models' generated adaptive
+kernels (``ecocc/dde/shipped``, one ``ecocc.dde.shipped.<name>_aot`` each) are
+compiled by ``numba.pycc`` for this machine's CPU (see :mod:`ecocc.dde.aot`), so the first run after installing
 loads them in milliseconds instead of compiling for about 15 s each.  numba
 is a build requirement (``pyproject.toml``), not a run-time one: the modules
 load without numba.  The extensions are optional: if a build fails (no C
@@ -21,6 +22,9 @@ from setuptools.errors import CompileError
 HERE = Path(__file__).resolve().parent
 #: extension module -> kernel kind (ecocc.dde.aot.KERNELS)
 AOT = {"ecocc.dde._lanes_aot": "lanes"}
+#: the registry models' generated adaptive kernels (ecocc/dde/shipped, written by ``python -m ecocc.dde.codegen``):
+#: extension module -> its source
+SHIPPED = {f"ecocc.dde.shipped.{p.stem}_aot": p for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob("ecocc_gen_*.py"))}
 
 
 def _kernel_modules():
@@ -36,6 +40,15 @@ def _kernel_modules():
 
 class BuildKernel(build_ext):
     def build_extension(self, ext):
+        if ext.name in SHIPPED:
+            out = Path(self.get_ext_fullpath(ext.name))
+            try:
+                built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
+                built.replace(out)
+            except Exception as exc:  # optional extension: setuptools reports it and goes on
+                raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built ({type(exc).__name__}: "
+                                   f"{exc}); it will be built on first use if numba is installed") from exc
+            return None
         if ext.name not in AOT:
             return super().build_extension(ext)
         out = Path(self.get_ext_fullpath(ext.name))
@@ -49,4 +62,5 @@ class BuildKernel(build_ext):
                                f"{exc}); it will be built on first use if numba is installed") from exc
 
 
-setup(ext_modules=[Extension(name, sources=[], optional=True) for name in AOT], cmdclass={"build_ext": BuildKernel})
+setup(ext_modules=[Extension(name, sources=[], optional=True) for name in list(AOT) + list(SHIPPED)],
+      cmdclass={"build_ext": BuildKernel})

@@ -274,6 +274,80 @@ def _installed_kernel(kind: str):
     return getattr(mod, _EXPORT), spec.origin
 
 
+# ---------------------------------------------------------------------------------------------------------
+# the generated adaptive kernels of the registry models, shipped as source and compiled at install time
+# ---------------------------------------------------------------------------------------------------------
+
+#: where :func:`ecocc.dde.codegen.ship` writes the registry models' generated sources (and their index)
+SHIPPED = _HERE / "shipped"
+#: the network data ``D`` and work arrays ``Wk`` of a generated kernel (``ecocc.dde.codegen.kernel_data``)
+_GEN_D = ("int64", "int64", "int64[::1]", "int64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[::1]",
+          "float64[::1]", "float64[::1]", "float64[::1]", "float64[::1]", "float64[:, ::1]", "float64[:, ::1]",
+          "float64[:, ::1]", "float64[::1]")
+_GEN_WK = ("float64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[::1]")
+
+
+def generated_signature():
+    """The numba signature of a generated network kernel (:func:`ecocc.dde.integrator.adaptive_kernel` under
+    a model's right-hand side), static so that the install-time build needs no model (a test checks it
+    against ``numba.typeof`` of the arguments a run builds)."""
+    import numba
+    from numba.core import types as nt
+
+    def ty(text):
+        return numba.typeof(0) if text == "int64" else eval(text, {}, vars(nt))  # noqa: S307  (fixed strings)
+
+    from .engine import ADAPTIVE_ARGS
+    spec = dict(ADAPTIVE_TYPES, hsrc="int64[::1]", iq="int64")
+    args = []
+    for k in ADAPTIVE_ARGS:
+        if k == "D":
+            args.append(nt.Tuple([ty(x) for x in _GEN_D]))
+        elif k == "Wk":
+            args.append(nt.Tuple([ty(x) for x in _GEN_WK]))
+        else:
+            args.append(ty(spec[k]))
+    return nt.int64(*args)
+
+
+def generated_stamp(gen_name: str) -> int:
+    """The stamp of an install-time module of the generated kernel ``gen_name``: its name (a hash of its
+    source) and this CPU."""
+    return int(hashlib.sha256(f"{gen_name}|{_cpu_id()}".encode()).hexdigest()[:15], 16)
+
+
+def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
+    """Compile the shipped generated source ``src`` (``ecocc_gen_<hash>.py``) into the extension module
+    ``<stem>_aot`` in ``out_dir`` (setup.py's build step); returns the file."""
+    name = src.stem
+    spec = importlib.util.spec_from_file_location(name, src)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return compile_module(f"{name} adaptive", f"{name}_aot", out_dir, quiet=quiet, func=mod.adaptive_kernel.py_func,
+                          sig=generated_signature(), stamp=generated_stamp(name))
+
+
+def installed_generated(gen_name: str):
+    """The install-time module of the generated kernel ``gen_name``: ``(kernel, where)``, or ``(None, why
+    not)``."""
+    if aot_mode() != "1":
+        return None, f"ECOCC_AOT={aot_mode()}"
+    try:
+        spec = importlib.util.find_spec(f"{__package__}.shipped.{gen_name}_aot")
+    except ImportError:
+        spec = None
+    if spec is None:
+        return None, "no module built at install time"
+    try:
+        mod = importlib.import_module(spec.name)
+        if mod.stamp() != generated_stamp(gen_name):
+            return None, f"the module built at install time ({spec.origin}) is for another CPU"
+    except Exception as exc:  # a broken or foreign file: the cache or the JIT kernel does the same work
+        return None, f"the module built at install time does not load: {type(exc).__name__}: {exc}"
+    return getattr(mod, _EXPORT), spec.origin
+
+
 def _cached_kernel(kind: str):
     """This machine's module of ``kind`` from the kernel cache, built now if missing (needs numba)."""
     name = module_name(kind)

@@ -444,6 +444,10 @@ def kernel(gen: Generated, args: dict):
     if gen.name in _kernels:
         return _kernels[gen.name]
     from . import aot
+    fn, where = aot.installed_generated(gen.name)  # compiled at install time (a registry model's kernel)
+    if fn is not None:
+        _kernels[gen.name] = (fn, dict(compiled="aot", module=where, built_now=False, installed=True))
+        return _kernels[gen.name]
     fn, info = None, {}
     if aot.aot_mode() != "0":
         try:
@@ -513,6 +517,54 @@ def warm(models=None) -> dict:
     return out
 
 
+def _registry_systems():
+    """``{model name: NetworkSystem}``: each registered model the generated kernel serves, with its default
+    parameters, on the two-flow dumbbell :func:`warm` uses (the generated text depends on the model, its
+    options and the names of its static fields, not on the network's values)."""
+    from ..models import REGISTRY, get_model
+    from ..network import dumbbell
+    from ..system import NetworkSystem
+    from .engine import codegen_gap
+    out = {}
+    for name in REGISTRY:
+        m = get_model(name)
+        if codegen_gap(m) is not None:
+            continue
+        sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(), 0.2)
+        if supported(sysm) is None:
+            out[m.name] = sysm
+    return out
+
+
+def ship() -> dict:
+    """Write the generated sources of the registry models (default options) and their index into
+    ``ecocc/dde/shipped`` (package data: setup.py compiles each into an extension module at install time,
+    so the first run after installing neither generates nor compiles).  Removes the files there that no
+    model uses any more.  Returns ``{model name: module name}``.
+
+    Returns
+    -------
+    dict
+        The model names and their generated modules' names.
+    """
+    import json
+    out, keep = {}, set()
+    d = _shipped()
+    for name, sysm in _registry_systems().items():
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        _write(d / f"{g.name}.py", g.source)
+        key = _laws_key(sysm)
+        _write(d / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}, indent=0))
+        keep |= {f"{g.name}.py", f"{key}.json"}
+        out[name] = g.name
+    for p in list(d.glob("ecocc_gen_*.py")) + list((d / "index").glob("*.json")):
+        if p.name not in keep:
+            p.unlink()
+        else:
+            p.chmod(0o644)  # package data (the cache's files are private: mkstemp)
+    return out
+
+
 def supported(sysm) -> str | None:
     """None if the generated kernel computes ``sysm`` (a NetworkSystem), else why not."""
     if sysm.has_fwd:
@@ -536,7 +588,13 @@ class _Cached(Generated):
 
     @property
     def source(self):
-        return (generated_dir() / f"{self.name}.py").read_text()
+        p = generated_dir() / f"{self.name}.py"
+        return (p if p.is_file() else _shipped() / f"{self.name}.py").read_text()
+
+
+def _shipped() -> Path:
+    from .aot import SHIPPED
+    return SHIPPED
 
 
 def _laws_key(sysm):
@@ -572,15 +630,17 @@ def generate(sysm) -> Generated:
     if g is not None:
         return g
     key = _laws_key(sysm)
-    idx = generated_dir() / "index" / f"{key}.json"
-    if key is not None and idx.is_file():
-        import json
-        try:
-            meta = json.loads(idx.read_text())
-            if (generated_dir() / f"{meta['name']}.py").is_file():
-                g = _Cached(meta)
-        except (ValueError, KeyError, OSError):
-            g = None
+    # the cache's index, else the one shipped with the package (the registry models, ``ship``)
+    for base in (generated_dir(), _shipped()):
+        idx = base / "index" / f"{key}.json"
+        if g is None and key is not None and idx.is_file():
+            import json
+            try:
+                meta = json.loads(idx.read_text())
+                if (base / f"{meta['name']}.py").is_file():
+                    g = _Cached(meta)
+            except (ValueError, KeyError, OSError):
+                g = None
     if g is None:
         g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
         _write(generated_dir() / f"{g.name}.py", g.source)
@@ -623,3 +683,8 @@ def kernel_data(sysm, gen: Generated):
          f64(FST), f64(LST), par)
     Wk = (np.zeros(P), np.zeros(P), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(P, dtype=np.int64))
     return D, Wk
+
+
+if __name__ == "__main__":  # python -m ecocc.dde.codegen: refresh the shipped sources of the registry models
+    for _m, _n in ship().items():
+        print(f"{_m}: {_n}")
