@@ -290,7 +290,13 @@ _GEN_WK = ("float64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[
 def generated_signature():
     """The numba signature of a generated network kernel (:func:`ecocc.dde.integrator.adaptive_kernel` under
     a model's right-hand side), static so that the install-time build needs no model (a test checks it
-    against ``numba.typeof`` of the arguments a run builds)."""
+    against ``numba.typeof`` of the arguments a run builds).
+
+    Returns
+    -------
+    numba signature
+        ``int64(<the types of engine.ADAPTIVE_ARGS>)``.
+    """
     import numba
     from numba.core import types as nt
 
@@ -312,13 +318,39 @@ def generated_signature():
 
 def generated_stamp(gen_name: str) -> int:
     """The stamp of an install-time module of the generated kernel ``gen_name``: its name (a hash of its
-    source) and this CPU."""
+    source) and this CPU.
+
+    Parameters
+    ----------
+    gen_name : str
+        The generated module's name (``ecocc_gen_<hash of its source>``).
+
+    Returns
+    -------
+    int
+        A 60-bit hash.
+    """
     return int(hashlib.sha256(f"{gen_name}|{_cpu_id()}".encode()).hexdigest()[:15], 16)
 
 
 def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
     """Compile the shipped generated source ``src`` (``ecocc_gen_<hash>.py``) into the extension module
-    ``<stem>_aot`` in ``out_dir`` (setup.py's build step); returns the file."""
+    ``<stem>_aot`` in ``out_dir`` (setup.py's build step).
+
+    Parameters
+    ----------
+    src : Path
+        The shipped generated source.
+    out_dir : Path
+        Where the extension module is written.
+    quiet : bool
+        No message on stderr.
+
+    Returns
+    -------
+    Path
+        The extension module's file.
+    """
     name = src.stem
     spec = importlib.util.spec_from_file_location(name, src)
     mod = importlib.util.module_from_spec(spec)
@@ -329,8 +361,18 @@ def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
 
 
 def installed_generated(gen_name: str):
-    """The install-time module of the generated kernel ``gen_name``: ``(kernel, where)``, or ``(None, why
-    not)``."""
+    """The install-time module of the generated kernel ``gen_name``.
+
+    Parameters
+    ----------
+    gen_name : str
+        The generated module's name.
+
+    Returns
+    -------
+    tuple
+        ``(kernel, path of the module)``, or ``(None, why it is not used)``.
+    """
     if aot_mode() != "1":
         return None, f"ECOCC_AOT={aot_mode()}"
     try:

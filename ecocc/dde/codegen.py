@@ -440,7 +440,21 @@ def kernel(gen: Generated, args: dict):
     numba's and Python's versions; built once, under a lock, written atomically), which later processes load
     without importing numba (numba's start-up and cache loading cost ~0.5 s per process, far more than a
     small run).  If that build fails, or with ``ECOCC_AOT=0``, numba's JIT (cached on disk) runs the same
-    function."""
+    function.  A registry model's kernel compiled at install time (``ecocc.dde.shipped``, setup.py) is
+    taken first.
+
+    Parameters
+    ----------
+    gen : Generated
+        The generated module's description.
+    args : dict
+        Arguments like the run's (their types make the signature of a build into the cache).
+
+    Returns
+    -------
+    tuple
+        ``(callable, info)``: the kernel and how it was obtained (``compiled``, ``module``, ``installed``).
+    """
     if gen.name in _kernels:
         return _kernels[gen.name]
     from . import aot
