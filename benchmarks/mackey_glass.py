@@ -7,7 +7,7 @@ compilation or loading of a cached kernel, integration, writing the result):
 
 * ``jitcdde``: ``jitcdde(f)``, ``constant_past``, ``adjust_diff``, ``integrate`` at each output time (it
   compiles its C module in every process: it keeps no cache unless asked to save it);
-* ``ecocc``, :func:`ecocc.dde.sympy_dde.sympy_dde` with ``kernel="auto"`` (the default), in the states a
+* ``ecocc``, :func:`ecocc.dde.user.sympy_dde` with ``kernel="auto"`` (the default), in the states a
   machine can be in (``ECOCC_CACHE_DIR`` and ``NUMBA_CACHE_DIR`` in a temporary directory):
 
   - ``first use on the machine``: empty caches: compiles the shared integrator (once per machine, for
@@ -57,7 +57,7 @@ np.save(sys.argv[1], Y)
 
 ECOCC = """
 import sys, numpy as np
-from ecocc.dde.sympy_dde import sympy_dde, t, y
+from ecocc.dde.user import sympy_dde, t, y
 f = [{b} * y(0, t - {tau}) / (1 + y(0, t - {tau}) ** {n}) - {g} * y(0)]
 ts = np.arange(0.0, {t_end} + 1e-9, 10.0)
 sol = sympy_dde(f, history=[1.0]).solve({t_end}, t_eval=ts, rtol={rtol}, atol={rtol}, engine="numba",

@@ -1,4 +1,4 @@
-"""A user's DDE from SymPy expressions (ecocc.dde.sympy_dde): the compiled path against the NumPy reference
+"""A user's DDE from SymPy expressions (ecocc.dde.user): the compiled path against the NumPy reference
 solver and against jitcdde, the ecology models on both engines, and the refusals of malformed input.
 
 The compiled tests compile a kernel on first use (tens of seconds on a loaded machine): marked slow.
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from ecocc.dde.sympy_dde import sympy_dde, t, y
+from ecocc.dde.user import sympy_dde, t, y
 from ecocc.errors import InputError
 
 TAU, N_EXP, BETA, GAMMA = 15.0, 10, 0.25, 0.1  # Mackey--Glass, jitcdde's example

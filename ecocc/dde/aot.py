@@ -462,7 +462,8 @@ def reset():
 
 def main():
     """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now -- the
-    lock-step map kernel and the adaptive kernel of every registered model (numba's cache) -- e.g. after
+    lock-step map kernel, the adaptive kernel of every registered model (numba's cache) and the shared
+    integrator of user DDEs (:mod:`ecocc.dde.user`) -- e.g. after
     installing, so that the first real run does not pay for the compilation."""
     from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
     from ecocc.dde.codegen import warm
@@ -472,6 +473,11 @@ def main():
         print(f"{kind} kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')})")
     for name, (wall, path) in warm().items():
         print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
+    import time
+    t0 = time.perf_counter()
+    from ecocc.dde.user import _fp_integrator
+    _fp_integrator()  # compiled on load (explicit signature), else loaded from numba's cache
+    print(f"shared integrator of user DDEs (ecocc.dde.user): ready in {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@
 
 Both continuous models run on either engine (``engine=``, as every simulation in ecocc): the NumPy
 reference (:class:`ecocc.dde.problem.DDEProblem` and :func:`ecocc.dde.adaptive.solve_dde`, the problems
-below), or compiled: the same equations written as SymPy expressions (:mod:`ecocc.dde.sympy_dde`, the
+below), or compiled: the same equations written as SymPy expressions (:mod:`ecocc.dde.user`, the
 interface for a user's own DDE) go through the generated numba right-hand side and the generic
 integrator that the network models use.  The parameters are entries of the compiled kernel's parameter
 array, so one kernel per model (per species count for Lotka--Volterra) serves every parameter value.
@@ -135,7 +135,7 @@ def _engine(engine, method):
 
 
 def logistic_dde():
-    """The delayed logistic equation as a :class:`ecocc.dde.sympy_dde.SympyDDE` with parameters ``r``, ``K``,
+    """The delayed logistic equation as a :class:`ecocc.dde.user.SympyDDE` with parameters ``r``, ``K``,
     ``delay``, ``x0`` (set them with ``with_params``); built once per process.
 
     Returns
@@ -146,7 +146,7 @@ def logistic_dde():
     if "logistic" not in _SYM:
         import sympy as sp
 
-        from ..dde.sympy_dde import sympy_dde, t, y
+        from ..dde.user import sympy_dde, t, y
         r, K, d, x0 = sp.symbols("r K delay x0", real=True)
         _SYM["logistic"] = sympy_dde([r * y(0) * (1 - y(0, t - d) / K)], history=[x0],
                                      params={r: 1.0, K: 1.0, d: 1.0, x0: 1.0}, names=["x"])
@@ -290,7 +290,7 @@ def lv_problem(P: LotkaVolterraParams) -> DDEProblem:
 
 
 def lv_dde(n: int):
-    """n-species Lotka--Volterra competition as a :class:`ecocc.dde.sympy_dde.SympyDDE` (no delay) with
+    """n-species Lotka--Volterra competition as a :class:`ecocc.dde.user.SympyDDE` (no delay) with
     parameters ``eps_i``, ``K_i``, ``g_i_j`` (i != j) and the initial populations ``N0_i``; built once per
     process and species count.
 
@@ -308,7 +308,7 @@ def lv_dde(n: int):
     if key not in _SYM:
         import sympy as sp
 
-        from ..dde.sympy_dde import sympy_dde, y
+        from ..dde.user import sympy_dde, y
         eps = sp.symbols(f"eps_0:{n}", real=True)
         K = sp.symbols(f"K_0:{n}", real=True)
         N0 = sp.symbols(f"N0_0:{n}", real=True)
