@@ -18,7 +18,7 @@ def test_shipped_sources_are_current():
     model, codegen or integrator edit changes the key, so this fails until ``python -m ecocc.dde.codegen``
     is run again (otherwise the first run after installing would silently generate and compile)."""
     systems = codegen._registry_systems()
-    assert {"aecp", "cltcp", "petcp", "symbiosis"} <= set(systems)
+    assert {"aecp", "aecp (r0_pps set)", "cltcp", "petcp", "symbiosis"} <= set(systems)
     for name, sysm in systems.items():
         idx = aot.SHIPPED / "index" / f"{codegen._laws_key(sysm)}.json"
         assert idx.is_file(), f"{name}: shipped index is stale: run python -m ecocc.dde.codegen"
@@ -26,13 +26,16 @@ def test_shipped_sources_are_current():
         assert (aot.SHIPPED / f"{meta['name']}.py").is_file()
 
 
-def test_first_run_finds_the_shipped_module_without_sympy(tmp_path, monkeypatch):
+@pytest.mark.parametrize("params", ["", "r0_pps=10.0"])
+def test_first_run_finds_the_shipped_module_without_sympy(tmp_path, params):
     """With an empty cache, the N = 4 dumbbell's generated module comes from the shipped index, not from
-    SymPy (checked in a fresh interpreter: this one has SymPy loaded)."""
+    SymPy (checked in a fresh interpreter: this one has SymPy loaded), with AECP's r0_pps unset (an option)
+    and set (a kernel parameter: another kernel)."""
     import subprocess
     code = ("import sys; from ecocc import dumbbell, NetworkSystem; from ecocc.models import get_model; "
             "from ecocc.dde import codegen; m = get_model('aecp'); "
-            "s = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4]), m.make_params(), 60.0); "
+            "s = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0), "
+            f"m.make_params({params}), 60.0); "
             "g = codegen.generate(s); print(type(g).__name__, g.name, 'sympy' in sys.modules)")
     env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout

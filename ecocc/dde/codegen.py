@@ -532,9 +532,12 @@ def warm(models=None) -> dict:
 
 
 def _registry_systems():
-    """``{model name: NetworkSystem}``: each registered model the generated kernel serves, with its default
-    parameters, on the two-flow dumbbell :func:`warm` uses (the generated text depends on the model, its
-    options and the names of its static fields, not on the network's values)."""
+    """``{label: NetworkSystem}``: each registered model the generated kernel serves, with its default
+    parameters, and with each parameter whose default is ``None`` given a number (AECP's ``r0_pps``: a
+    number is a kernel parameter, ``None`` an option, so the two are two kernels), on the two-flow dumbbell
+    :func:`warm` uses (the generated text depends on the model, its options and the names of its static
+    fields, not on the network's values)."""
+    from ..errors import InputError
     from ..models import REGISTRY, get_model
     from ..network import dumbbell
     from ..system import NetworkSystem
@@ -544,9 +547,18 @@ def _registry_systems():
         m = get_model(name)
         if codegen_gap(m) is not None:
             continue
-        sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(), 0.2)
-        if supported(sysm) is None:
-            out[m.name] = sysm
+        P = m.make_params()
+        variants = {m.name: P}
+        for f in dataclasses.fields(P):
+            if f.init and getattr(P, f.name) is None:
+                try:
+                    variants[f"{m.name} ({f.name} set)"] = m.make_params(**{f.name: 10.0})
+                except (InputError, TypeError, ValueError):
+                    pass
+        for label, PP in variants.items():
+            sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), PP, 0.2)
+            if supported(sysm) is None:
+                out[label] = sysm
     return out
 
 
