@@ -46,8 +46,9 @@ def test_delays_are_found_from_the_expressions():
     ([y(0) * sp.Symbol("b")], [1.0], None, "f[0]", "unknown symbol(s) b"),
     ([y(0, t + 1)], [1.0], None, "f", "delays that are finite and >= 0"),
     ([y(0, t - sp.Symbol("d"))], [1.0], {sp.Symbol("d"): -0.5}, "f", ">= 0"),
-    ([y(0, t - y(0))], [1.0], None, "f[0]", "state-dependent delay"),
-    ([y(0, t / 2)], [1.0], None, "f[0]", "d free of t"),
+    ([y(0, t - y(0))], [1.0], None, "min_delay, max_delay", "bounds of the state- or time-dependent delay"),
+    ([y(0, t / 2)], [1.0], None, "min_delay, max_delay", "bounds"),
+    ([y(0, t - 1 - y(0, t - 1) ** 2)], [1.0], None, "f[0]", "not of delayed states"),
     ([y(3)], [1.0], None, "f[0]", "a state index"),
     ([sp.Function("g")(t)], [1.0], None, "f[0]", "known functions only"),
     ([y(0)], [1.0, 2.0], None, "history", "1 entries"),
@@ -62,6 +63,14 @@ def test_malformed_input_is_refused(f, history, params, field, words):
         sympy_dde(f, history=history, params=params)
     assert e.value.field == field
     assert words in str(e.value)
+
+
+@pytest.mark.parametrize("lo,hi,field", [(0.0, 2.0, "min_delay"), (1.0, 0.5, "max_delay"),
+                                         (1.0, float("inf"), "max_delay")])
+def test_variable_delay_bounds_are_checked(lo, hi, field):
+    with pytest.raises(InputError) as e:
+        sympy_dde([-y(0, t - 1 - y(0) ** 2)], history=[1.0], min_delay=lo, max_delay=hi)
+    assert e.value.field == field
 
 
 def test_solve_options_are_checked():
@@ -165,6 +174,24 @@ def test_params_history_function_t0_and_named_states_compiled_match_numpy(kernel
         assert A.y[0, 0] == pytest.approx(np.cos(2.0)) and A.y[0, 1] == pytest.approx(1.2)
         # same steps: round-off only (measured below 1e-13); 1e-10 is 1/10 of rtol
         assert np.abs(A.y - B.y).max() < 1e-10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", ["shared", "inline"])
+def test_state_and_time_dependent_delays_compiled_match_numpy(kernel):
+    """x'(t) = -x(t - tau(x(t), t)) + 0.1 z with tau = 1 + x^2/(1 + x^2) + 0.2 sin(t)^2 in [1, 2.2]:
+    compiled (the delay evaluated at each stage in the generated code) against the NumPy reference
+    (DDEProblem.state_delays), which share the semantics."""
+    tau = 1 + y(0) ** 2 / (1 + y(0) ** 2) + sp.Rational(1, 5) * sp.sin(t) ** 2
+    f = [-y(0, t - tau) + 0.1 * y(1), -0.5 * y(1) + y(0, t - 1)]
+    dde = sympy_dde(f, history=[1.5, 0.0], min_delay=1.0, max_delay=2.2)
+    assert [lk.variable for lk in dde.lookups] == [True, False]
+    ts = np.linspace(0.0, 30.0, 301)
+    A = dde.solve(30.0, t_eval=ts, rtol=1e-9, atol=1e-9, engine="numba", kernel=kernel)
+    B = dde.solve(30.0, t_eval=ts, rtol=1e-9, atol=1e-9, engine="numpy")
+    assert A.ok and B.ok and A.n_steps == B.n_steps
+    # same steps, same delayed reads: round-off only; 1e-10 is 1/10 of rtol
+    assert np.abs(A.y - B.y).max() < 1e-10
 
 
 @pytest.mark.slow

@@ -7,9 +7,9 @@ The notation is jitcdde's::
     sol = sympy_dde(f, history=[1.0]).solve(1000.0, t_eval=np.arange(0, 1000.01, 10), rtol=1e-10, atol=1e-10)
 
 ``y(i)`` is component ``i`` now, ``y(i, t - d)`` its value ``d`` time units ago, ``t`` the time.  The
-delays are found from the expressions (``d = t - argument``) and must be constants: numbers, or
-expressions of the symbols given in ``params`` (a sweep of a parameter, a delay included, reuses one compiled
-kernel).  jitcdde's own SymPy symbols (``jitcdde.sympy_symbols``: ``current_y``, ``past_y``, ``anchors``)
+delays are found from the expressions (``d = t - argument``): numbers, or expressions of the symbols
+given in ``params`` (a sweep of a parameter, a delay included, reuses one compiled kernel), or (with
+bounds, below) expressions of ``t`` and the current state.  jitcdde's own SymPy symbols (``jitcdde.sympy_symbols``: ``current_y``, ``past_y``, ``anchors``)
 and SymEngine expressions of ``jitcdde.y`` are read too; so are states given as SymPy functions of time
 (``states=[x, z]`` with ``x = sympy.Function("x")``: ``x(t)`` now, ``x(t - d)`` delayed).
 
@@ -30,7 +30,11 @@ components, steps no longer than the smallest positive delay, breakpoints (the i
 through the delays, to ``breakpoint_depth``) stepped onto.  The past before ``t0`` is ``history``: a
 constant per component, or SymPy expressions of ``t`` (then the state at ``t0`` is their value there).
 
-Not supported (refused with :class:`~ecocc.errors.InputError`): state- or time-dependent delays, neutral
+Delays that depend on ``t`` or on the current state (``y(0, t - 1 - y(1) ** 2)``) need the bounds
+``min_delay`` (> 0: steps are capped at it) and ``max_delay``; they are evaluated at each stage (the NumPy
+reference: :attr:`~ecocc.dde.problem.DDEProblem.state_delays`, the same semantics).
+
+Not supported (refused with :class:`~ecocc.errors.InputError`): delays that read delayed states, neutral
 terms (derivatives of the past), undefined functions other than the states, symbols not in ``params``.
 """
 from __future__ import annotations
@@ -114,7 +118,8 @@ def _convert(expr, field, states):
 @dataclass
 class _Lookup:
     comp: int
-    delay: sp.Expr  # an expression of the parameter symbols (or a number)
+    delay: sp.Expr  # an expression of the parameter symbols (or a number); variable: of t and y_i too
+    variable: bool = False
 
 
 class SympyDDE:
@@ -142,9 +147,15 @@ class SympyDDE:
     breakpoint_depth : int, optional
         How many times ``t0`` is propagated through the delays into breakpoints stepped onto (default 1,
         as :class:`~ecocc.dde.problem.DDEProblem`).
+    min_delay, max_delay : float, optional
+        Required when a delay depends on ``t`` or on the current state (``y(0, t - 1 - y(1) ** 2)``): a lower
+        bound > 0 of every such delay (steps are capped at it; a value below it is read as ``min_delay``)
+        and an upper bound (how much past is kept), time units.  Breakpoints propagate through ``min_delay``
+        only (the error control meets the rest, as in :class:`~ecocc.dde.problem.DDEProblem`).
     """
 
-    def __init__(self, f, *, history, params=None, t0=0.0, states=None, names=None, breakpoint_depth=1):
+    def __init__(self, f, *, history, params=None, t0=0.0, states=None, names=None, breakpoint_depth=1,
+                 min_delay=None, max_delay=None):
         from . import options as opt
         if isinstance(f, (sp.Basic, str)) or not hasattr(f, "__len__"):
             f = [f]
@@ -189,11 +200,21 @@ class SympyDDE:
                     continue
                 arg = self._rename_time(sp.sympify(a.args[1]))
                 delay = sp.expand(t - arg)
-                if delay.has(_Y) or delay.atoms(sp.core.function.AppliedUndef):
-                    raise InputError(f"f[{i}]", str(a), "constant delays: a state-dependent delay is not supported")
-                if t in delay.free_symbols:
-                    raise InputError(f"f[{i}]", str(a), "constant delays: y(i, t - d) with d free of t")
-                delay = self._params_only(delay, f"f[{i}]", f"the delay of {a}")
+                inner = delay.atoms(sp.core.function.AppliedUndef)
+                if any(u.func is not _Y or len(u.args) != 1 for u in inner):
+                    raise InputError(f"f[{i}]", str(a), "a delay of constants, t and current states y(j) "
+                                     "(not of delayed states)")
+                variable = bool(inner) or t in delay.free_symbols
+                if variable:
+                    if min_delay is None or max_delay is None:
+                        raise InputError("min_delay, max_delay", (min_delay, max_delay),
+                                         f"bounds of the state- or time-dependent delay of {a}: numbers with "
+                                         "0 < min_delay <= every delay (steps are capped at it; a smaller value "
+                                         "is read as min_delay) and max_delay >= every delay (how much past is kept)")
+                    delay = delay.xreplace({u: self._ys[self._index(u.args[0], f"f[{i}]", str(u))] for u in inner})
+                    delay = self._params_only(delay, f"f[{i}]", f"the delay of {a}", extra={t, *self._ys})
+                else:
+                    delay = self._params_only(delay, f"f[{i}]", f"the delay of {a}")
                 if delay == 0:
                     rep[a] = self._ys[comp]
                     continue
@@ -203,7 +224,7 @@ class SympyDDE:
                         rep[a] = zsyms[j]
                         break
                 else:
-                    lookups.append(_Lookup(comp, delay))
+                    lookups.append(_Lookup(comp, delay, variable))
                     zsyms.append(sp.Symbol(f"z_{len(zsyms)}", real=True))
                     rep[a] = zsyms[-1]
             e = e.xreplace(rep)
@@ -212,6 +233,13 @@ class SympyDDE:
         self.exprs = clean
         self.lookups = lookups
         self._zs = zsyms
+        self.variable_delays = any(lk.variable for lk in lookups)
+        self.min_delay = self.max_delay = None
+        if self.variable_delays:
+            self.min_delay = opt.real("min_delay", min_delay, lo=0.0, lo_open=True,
+                                      allowed="a finite number > 0 (time units)")
+            self.max_delay = opt.real("max_delay", max_delay, lo=self.min_delay,
+                                      allowed=f"a finite number >= min_delay = {self.min_delay:g} (time units)")
         # history
         if not hasattr(history, "__len__") or isinstance(history, (str, sp.Basic)) or len(history) != n:
             raise InputError("history", history, f"{n} entries (numbers or SymPy expressions of t), one per component")
@@ -260,6 +288,12 @@ class SympyDDE:
         """The numeric delays and the printability of every expression (InputError otherwise)."""
         from sympy.printing.pycode import PythonCodePrinter
         pr = PythonCodePrinter(dict(fully_qualified_modules=True, strict=True))
+        for lk in self.lookups:
+            if lk.variable:
+                try:
+                    pr.doprint(lk.delay)
+                except Exception as exc:  # noqa: BLE001
+                    raise InputError("f", str(lk.delay), f"delays with a Python math equivalent ({exc})") from None
         for i, e in enumerate(self.exprs + self.history_exprs):
             field = f"f[{i}]" if i < self.n else f"history[{i - self.n}]"
             try:
@@ -284,6 +318,9 @@ class SympyDDE:
         sub = self._subs()
         out = []
         for lk in self.lookups:
+            if lk.variable:  # the constant part: the lower bound (the rest is added per evaluation)
+                out.append(self.min_delay)
+                continue
             v = lk.delay.xreplace(sub)
             try:
                 d = float(v)
@@ -370,8 +407,20 @@ class SympyDDE:
             return np.array(fn(tt + shift, list(yv), list(zs), par), dtype=float).reshape(n)
 
         lk = [Lookup([lk.comp for lk in self.lookups], self.delay_values())] if self.lookups else []
+        state_delays = None
+        if self.variable_delays:
+            var = [j for j, lk in enumerate(self.lookups) if lk.variable]
+            dfn = sp.lambdify([t, self._ys, self._p], [self.lookups[j].delay for j in var], "math")
+            dmin = self.min_delay
+            nz = len(self.lookups)
+
+            def state_delays(tt, yv):
+                extra = np.zeros(nz)
+                extra[var] = np.asarray(dfn(tt + shift, list(yv), par), dtype=float) - dmin  # < 0: read as 0
+                return [extra]
         return DDEProblem(n=n, rhs=rhs, y0=y0, t0=self.t0 if t0 is None else float(t0), lookups=lk, history=hist,
-                          breakpoint_depth=self.breakpoint_depth, names=self.names)
+                          breakpoint_depth=self.breakpoint_depth, names=self.names, state_delays=state_delays,
+                          state_delay_max_s=(self.max_delay - self.min_delay) if self.variable_delays else 0.0)
 
     # -- the compiled kernel ------------------------------------------------------------------------------
     def generated(self, fp=False):
@@ -475,6 +524,8 @@ class SympyDDE:
              float(self.t0))
         Wk = (np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(max(nz, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
         kw.update(hsrc=gen.hsrc, iq=int(self.n), L=0, buf=np.zeros(1), D=D, Wk=Wk)
+        if self.variable_delays:  # keep the past as the NumPy solver does (1.5 (dmax + extra max))
+            kw["keep_s"] = 1.5 * (float(delays.max()) + self.max_delay - self.min_delay) + 1e-9
         if kernel == "shared":
             integ = _fp_integrator().adaptive_kernel
             rhs = codegen.load(gen)._model_rhs
@@ -598,9 +649,13 @@ class _Generated:
              "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0"]
         r += [f"    {p} = par[{k}]" for k, p in enumerate(pargs)]
         r += [f"    {s.name} = y[{i}]" for i, s in enumerate(dde._ys)]
+        from sympy.printing.pycode import PythonCodePrinter
+        pr = PythonCodePrinter(dict(fully_qualified_modules=True))
         for j, lk in enumerate(lks):
             c = lk.comp
-            r += _seg_code(4, f"DL[{j}]", f"ks[{j}]")
+            # a variable delay below its declared lower bound is read as the bound (as the NumPy solver)
+            r += _seg_code(4, f"max(float({pr.doprint(lk.delay)}), DL[{j}])" if lk.variable else f"DL[{j}]",
+                           f"ks[{j}]")
             past = (f"y0[{c}]" if dde.constant_history else f"_hist_{c}(tau + T0{''.join(', ' + p for p in pargs)})")
             cc = col[c]
             r += [f"    if md == 3:",
@@ -625,7 +680,8 @@ class _Generated:
         self.fp = fp
 
 
-def sympy_dde(f, *, history, params=None, t0=0.0, states=None, names=None, breakpoint_depth=1) -> SympyDDE:
+def sympy_dde(f, *, history, params=None, t0=0.0, states=None, names=None, breakpoint_depth=1, min_delay=None,
+              max_delay=None) -> SympyDDE:
     """A user's DDE from SymPy expressions, for the compiled engine and the NumPy reference (see
     :class:`SympyDDE`, whose parameters these are).
 
@@ -645,6 +701,8 @@ def sympy_dde(f, *, history, params=None, t0=0.0, states=None, names=None, break
         Component names.
     breakpoint_depth : int, optional
         Propagation depth of ``t0`` through the delays (default 1).
+    min_delay, max_delay : float, optional
+        Bounds (time units) of the state- or time-dependent delays; required if there are any.
 
     Returns
     -------
@@ -652,4 +710,4 @@ def sympy_dde(f, *, history, params=None, t0=0.0, states=None, names=None, break
         Call :meth:`SympyDDE.solve`.
     """
     return SympyDDE(f, history=history, params=params, t0=t0, states=states, names=names,
-                    breakpoint_depth=breakpoint_depth)
+                    breakpoint_depth=breakpoint_depth, min_delay=min_delay, max_delay=max_delay)
