@@ -75,3 +75,19 @@ def test_installed_generated_kernel_matches_jit(monkeypatch):
     # the same compiled function (pycc and JIT of one source): identical numbers
     np.testing.assert_array_equal(a.rate_pps, b.rate_pps)
     np.testing.assert_array_equal(a.queue_pkts, b.queue_pkts)
+
+
+def test_generated_index_goes_to_the_cache_not_the_package(tmp_path, monkeypatch):
+    """A model not shipped (an option other than the default) is generated and indexed in the cache; the
+    shipped directory is left alone (a bug wrote there)."""
+    from ecocc import NetworkSystem, dumbbell
+    from ecocc.models import get_model
+    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
+    codegen._gen_cache.clear()
+    before = sorted(p.name for p in (aot.SHIPPED / "index").iterdir())
+    m = get_model("symbiosis")
+    sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(available="measured"), 0.2)
+    g = codegen.generate(sysm)
+    assert (tmp_path / "generated" / "index" / f"{codegen._laws_key(sysm)}.json").is_file()
+    assert (tmp_path / "generated" / f"{g.name}.py").is_file()
+    assert sorted(p.name for p in (aot.SHIPPED / "index").iterdir()) == before

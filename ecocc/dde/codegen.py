@@ -672,7 +672,7 @@ def generate(sysm) -> Generated:
         _write(generated_dir() / f"{g.name}.py", g.source)
         if key is not None:
             import json
-            _write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+            _write(generated_dir() / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}))
     _gen_cache[ck] = g
     return g
 
