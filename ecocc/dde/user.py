@@ -9,7 +9,8 @@ The notation is jitcdde's::
 ``y(i)`` is component ``i`` now, ``y(i, t - d)`` its value ``d`` time units ago, ``t`` the time.  The
 delays are found from the expressions (``d = t - argument``): numbers, or expressions of the symbols
 given in ``params`` (a sweep of a parameter, a delay included, reuses one compiled kernel), or (with
-bounds, below) expressions of ``t`` and the current state.  jitcdde's own SymPy symbols (``jitcdde.sympy_symbols``: ``current_y``, ``past_y``, ``anchors``)
+bounds, below) expressions of ``t`` and the current state.  jitcdde's own SymPy symbols
+(``jitcdde.sympy_symbols``: ``current_y``, ``past_y``, ``anchors``)
 and SymEngine expressions of ``jitcdde.y`` are read too; so are states given as SymPy functions of time
 (``states=[x, z]`` with ``x = sympy.Function("x")``: ``x(t)`` now, ``x(t - d)`` delayed).
 
@@ -253,7 +254,8 @@ class SympyDDE:
             except (sp.SympifyError, TypeError):
                 raise InputError(f"history[{i}]", h, "a number or a SymPy expression of t") from None
             if he.atoms(sp.core.function.AppliedUndef):
-                raise InputError(f"history[{i}]", str(h), "a number or an expression of t and params (not of the states)")
+                raise InputError(f"history[{i}]", str(h),
+                                 "a number or an expression of t and params (not of the states)")
             hist.append(self._params_only(he, f"history[{i}]", "the expression", extra={t}))
         self.history_exprs = hist
         self.constant_history = all(t not in h.free_symbols for h in hist)
@@ -327,7 +329,8 @@ class SympyDDE:
             except TypeError:
                 raise InputError("f", f"y({lk.comp}, t - ({lk.delay}))", "a delay that evaluates to a number") from None
             if not (math.isfinite(d) and d >= 0):
-                raise InputError("f", f"y({lk.comp}, t - {d:g})", "delays that are finite and >= 0 (y(i, t - d), d >= 0)")
+                raise InputError("f", f"y({lk.comp}, t - {d:g})",
+                                 "delays that are finite and >= 0 (y(i, t - d), d >= 0)")
             out.append(d)
         return np.array(out, dtype=float)
 

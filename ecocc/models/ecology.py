@@ -414,5 +414,6 @@ def discrete_logistic_stable(eps: float) -> bool:
 
 
 __all__ = ["EcologyResult", "LogisticParams", "LotkaVolterraParams", "logistic_solution", "hutchinson_stable",
-           "logistic_problem", "simulate_logistic", "logistic_dde", "lv_dde", "lv_equilibrium", "lv_coexistence", "lv_problem",
+           "logistic_problem", "simulate_logistic", "logistic_dde", "lv_dde",
+           "lv_equilibrium", "lv_coexistence", "lv_problem",
            "simulate_lotka_volterra", "discrete_logistic", "discrete_logistic_stable"]
