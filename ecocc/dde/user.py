@@ -556,7 +556,7 @@ def _inline_ready(gen, kw) -> bool:
     import sys as _sys
 
     from . import aot, codegen
-    if gen.name in codegen._kernels:
+    if gen.name in codegen._kernels or (gen.name, "adaptive") in codegen._kernels:
         return True
     if aot.aot_mode() == "0":
         return False
@@ -587,17 +587,27 @@ RHS_SIG = _t.void(_t.float64, _t.float64, _A1, _t.boolean[::1], _t.boolean[::1],
 """
 
 
+#: numba types of the generic integrator's other arguments (as ``ecocc.dde.engine._method_args`` builds them:
+#: fresh, writable, C-contiguous arrays)
+_ARG_TYPES = dict(
+    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
+    first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
+    expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", hsrc="int64[::1]", iq="int64", L="int64",
+    buf="float64[::1]", counters="int64[::1]", reals="float64[::1]")
+
+
 def _fp_integrator():
     """The generic integrator compiled with the right-hand side as an argument (a numba first-class
     function of the type ``RHS_SIG``): :mod:`ecocc.dde.integrator`'s source, its ``_model_rhs`` made the
     first parameter and its signature explicit, so that numba compiles it once per machine (cached on disk)
     for every user DDE; each DDE then compiles only its own small right-hand side."""
-    from . import aot, codegen
+    from . import codegen
     from .engine import ADAPTIVE_ARGS
     if "fp" in _FP:
         return _FP["fp"]
     template = (codegen._HERE / "integrator.py").read_text()
-    types = dict(aot.ADAPTIVE_TYPES, hsrc="int64[::1]", iq="int64", D="_D", Wk="_W")
+    types = dict(_ARG_TYPES, D="_D", Wk="_W")
     sig = ", ".join(types[k] if types[k] in ("_D", "_W") else f"_t.{types[k]}" if "[" not in types[k]
                     else f"_t.{types[k].split('[')[0]}[{types[k].split('[', 1)[1]}" for k in ADAPTIVE_ARGS)
     old = "@njit(cache=True, nogil=True)\ndef adaptive_kernel(y0,"
