@@ -1,15 +1,14 @@
-"""Build hook: the AECP lock-step kernel compiled ahead of time at install time.
+"""Build hook: the registry models' generated adaptive kernels, compiled ahead of time at install time.
 
-``ecocc.dde._lanes_aot`` (``ecocc.dde.lanes._adaptive_lanes_strided``, the
-stability map's lock-step groups) and the registry models' generated adaptive
-kernels (``ecocc/dde/shipped``, one ``ecocc.dde.shipped.<name>_aot`` each) are
-compiled by ``numba.pycc`` for this machine's CPU (see :mod:`ecocc.dde.aot`), so the first run after installing
-loads them in milliseconds instead of compiling for about 15 s each.  numba
-is a build requirement (``pyproject.toml``), not a run-time one: the modules
-load without numba.  The extensions are optional: if a build fails (no C
-compiler, no ``numba.pycc``), pip says so and the install goes on; the
-kernel is then built on first use (with numba) or the NumPy solver is used.
-Everything else is in ``pyproject.toml``.
+Every compiled kernel is generated from a model's laws with SymPy (:mod:`ecocc.dde.codegen`), which the
+build environment does not have; so the generated sources of the registry models (default options) are
+shipped in the package (``ecocc/dde/shipped``, written by ``python -m ecocc.dde.codegen``), and this step
+compiles each with ``numba.pycc`` into ``ecocc.dde.shipped.<name>_aot`` for this machine's CPU, so that
+the first run of a registry model after installing loads its kernel without generating or compiling it
+(without SymPy, without importing numba).  numba is a build requirement (``pyproject.toml``), not a
+run-time one.  The extensions are optional: if a build fails (no C compiler, no ``numba.pycc``), pip says
+so and the install goes on; the kernel is then built on first use into the kernel cache
+(:mod:`ecocc.dde.aot`).  Everything else is in ``pyproject.toml``.
 """
 import sys
 import types
@@ -20,11 +19,9 @@ from setuptools.command.build_ext import build_ext
 from setuptools.errors import CompileError
 
 HERE = Path(__file__).resolve().parent
-#: extension module -> kernel kind (ecocc.dde.aot.KERNELS)
-AOT = {"ecocc.dde._lanes_aot": "lanes"}
-#: the registry models' generated adaptive kernels (ecocc/dde/shipped, written by ``python -m ecocc.dde.codegen``):
-#: extension module -> its source
-SHIPPED = {f"ecocc.dde.shipped.{p.stem}_aot": p for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob("ecocc_gen_*.py"))}
+#: extension module -> its shipped generated source
+SHIPPED = {f"ecocc.dde.shipped.{p.stem}_aot": p
+           for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob("ecocc_gen_*.py"))}
 
 
 def _kernel_modules():
@@ -40,27 +37,16 @@ def _kernel_modules():
 
 class BuildKernel(build_ext):
     def build_extension(self, ext):
-        if ext.name in SHIPPED:
-            out = Path(self.get_ext_fullpath(ext.name))
-            try:
-                built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
-                built.replace(out)
-            except Exception as exc:  # optional extension: setuptools reports it and goes on
-                raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built ({type(exc).__name__}: "
-                                   f"{exc}); it will be built on first use if numba is installed") from exc
-            return None
-        if ext.name not in AOT:
+        if ext.name not in SHIPPED:
             return super().build_extension(ext)
         out = Path(self.get_ext_fullpath(ext.name))
-        kind = AOT[ext.name]
         try:
-            aot = _kernel_modules()
-            built = aot.compile_module(kind, ext.name.rsplit(".", 1)[1], out.parent, quiet=True)
+            built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
             built.replace(out)
         except Exception as exc:  # optional extension: setuptools reports it and goes on
-            raise CompileError(f"ecocc: the ahead-of-time {kind} kernel was not built ({type(exc).__name__}: "
+            raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built ({type(exc).__name__}: "
                                f"{exc}); it will be built on first use if numba is installed") from exc
 
 
-setup(ext_modules=[Extension(name, sources=[], optional=True) for name in list(AOT) + list(SHIPPED)],
+setup(ext_modules=[Extension(name, sources=[], optional=True) for name in SHIPPED],
       cmdclass={"build_ext": BuildKernel})

@@ -526,12 +526,10 @@ def _swing_agreement(ds, ref):
 
 
 def _map_run(quick, step_s, grid=None):
-    """The same map by the fixed-step RK4 batch kernel (h = ``step_s``, members in parallel), called with the
-    members' alpha and delays stacked (``grid``: (alphas, taus, t_end) instead of the map's).  The kernel is
+    """The same map by the fixed-step RK4 batch kernel (h = ``step_s``, members in parallel), one NetworkSystem
+    per member (``grid``: (alphas, taus, t_end) instead of the map's).  The kernel is
     compiled or loaded by a one-point run first, outside the timing."""
-    from types import SimpleNamespace
-
-    from ecocc.dde.engine import solve_fixed_aecp
+    from ecocc.dde.engine import solve_fixed
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem
     if grid is None:
@@ -541,16 +539,14 @@ def _map_run(quick, step_s, grid=None):
         alphas, taus, t_end = grid
     t0 = time.perf_counter()
     A, Tm = np.meshgrid(alphas, taus)  # (tau, alpha)
-    B = A.size
     net = dumbbell(C_PPS, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
     m = get_model("aecp")
-    P = m.make_params(r0_pps=10.0)
-    sysm = NetworkSystem(m, net, P, t_end)
-    sysm.P = SimpleNamespace(**{**P.as_dict(), "alpha_per_s": A.reshape(-1, 1)})
-    sysm.bwd = Tm.reshape(-1, 1) * sysm.bwd[None, :]
-    y0 = np.tile(sysm.initial_state(), (B, 1))
+    nets = {tau: net.scaled(rtt_scale=tau) for tau in taus}
+    systems = [NetworkSystem(m, nets[tau], m.make_params(r0_pps=10.0, alpha_per_s=a), t_end)
+               for a, tau in zip(A.ravel(), Tm.ravel())]
+    sysm = systems[0]
     t_eval = np.arange(0.0, t_end + 1e-9, 0.05)
-    sol = solve_fixed_aecp(sysm, t_end, step_s, y0=y0, t_eval=t_eval)
+    sol = solve_fixed(systems, t_end, step_s, t_eval=t_eval)
     wall = time.perf_counter() - t0
     q = sol.y[:, :, sysm.layout["queue"].start]
     last = sol.t >= t_end - 10.0

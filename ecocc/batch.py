@@ -59,6 +59,13 @@ class BatchParams:
                 raise InputError(f"params_list[*].{f}", vals, "equal values across members (only numbers may vary)")
 
     def as_dict(self) -> dict:
+        """Return the parameters by field name.
+
+        Returns
+        -------
+        dict
+            ``{field: value}``: a scalar where the members agree, a ``(B, 1)`` array where they differ.
+        """
         return {f: getattr(self, f) for f in self._fields}
 
 
@@ -76,7 +83,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     Parameters
     ----------
     network : Network
+        The network of every member (RTTs scaled per member by ``rtt_scale``).
     model : str or NetworkModel
+        Registry name or model instance, the same for every member.
     params_list : list, optional
         One entry per member: the model's parameter object, or a dict of
         overrides of the default parameters (e.g. ``{"alpha_per_s": 1.0}``).
@@ -93,7 +102,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         Sampling interval of the output (default ``t_end_s / 2000``).
     engine : {"auto", "numpy", "numba"}
         ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
-        (members in parallel; AECP/CLTCP only, numba required); ``"auto"``
+        (generated from the model's laws, members in parallel; numba required); ``"auto"``
         (default) takes it where it applies, else the NumPy solver.
 
     Returns
@@ -153,8 +162,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         lk.delays = _stack([s.lookups[i].delays for s in systems])
     prob = bs.problem(y0=Y0)
     if engine == "numba":
-        from .dde.engine import solve_fixed_aecp
-        sol = solve_fixed_aecp(bs, t_end, h, y0=Y0, t_eval=t_eval)
+        from .dde.engine import solve_fixed as solve_fixed_compiled
+        sol = solve_fixed_compiled(systems, t_end, h, t_eval=t_eval)
     else:
         sol = solve_fixed(prob, t_end, h, t_eval=t_eval)
 
@@ -181,8 +190,9 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     return ds.assign_coords(coords).assign_attrs(attrs)
 
 
-#: grid axes of :func:`simulate_map` with ``engine="numba"`` (the compiled kernel's per-member inputs)
-MAP_AXES_NUMBA = ("alpha_per_s", "beta_per_s", "T_s", "q0_pkts", "rtt_scale")
+#: grid axes of :func:`simulate_map` with ``engine="numba"`` besides the model's numeric parameters (every numeric
+#: parameter is a per-member input of the generated lock-step kernel)
+MAP_AXES_NUMBA = ("rtt_scale",)
 
 
 def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
@@ -212,9 +222,30 @@ REGIMES = {-1: "not_classified", 0: "settled", 1: "decaying_not_settled", 2: "gr
 
 
 def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
-    """Regime code per point (see :data:`REGIMES`) from the run status, the settled test and the swing growth
-    rate (1/s): decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
-    ``decay_ratio`` from one window to the next."""
+    """Return the regime code per point (see :data:`REGIMES`).
+
+    Decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
+    ``decay_ratio`` from one window to the next.
+
+    Parameters
+    ----------
+    ok : array_like of bool
+        The point's run succeeded.
+    settled : array_like of bool
+        The point passed the settled test.
+    rate_per_s : array_like of float
+        Growth rate of the queue swing between the last two windows, 1/s (NaN: not measured).
+    window_s : float
+        Window length, seconds.
+    decay_ratio : float
+        In (0, 1): the factor the swing must shrink by per window.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int8`` codes, shape of ``ok``: 0 settled, 1 decaying but not settled, 2 growing or limit cycle,
+        -1 not classified (failed run, or an unsettled point whose rate is NaN).
+    """
     ok = np.asarray(ok, bool)
     settled = np.asarray(settled, bool)
     rate = np.asarray(rate_per_s, float)
@@ -256,31 +287,53 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     Parameters
     ----------
     network : Network
-    model : str
+        The network every point runs on (RTTs scaled by an ``rtt_scale`` axis).
+    model : str or NetworkModel
+        Registry name or model instance.
     x_name, y_name : str
         A numeric model parameter (e.g. ``"alpha_per_s"``) or ``"rtt_scale"``
-        (every RTT multiplied by the value).  With ``engine="numba"`` one of
-        :data:`MAP_AXES_NUMBA`.
+        (every RTT multiplied by the value).
     x_values, y_values : sequences of float
+        Grid values of each axis, in the parameter's unit (``rtt_scale``: a factor > 0).
+    t_end_s : float
+        Simulated time of every point, seconds.
+    window_s : float
+        Length of the measurement window at the end of the run, seconds (<= ``t_end_s``).
+    swing_threshold_pkts : float
+        A point has settled when every queue's peak-to-peak swing over the last window is below this,
+        packets (> 0).
+    sample_dt_s : float
+        Sampling interval of the queues over the last two windows, seconds.
     engine : {"auto", "numba", "numpy"}
-        ``"auto"`` (default): ``"numba"`` where it applies (AECP/CLTCP, axes
-        in :data:`MAP_AXES_NUMBA`), else one :func:`ecocc.simulate` per point on
-        its default (compiled, generated from the model's laws) engine.
-        ``"numba"``: the compiled lock-step kernel (:mod:`ecocc.dde.lanes`):
-        the points of one RTT scale advance 8 at a time on shared steps, the
-        groups in parallel over the cores (AECP/CLTCP); only the rates, rate
-        factors and queues are integrated.  The kernel is compiled when
-        ecocc is installed (:mod:`ecocc.dde.aot`); ``attrs["kernel"]`` says
-        which build ran.  ``"numpy"``: one
-        :func:`ecocc.simulate` per point on the NumPy solver (any model; the reference, slow).
+        ``"auto"`` (default): ``"numba"`` where it applies (every model the
+        generated kernels serve, :func:`ecocc.dde.engine.codegen_gap`; no
+        forward delays), else one :func:`ecocc.simulate` per point on its
+        default engine.  ``"numba"``: the compiled lock-step kernel
+        (:mod:`ecocc.dde.lanes`, generated from the model's laws): the points
+        of one RTT scale advance 8 at a time on shared steps, the groups in
+        parallel over the cores; only the flow states, link states and queues
+        are integrated.  The kernel is generated and compiled on its first use
+        on a machine and cached (:func:`ecocc.dde.codegen.kernel`);
+        ``attrs["kernel"]`` says which build ran.  ``"numpy"``: one
+        :func:`ecocc.simulate` per point on the NumPy solver (any model; the
+        reference, slow).
+    rtol : float
+        Relative tolerance of the adaptive solver at every point.
+    atol : float or array_like or None
+        Absolute tolerance (packets for the queues); None: each system's default.
+    progress : bool
+        Show a progress bar over the points.
     overlap : bool
         numba engine: steps may be longer than the smallest delay, the delayed
         values inside a step corrected iteratively (default; several times
         fewer steps at small RTTs).  ``False``: steps never exceed the
         smallest delay, as the NumPy solver's.
     chunk : int
-        Members per kernel call (numba): progress is reported and Ctrl-C is
-        honoured between chunks; points not reached are ``"interrupted"``.
+        At most this many members per kernel call (numba); calls are sized
+        (whole lock-step groups, from the measured time per point) to take
+        about ``partial_every_s / 2`` seconds of wall time.  Progress is
+        reported, finished points are handed to ``on_partial`` and Ctrl-C is
+        honoured between calls; points not reached are ``"interrupted"``.
     decay_ratio : float
         In (0, 1): a point that has not settled is "decaying" when its swing
         over the last window is below ``decay_ratio`` times the swing over the
@@ -293,7 +346,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ``"interrupted"``) after finished points, at most every ``partial_every_s`` seconds of wall time, so
         a caller can store them as they come (``ecocc sim-map`` does); a killed run then loses at most that
         much work.
-    **params : model parameters for every point (e.g. ``r0_pps=10``).
+    partial_every_s : float
+        Least wall-clock time between two calls of ``on_partial``, seconds.
+    **params
+        Model parameters for every point (e.g. ``r0_pps=10``).
 
     Returns
     -------
@@ -325,7 +381,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         # $ECOCC_ENGINE says about single runs), else one simulate() per point on its default engine
         try:
             check_engine("numba", m, network, kernel="lanes")
-            engine = "numba" if {x_name, y_name} <= set(MAP_AXES_NUMBA) else "numpy"
+            engine = "numba"
         except InputError:
             engine = "numpy"
     t_end = check_finite("t_end_s", t_end_s, positive=True)
@@ -338,9 +394,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     check(isinstance(chunk, numbers.Integral) and chunk >= 1, "chunk", chunk, "an integer >= 1")
     check(x_name != y_name, "y_name", y_name, f"a name different from x_name = {x_name!r}")
     fields = type(m.make_params(None)).field_names()
+    numeric = tuple(f for f, v in m.make_params(None).as_dict().items()
+                    if isinstance(v, numbers.Real) and not isinstance(v, bool))
     for axis, name in (("x_name", x_name), ("y_name", y_name)):
-        allowed = MAP_AXES_NUMBA if engine == "numba" else ("rtt_scale",) + tuple(fields)
-        check(name in allowed, axis, name, f"one of {allowed}" + (" (engine='numba')" if engine == "numba" else ""))
+        allowed = MAP_AXES_NUMBA + numeric if engine == "numba" else ("rtt_scale",) + tuple(fields)
+        check(name in allowed, axis, name, f"one of {allowed}" + (" (engine='numba': rtt_scale or a numeric "
+                                                                   "parameter)" if engine == "numba" else ""))
     xs = np.asarray([check_finite(f"x_values[{i}]", v) for i, v in enumerate(np.atleast_1d(x_values))], dtype=float)
     ys = np.asarray([check_finite(f"y_values[{i}]", v) for i, v in enumerate(np.atleast_1d(y_values))], dtype=float)
     check(xs.size > 0, "x_values", x_values, "at least one value")
@@ -437,12 +496,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
             n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
         if engine == "numba":
-            from .dde.aot import kernel_info
-            info = kernel_info("lanes")  # how the lock-step kernel was obtained (see ecocc.dde.aot)
+            from .dde.engine import lanes_kernel_info
+            info = lanes_kernel_info() if todo_run[0] else {}  # how the lock-step kernel was obtained
             ds.attrs["kernel"] = ", ".join(f"{k}={v}" for k, v in info.items()) or "not run"
         return ds
 
     last_save = [time.perf_counter()]
+    todo_run = [False]  # a lock-step batch ran in this call
 
     def finished_some(force=False):
         """Hand the map so far to ``on_partial`` (at most every ``partial_every_s`` seconds of wall time)."""
@@ -456,34 +516,57 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         bar = tqdm(total=B, initial=B - todo.size, unit="point", desc=f"{network.name}: map", leave=False)
     try:
         if engine == "numba":
-            from .dde.engine import solve_adaptive_aecp_batch
+            from .dde.engine import solve_adaptive_batch
             scales = sorted({scale_at(xv, yv) for xv, yv in pts})
             systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end) for s in scales]
             member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
-            gains = {}  # (alpha, beta, T, q0 per link) of each distinct parameter set, computed once
+            pset = {}  # the parameter object of each distinct parameter set, made once
 
-            def gains_at(xv, yv):
+            def params_of(xv, yv):
                 key = tuple(v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale")
-                if key not in gains:
-                    Pm = params_at(xv, yv)
-                    gains[key] = (Pm.alpha_per_s, Pm.beta_per_s, Pm.T_s, m.link_static(network, Pm)["q0"])
-                return gains[key]
-            per = [gains_at(xv, yv) for xv, yv in pts]
+                if key not in pset:
+                    pset[key] = params_at(xv, yv)
+                return pset[key]
+            per = [params_of(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
-            # points of one RTT scale together (whatever the axis), so the chunks fill whole lock-step groups
-            order = todo[np.argsort(member_system[todo], kind="stable")]
-            for c0 in range(0, order.size, chunk):
-                sl = order[c0:c0 + chunk]
-                out, st, cnt = solve_adaptive_aecp_batch(
-                    systems, member_system[sl], [per[b][0] for b in sl], [per[b][1] for b in sl],
-                    [per[b][2] for b in sl], np.stack([per[b][3] for b in sl]), t_end, rtol=rtol, atol=atol,
+            # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
+            # order.  A kernel call runs whole groups, and a group's result depends only on its members, so the
+            # numbers do not depend on how the calls are cut (by time, below) nor on an interruption: a rerun
+            # with ``previous`` recomputes exactly the groups not finished and gives the uninterrupted numbers.
+            from .dde.aot import LANES
+            from .dde.engine import _n_threads
+            todo_mask = np.zeros(B, dtype=bool)
+            todo_mask[todo] = True
+            blocks = []
+            for i in range(len(systems)):
+                idx = np.flatnonzero(member_system == i)
+                blocks += [idx[g0:g0 + LANES] for g0 in range(0, idx.size, LANES)]
+            blocks = [blk for blk in blocks if todo_mask[blk].any()]
+            # calls of whole groups, sized so that one takes about ``partial_every_s`` / 2 of wall time (measured
+            # and adapted call by call; at most ``chunk`` points): a killed run loses about that much work more
+            # than what ``on_partial`` last stored
+            nt = _n_threads()
+            cap = max(1, -(-chunk // LANES))  # groups per call at most
+            per_call = min(cap, nt)
+            i0 = 0
+            while i0 < len(blocks):
+                sl = np.concatenate(blocks[i0:i0 + per_call])
+                tc = time.perf_counter()
+                out, st, cnt = solve_adaptive_batch(
+                    systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
                     t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap)
+                todo_run[0] = True
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window, rtol)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
+                i0 += per_call
                 if bar is not None:
-                    bar.update(sl.size)
+                    bar.update(int(todo_mask[sl].sum()))
+                todo_mask[sl] = False
                 finished_some()
+                per_group = (time.perf_counter() - tc) / per_call
+                want = int(0.5 * partial_every_s / max(per_group, 1e-9))
+                per_call = min(cap, max(nt, want - want % nt))  # a multiple of the threads where possible
         else:
             for b in todo:
                 xv, yv = pts[b]

@@ -21,10 +21,12 @@ def parse_assignment(text: str):
     Parameters
     ----------
     text : str
+        One ``NAME=VALUE`` assignment as typed on the command line.
 
     Returns
     -------
     name : str
+        The text before the first ``=``, stripped.
     value : bool, int, float or str
         Read as the first of these that fits.
     """
@@ -49,6 +51,7 @@ def parse_sets(sets, option: str = "--set") -> dict:
     Parameters
     ----------
     sets : sequence of str
+        The ``NAME=VALUE`` texts, one per option given.
     option : str
         The option named in error messages.
 
@@ -119,7 +122,7 @@ def _figure_formats(text):
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
 @click.option("--engine", type=click.Choice(["auto", "numpy", "numba"]), default="auto", show_default=True,
-              help="auto: the compiled engine where it applies (adaptive: every model; fixed: AECP/CLTCP), else "
+              help="auto: the compiled engine where it applies (adaptive and fixed: every model the generated kernels serve), else "
                    "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")

@@ -15,7 +15,22 @@ def _table(records) -> list[str]:
 
 
 def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
-    """Write ``out_dir/claims.md``: per-paper verdict counts, then each record with its evidence and figures."""
+    """Write ``out_dir/claims.md`` (per-paper verdict counts, then each record with its evidence and figures) and ``out_dir/claims.json``.
+
+    Parameters
+    ----------
+    records : list of ecocc.claims.base.Record
+        The checked claims (:mod:`ecocc.claims`).
+    out_dir : pathlib.Path
+        Output directory (created if missing).
+    figdir_name : str, optional
+        Name of the figure directory relative to ``out_dir``, for the image links.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of ``claims.md`` (written through a temporary file, so a crash leaves no half report).
+    """
     from .claims import VERDICTS, counts
     from .claims.base import PAPERS, SEEDS
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -148,6 +148,12 @@ def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, see
 
 
 def register(main):
-    """Add ``packet`` and ``compare`` to the ``ecocc`` command group."""
+    """Add ``packet`` and ``compare`` to the ``ecocc`` command group.
+
+    Parameters
+    ----------
+    main : click.Group
+        The ``ecocc`` command group.
+    """
     main.add_command(packet_cmd)
     main.add_command(compare_cmd)

@@ -31,6 +31,7 @@ def unit_of(name: str) -> str:
     Parameters
     ----------
     name : str
+        A parameter name such as ``alpha_per_s`` or ``q0_pkts``.
 
     Returns
     -------

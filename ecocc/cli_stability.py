@@ -71,13 +71,30 @@ LINEAR_MODELS = SUPPORTED + ("reno",)
 
 
 def linear_setting(target):
-    """Model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
+    """Return the model, parameters and synchronous-loop setting (N, C, RTT) of a model name or a scenario.
 
     A model name reads its paper's scenario (:data:`PAPER_SCENARIO`).  The
     scenario must have one link; with RTTs that differ the loop takes the
     largest (the most delay-sensitive reading) and says so.
-    Returns a dict (``model``, ``params``, ``n_flows``, ``capacity_pps``,
-    ``rtt_s``, ``scenario``, ``source``, ``packet_bytes``, ``notes``).
+
+    Parameters
+    ----------
+    target : str
+        A model name with a paper scenario (a key of :data:`PAPER_SCENARIO`, any case) or a scenario
+        name or ``.toml`` path.
+
+    Returns
+    -------
+    dict
+        ``model``, ``params`` (the scenario's overrides), ``n_flows``, ``capacity_pps`` (packets/s),
+        ``rtt_s`` (seconds, the largest), ``scenario``, ``source``, ``packet_bytes`` and ``notes`` (what the
+        loop leaves out: differing RTTs, cross traffic, flows joining or leaving).
+
+    Raises
+    ------
+    InputError
+        For a scenario that cannot be loaded, a model without a linear loop, mixed protocols, or more than
+        one link.
     """
     from . import scenarios
     key = str(target).lower()
@@ -324,8 +341,8 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="Decaying (not settled): the largest swing over the last window is below this factor times the "
                    "one over the window before.  Otherwise: growing or limit cycle.")
 @click.option("--engine", type=click.Choice(["auto", "numba", "numpy"]), default=None,
-              help="numba: compiled kernel, points in parallel (AECP/CLTCP; axes alpha_per_s, beta_per_s, T_s, "
-                   "q0_pkts, rtt_scale); numpy: one reference run per point (any model, slow).  "
+              help="numba: compiled lock-step kernel generated from the model's laws, points in parallel (any "
+                   "numeric parameter or rtt_scale as axis); numpy: one reference run per point (any model, slow).  "
                    "Default (auto): numba when it applies, else one compiled run per point.")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance of the adaptive solver.")
 @click.option("--steps-within-delay", is_flag=True,
@@ -351,7 +368,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     import numpy as np
 
     from . import scenarios
-    from .batch import MAP_AXES_NUMBA, simulate_map
+    from .batch import simulate_map
     from .cli import parse_assignment
     from .errors import check_finite
     from .models import get_model
@@ -374,10 +391,10 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     model = get_model(sc.model)
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
-        if not quiet and (model.name not in ("aecp", "cltcp")
-                          or not {x_name, y_name} <= set(MAP_AXES_NUMBA)):
-            click.echo(f"note: one compiled run per point (the lock-step kernel is for AECP/CLTCP on the axes "
-                       f"{', '.join(MAP_AXES_NUMBA)})", err=True)
+        from .dde.engine import _unsupported
+        why = _unsupported(model, sc.network, "lanes")
+        if not quiet and why is not None:
+            click.echo(f"note: one run per point, not the lock-step kernel ({why})", err=True)
     from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
     lock = OutputLock(out_dir).__enter__()  # one process per --out; released when the command ends
     click.get_current_context().call_on_close(lambda: lock.__exit__(None, None, None))

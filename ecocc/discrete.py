@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .dde.adaptive import Status
-from .errors import InputError, check, check_finite
+from .errors import InputError, check, check_finite, check_int
 from .network import Network
 
 __all__ = [
@@ -122,7 +122,19 @@ class DiscreteResult:
         return self.status == Status.SUCCESS
 
     def plot(self, fig=None):
-        """Rates (packets/s), rate factor, queue (packets) or windows against time (s)."""
+        """Plot rates (packets/s), rate factor, queue (packets) or windows against time (s).
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure or None, optional
+            Figure to draw into (its subplots are added); None creates one.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure: one panel of rates (with the rate factor and the capacity), then windows and/or
+            the queue where the run has them; the title names the status when it is not ``success``.
+        """
         import matplotlib.pyplot as plt
 
         panels = 1 + (self.queue_pkts is not None) + (self.window_pkts is not None)
@@ -301,24 +313,41 @@ def simulate_aecp_discrete(net: Network, t_end_s: float, *, alpha_per_s: float =
     ----------
     net : Network
         One bottleneck (``ecocc.dumbbell``); flows have their own RTTs,
-        start/stop times and initial rates.
+        start/stop times and initial rates.  Cross traffic must be constant,
+        a schedule or mean on/off.
     t_end_s : float
-        Simulated time (s).
+        Simulated time (s, > 0).
     alpha_per_s, beta_per_s, T_s, q0_pkts : float
-        Gains and target queue of eq. (6)/(47); defaults alpha = 2, beta = 1,
-        T = 2 s, q0 = 100 packets (Section V of 001).  ``beta_per_s = 0``
-        freezes the router at ``r0_pps`` (the source update alone).
+        Gains (1/s) and the queue time constant (s) and target queue (packets) of
+        eq. (6)/(47); defaults alpha = 2, beta = 1, T = 2 s, q0 = 100 packets
+        (Section V of 001).  ``beta_per_s = 0`` freezes the router at ``r0_pps``
+        (the source update alone).
     router_period_s : float
-        Router sampling period T2 (0.1 s in eq. 47).
+        Router sampling period T2, seconds (0.1 s in eq. 47).
     source_period_s : float or None
-        Sender sampling period T1; ``None`` is the papers' T1 = tau (each
-        flow's own RTT, eq. 47).
+        Sender sampling period T1, seconds; ``None`` is the papers' T1 = tau
+        (each flow's own RTT, eq. 47).
     r0_pps : float or None
-        Initial rate factor; ``None`` means C / (number of flows).
+        Initial rate factor (packets/s); ``None`` means C / (number of flows).
     initial_queue_pkts : float
         Queue at t = 0 (packets).
     t_avg_from_s : float or None
-        Start of the queue time-average (default: half of ``t_end_s``).
+        Start of the queue time-average, seconds (default: half of ``t_end_s``).
+    scenario : str or None
+        Name for the result and plot title; None builds one from the network and gains.
+
+    Returns
+    -------
+    DiscreteResult
+        Rates, rate factor and queue at every event instant, the exact mean queue over
+        ``[t_avg_from_s, t_end_s]``, the lost fluid and the number of source updates; status
+        ``failed`` on overflow (the run stops there).
+
+    Raises
+    ------
+    InputError
+        For a network that is not one bottleneck or has random cross traffic, or any gain, period or
+        time out of range (``t_avg_from_s`` must be before ``t_end_s``).
 
     Notes
     -----
@@ -438,11 +467,30 @@ def simulate_petcp_discrete(net: Network, t_end_s: float, *, a_pps2: float = 125
     net : Network
         One bottleneck; ``B`` is its capacity (packets/s).  The papers'
         dumbbell: ``ecocc.dumbbell(12500, [0.05]*5, initial_rate_pps=12.5)``.
+        Cross traffic must be constant, a schedule or mean on/off.
+    t_end_s : float
+        Simulated time (s, > 0).
     a_pps2, b_per_s, T_s : float
         Section 4.3 of 000: a = 1 Mbps/s = 125 packets/s^2 at 1000-byte
         packets, b = 1 /s, T = 0.01 s.
+    initial_queue_pkts : float
+        Queue at t = 0 (packets).
     t_avg_from_s : float or None
-        Start of the exact queue time-average (default: half of the run).
+        Start of the exact queue time-average, seconds (default: half of the run).
+    scenario : str or None
+        Name for the result and plot title; None builds one from the network and gains.
+
+    Returns
+    -------
+    DiscreteResult
+        Rates and queue at every event instant, the exact mean queue, the lost fluid and the number of
+        rate updates; status ``failed`` if a rate overflows.
+
+    Raises
+    ------
+    InputError
+        For a network that is not one bottleneck or has random cross traffic, or any gain or time out of
+        range.
 
     Notes
     -----
@@ -543,13 +591,35 @@ def simulate_petcp_discrete(net: Network, t_end_s: float, *, a_pps2: float = 125
 # ---------------------------------------------------------------------------
 
 def symbiosis_window_update(w0_pkts, available_pps, physical_pps, rtt_s, eps_per_s, gamma, t_s=None):
-    """Eq. (10) of 002: the logistic window after ``t_s`` seconds (default one RTT).
+    """Return the logistic window of eq. (10) of 002 after ``t_s`` seconds (default one RTT).
 
     ``w(t) = w0 E W / (w0 (E - 1) + W)`` with
     ``E = exp(eps t (1 - gamma (1 - A/K)))`` and
     ``W = {K - gamma (K - A)} tau`` (eq. 11's ``w*``; the printed
     ``{K - gamma(K - A_i) tau_i}`` misplaces the brace -- dimensions and
     eq. (11) need the whole bracket times tau).
+
+    Parameters
+    ----------
+    w0_pkts : float or numpy.ndarray
+        Window at the start, packets.
+    available_pps : float or numpy.ndarray
+        Available bandwidth A, packets/s.
+    physical_pps : float or numpy.ndarray
+        Physical bandwidth K, packets/s.
+    rtt_s : float or numpy.ndarray
+        Round-trip time tau, seconds.
+    eps_per_s : float
+        Growth rate eps, 1/s.
+    gamma : float
+        Competition coefficient (dimensionless).
+    t_s : float or None, optional
+        Elapsed time, seconds; None: one RTT.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The window in packets, broadcast over the arguments.  Nothing is validated.
     """
     t = rtt_s if t_s is None else t_s
     growth = eps_per_s * (1.0 - gamma * (1.0 - available_pps / physical_pps))
@@ -568,19 +638,34 @@ def simulate_symbiosis_discrete(net: Network, t_end_s: float, *, eps_per_s: floa
     ----------
     net : Network
         One bottleneck; ``K_i`` is each flow's physical bandwidth
-        (``physical_bw_pps``, default the capacity), ``tau_i`` its RTT; the
-        initial window is ``initial_rate_pps * tau_i``.
+        (``physical_bw_pps``, default the capacity, packets/s), ``tau_i`` its RTT; the
+        initial window is ``initial_rate_pps * tau_i`` packets.  Cross traffic is ignored.
+    t_end_s : float
+        Simulated time (s, > 0).
     eps_per_s, gamma : float
-        Growth rate and competition coefficient of eq. (8)-(10) (Section IV
+        Growth rate (1/s) and competition coefficient of eq. (8)-(10) (Section IV
         of 002: 1.95 and 0.9).
     lag_rtts : float
-        Age of the available-bandwidth measurement in RTTs.  ``A_i`` at an
+        Age of the available-bandwidth measurement in RTTs (>= 0).  ``A_i`` at an
         update instant ``t`` uses the other flows' windows in force just
         before ``t - lag_rtts * tau_i``.  1 (default): what the ACKs that
         returned during the last RTT report (their packets left one RTT
         earlier), i.e. ``w_j(k-1)`` when the current windows are ``w(k)``;
         0: the windows in force during the last RTT (an ideal, instantaneous
         measurement of the current load).
+    scenario : str or None
+        Name for the result and plot title; None builds one from the network and parameters.
+
+    Returns
+    -------
+    DiscreteResult
+        Windows (packets) and rates ``w_i / tau_i`` (packets/s) at every event instant, no queue;
+        status ``failed`` if a window is not finite.
+
+    Raises
+    ------
+    InputError
+        For a network that is not one bottleneck or a parameter out of range.
 
     Notes
     -----
@@ -652,10 +737,23 @@ def simulate_symbiosis_discrete(net: Network, t_end_s: float, *, eps_per_s: floa
 # ---------------------------------------------------------------------------
 
 def log_deviation_envelope(res: DiscreteResult, target_pps, windows_s):
-    """Max over flows and time of ``|ln x - ln target|`` in each time window.
+    """Return the largest ``|ln x - ln target|`` over flows and time in each time window.
 
-    ``windows_s`` is a sequence of ``(t0, t1)``; returns one number per
-    window (the decay of a perturbation is read off these envelopes).
+    The decay of a perturbation is read off these envelopes.
+
+    Parameters
+    ----------
+    res : DiscreteResult
+        A discrete run.
+    target_pps : float or numpy.ndarray
+        Target rate, packets/s (one value or one per flow).  Inactive flows (NaN rate) count as on target.
+    windows_s : sequence of (float, float)
+        Closed time windows ``(t0, t1)``, seconds.
+
+    Returns
+    -------
+    numpy.ndarray
+        One deviation (natural-log units) per window; NaN for a window holding no sample.
     """
     x = res.rate_pps
     dev = np.abs(np.log(np.where(np.isnan(x), target_pps, x)) - np.log(target_pps))
@@ -714,11 +812,29 @@ def _rho(M):
 # -- AECP --------------------------------------------------------------------
 
 def aecp_source_stability(alpha_per_s: float, T1_s: float) -> DiscreteStability:
-    """Source update alone (router value fixed), eq. (46):
+    """Linear stability of the source update alone (router value fixed), eq. (46).
 
     ``ln x(k+1) - ln r = (1 - alpha T1)(ln x(k) - ln r)``: stable iff
     ``0 < alpha T1 < 2``; monotone for ``alpha T1 < 1``, oscillating for
     ``1 < alpha T1 < 2``.  With T1 = tau: ``tau < 2/alpha``.
+
+    Parameters
+    ----------
+    alpha_per_s : float
+        Source gain alpha, 1/s (> 0).
+    T1_s : float
+        Source update period T1, seconds (> 0).
+
+    Returns
+    -------
+    DiscreteStability
+        Multiplier ``1 - alpha T1`` as spectral radius (absolute value), ``boundary`` with
+        ``T1_max_s``, ``T1_oscillation_s`` and ``alpha_max_per_s``.
+
+    Raises
+    ------
+    InputError
+        For a gain or period that is not a finite number > 0.
     """
     import sympy as sp
     alpha = check_finite("alpha_per_s", alpha_per_s, positive=True)
@@ -767,7 +883,32 @@ def _aecp_M(tau_s, T2_s):
 
 
 def aecp_discrete_matrix(alpha_per_s, beta_per_s, T_s, tau_s, T2_s=0.1):
-    """Symmetric-mode map over one source period tau = M T2 (the monodromy matrix)."""
+    """Return the symmetric-mode map over one source period tau = M T2 (the monodromy matrix).
+
+    State ``[u, s, v(m), ..., v(m-M+1)]``: ``u = ln(x/x*)``, ``s = (q - q0)/C`` (seconds),
+    ``v = ln(r/r*)``; M - 1 router ticks followed by a tick with the source update.
+
+    Parameters
+    ----------
+    alpha_per_s, beta_per_s : float
+        Source and router gains, 1/s (alpha > 0, beta >= 0).
+    T_s : float
+        Queue time constant T of eq. (49), seconds (> 0).
+    tau_s : float
+        RTT = source period, seconds; a positive integer multiple M of ``T2_s``.
+    T2_s : float, optional
+        Router sampling period, seconds (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``(M + 2, M + 2)`` monodromy matrix.
+
+    Raises
+    ------
+    InputError
+        For a gain or time out of range or ``tau_s`` not a multiple of ``T2_s`` (to 1e-9 relative).
+    """
     alpha = check_finite("alpha_per_s", alpha_per_s, positive=True)
     beta = check_finite("beta_per_s", beta_per_s, nonneg=True)
     T = check_finite("T_s", T_s, positive=True)
@@ -779,7 +920,25 @@ def aecp_discrete_matrix(alpha_per_s, beta_per_s, T_s, tau_s, T2_s=0.1):
 
 
 def aecp_discrete_charpoly(M: int = 1):
-    """SymPy characteristic polynomial (in ``lam``) of the symmetric-mode monodromy for tau = M T2."""
+    """Return the SymPy characteristic polynomial of the symmetric-mode monodromy for tau = M T2.
+
+    Parameters
+    ----------
+    M : int, optional
+        RTT in router periods, 1..4 (the symbolic determinant grows fast).
+
+    Returns
+    -------
+    poly : sympy.Expr
+        The factored characteristic polynomial in the symbols ``alpha, beta, T, T_2, lam``.
+    lam : sympy.Symbol
+        Its variable.
+
+    Raises
+    ------
+    InputError
+        For ``M`` not an integer in 1..4.
+    """
     import sympy as sp
     check(isinstance(M, (int, np.integer)) and 1 <= M <= 4, "M", M, "an integer in 1..4 (symbolic size grows fast)")
     al, be, T, T2, lam = sp.symbols("alpha beta T T_2 lam", positive=True)
@@ -803,14 +962,36 @@ def aecp_discrete_charpoly(M: int = 1):
 
 
 def aecp_critical_alpha(beta_per_s, T_s, tau_s, T2_s=0.1, *, n_grid=400):
-    """Stable range of alpha for the coupled sampled loop at fixed beta, T, tau = M T2.
+    """Find the stable range of alpha for the coupled sampled loop at fixed beta, T, tau = M T2.
 
-    Returns ``(alpha_low, alpha_high)`` (1/s): the largest interval of the
-    grid ``(0, 2/tau]`` on which the symmetric-mode spectral radius is < 1,
-    endpoints refined by bisection; ``alpha_high`` is capped at ``2/tau``
-    (the differential modes need ``alpha tau < 2``).  ``(nan, nan)`` if no
-    alpha is stable.  With beta and T fixed a small alpha is unstable (the
-    loop tends to a triple integrator), so there is a lower boundary.
+    The largest interval of the grid ``(0, 2/tau]`` on which the symmetric-mode spectral radius is
+    < 1, endpoints refined by 60 bisections; ``alpha_high`` is capped at ``2/tau`` (the differential
+    modes need ``alpha tau < 2``).  With beta and T fixed a small alpha is unstable (the loop tends to
+    a triple integrator), so there is a lower boundary.  A stable interval narrower than the grid
+    spacing ``2/(tau n_grid)`` can be missed.
+
+    Parameters
+    ----------
+    beta_per_s : float
+        Router gain, 1/s (>= 0).
+    T_s : float
+        Queue time constant, seconds (> 0).
+    tau_s : float
+        RTT, seconds; a positive integer multiple of ``T2_s``.
+    T2_s : float, optional
+        Router sampling period, seconds.
+    n_grid : int, optional
+        Number of grid points in ``(0, 2/tau]``.
+
+    Returns
+    -------
+    alpha_low, alpha_high : float
+        Ends of the stable interval, 1/s; ``(nan, nan)`` if no grid alpha is stable.
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range (see :func:`aecp_discrete_matrix`).
     """
     tau = check_finite("tau_s", tau_s, positive=True)
     top = 2.0 / tau
@@ -853,16 +1034,41 @@ def aecp_discrete_stability(alpha_per_s=2.0, beta_per_s=1.0, T_s=2.0, tau_s=0.1,
     source period tau = M T2; the N-1 differential modes see a common
     router value and obey the source-only law, multiplier ``1 - alpha tau``.
     Stable iff the monodromy's spectral radius < 1 and ``alpha tau < 2``.
-    ``n_flows`` does not enter (x* = C/N makes the loop gain independent of
-    N and C).
+    ``n_flows`` does not enter the symmetric mode (x* = C/N makes the loop
+    gain independent of N and C); it only decides whether differential modes exist.
 
-    ``boundary["tau_crit_multiple_s"]`` is the first RTT on the grid
-    ``M T2`` (M = 1..max_multiple) that is unstable (NaN if none),
-    ``boundary["alpha_range_per_s"]`` the stable alpha interval at this tau
-    (:func:`aecp_critical_alpha`).
+    Parameters
+    ----------
+    alpha_per_s, beta_per_s : float, optional
+        Source and router gains, 1/s.
+    T_s : float, optional
+        Queue time constant of eq. (49), seconds.
+    tau_s : float, optional
+        RTT = source period, seconds; a positive integer multiple of ``T2_s``.
+    T2_s : float, optional
+        Router sampling period, seconds.
+    n_flows : int, optional
+        Number of flows (>= 1).
+    max_multiple : int, optional
+        Largest M searched for the first unstable RTT ``M T2``.
+
+    Returns
+    -------
+    DiscreteStability
+        ``boundary["tau_crit_multiple_s"]`` is the first RTT on the grid
+        ``M T2`` (M = 1..max_multiple) that is unstable (NaN if none; then
+        ``tau_last_stable_multiple_s`` is NaN too), ``boundary["alpha_range_per_s"]``
+        the stable alpha interval at this tau (:func:`aecp_critical_alpha`),
+        ``boundary["tau_source_only_max_s"] = 2/alpha``; ``expr`` the
+        characteristic polynomial for M <= 2, else None.
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range or ``tau_s`` not a multiple of ``T2_s``.
     """
     alpha = check_finite("alpha_per_s", alpha_per_s, positive=True)
-    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
+    n_flows = check_int("n_flows", n_flows)
     T2 = check_finite("T2_s", T2_s, positive=True)
     P = aecp_discrete_matrix(alpha, beta_per_s, T_s, tau_s, T2)
     rho_sym = _rho(P)
@@ -905,16 +1111,41 @@ def _petcp_sym():
 
 
 def petcp_discrete_matrix(a_pps2=125.0, b_per_s=1.0, T_s=0.01, capacity_pps=12500.0, n_flows=5, rtt_s=0.05):
-    """Jacobian of the synchronous PE-TCP round map (state ``[x, q, q_prev]``) at Theorem 1's equilibrium.
+    """Return the Jacobian of the synchronous PE-TCP round map (state ``[x, q, q_prev]``) at Theorem 1's equilibrium.
 
     The map: all N flows update together every ``tau = tau_min + q/B``;
     ``x <- eq. (11)`` (nonempty-queue case), ``q <- q + (N x - B) tau``,
-    ``q_prev <- q``.
+    ``q_prev <- q``.  Equilibrium ``x* = B/N``, ``q* = a T N / b``.
+
+    Parameters
+    ----------
+    a_pps2 : float, optional
+        Additive gain a, packets/s^2 (> 0).
+    b_per_s : float, optional
+        Multiplicative gain b, 1/s (> 0).
+    T_s : float, optional
+        Queueing-delay time constant T, seconds (> 0).
+    capacity_pps : float, optional
+        Bottleneck capacity B, packets/s (> 0).
+    n_flows : int, optional
+        Number of flows N (>= 1).
+    rtt_s : float, optional
+        Propagation RTT tau_min, seconds (> 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        The 3 x 3 Jacobian (rate in packets/s, queues in packets).
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range.
     """
     vals = [check_finite("a_pps2", a_pps2, positive=True), check_finite("b_per_s", b_per_s, positive=True),
             check_finite("T_s", T_s, positive=True), check_finite("capacity_pps", capacity_pps, positive=True)]
-    check(int(n_flows) >= 1, "n_flows", n_flows, "an integer >= 1")
-    vals += [int(n_flows), check_finite("rtt_s", rtt_s, positive=True)]
+    n_flows = check_int("n_flows", n_flows)
+    vals += [n_flows, check_finite("rtt_s", rtt_s, positive=True)]
     J, syms = _petcp_sym()
     return np.array(J.subs(dict(zip(syms, vals))).evalf(), dtype=float)
 
@@ -925,9 +1156,35 @@ def petcp_discrete_stability(a_pps2=125.0, b_per_s=1.0, T_s=0.01, capacity_pps=1
 
     Symmetric mode: spectral radius of :func:`petcp_discrete_matrix`;
     differential modes (sum of rates fixed, queue unchanged) have multiplier
-    ``1 - a tau*/x*`` (``tau* = tau_min + q*/B``).  ``boundary["rtt_crit_s"]``
-    is the largest propagation RTT (bisection) below which the symmetric mode
-    is stable, with everything else fixed.
+    ``1 - a tau*/x*`` (``tau* = tau_min + q*/B``).
+
+    Parameters
+    ----------
+    a_pps2 : float, optional
+        Additive gain a, packets/s^2.
+    b_per_s : float, optional
+        Multiplicative gain b, 1/s.
+    T_s : float, optional
+        Queueing-delay time constant T, seconds.
+    capacity_pps : float, optional
+        Bottleneck capacity B, packets/s.
+    n_flows : int, optional
+        Number of flows N.
+    rtt_s : float, optional
+        Propagation RTT tau_min, seconds.
+
+    Returns
+    -------
+    DiscreteStability
+        ``boundary["rtt_crit_s"]`` is the propagation RTT (seconds) where the symmetric mode first turns
+        unstable on a log grid of 300 points over [1e-5, 10] s, refined by bisection (NaN if it is
+        unstable already at 1e-5 s or stable up to 10 s), with ``q_star_pkts`` and ``x_star_pps``;
+        ``period_s`` is ``tau*``; ``expr`` the factored characteristic polynomial.
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range.
     """
     import sympy as sp
     J, syms = _petcp_sym()
@@ -995,15 +1252,35 @@ def symbiosis_discrete_stability(eps_per_s=1.95, gamma=0.9, n=1, rtt_s=1.0, lag_
     ``eps tau < (1+(n-1)gamma) ln(gamma(n-1)/(gamma(n-1)-1))``.
     lag = 0: stable iff ``(1 - mu)(1 + gamma(n-1)) < 2`` and ``gamma < 1``.
     n = 1: ``|mu| < 1`` for every eps > 0 (the exact logistic flow map).
+
+    Parameters
+    ----------
+    eps_per_s : float, optional
+        Growth rate eps, 1/s (> 0).
+    gamma : float, optional
+        Competition coefficient (>= 0).
+    n : int, optional
+        Number of identical flows (>= 1).
+    rtt_s : float, optional
+        RTT tau = update period, seconds (> 0).
+    lag_rtts : {0, 1}, optional
+        Age of the available-bandwidth measurement, RTTs.
+
+    Returns
+    -------
+    DiscreteStability
+        Spectral radius over the modes, ``boundary["eps_tau_crit"]`` (dimensionless, ``inf`` for no
+        limit) and ``boundary["eps_crit_per_s"]`` (1/s); ``details`` holds ``mu`` and each mode's radius.
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range or ``lag_rtts`` other than 0 or 1.
     """
     import sympy as sp
     eps = check_finite("eps_per_s", eps_per_s, positive=True)
     g = check_finite("gamma", gamma, nonneg=True)
-    try:
-        n_ = int(n)
-    except (TypeError, ValueError):
-        raise InputError("n", n, "an integer >= 1") from None
-    check(n_ >= 1 and n_ == n, "n", n, "an integer >= 1")
+    n_ = check_int("n", n)
     tau = check_finite("rtt_s", rtt_s, positive=True)
     check(lag_rtts in (0, 1), "lag_rtts", lag_rtts, "0 or 1 (RTTs of measurement age)")
     radii, mu, rs = _symb_modes(eps, g, n_, tau, int(lag_rtts))
@@ -1030,12 +1307,52 @@ def symbiosis_discrete_stability(eps_per_s=1.95, gamma=0.9, n=1, rtt_s=1.0, lag_
 
 
 def symbiosis_critical_eps(gamma, n, rtt_s=1.0, lag_rtts=1):
-    """Critical eps (1/s) of :func:`symbiosis_discrete_stability` (inf: no limit)."""
+    """Return the critical eps of :func:`symbiosis_discrete_stability` (the stability boundary of the symmetric mode).
+
+    Parameters
+    ----------
+    gamma : float
+        Competition coefficient (>= 0).
+    n : int
+        Number of identical flows (>= 1).
+    rtt_s : float, optional
+        RTT, seconds (> 0).
+    lag_rtts : {0, 1}, optional
+        Age of the available-bandwidth measurement, RTTs.
+
+    Returns
+    -------
+    float
+        Critical growth rate, 1/s (``inf``: no limit).
+
+    Raises
+    ------
+    InputError
+        For a parameter out of range.
+    """
     return symbiosis_discrete_stability(1.0, gamma, n, rtt_s, lag_rtts).boundary["eps_crit_per_s"]
 
 
 def logistic_discrete_stability(eps: float) -> DiscreteStability:
-    """Plain discrete logistic x <- x + eps x (1 - x/K) (002 III-C 2, 003): multiplier 1 - eps, stable iff 0 < eps < 2."""
+    """Linear stability of the plain discrete logistic x <- x + eps x (1 - x/K) (002 III-C 2, 003).
+
+    Multiplier ``1 - eps`` at x = K: stable iff 0 < eps < 2.
+
+    Parameters
+    ----------
+    eps : float
+        Growth per step (dimensionless, > 0).
+
+    Returns
+    -------
+    DiscreteStability
+        Spectral radius ``|1 - eps|``, ``boundary["eps_crit"] = 2``, period 1 (one step).
+
+    Raises
+    ------
+    InputError
+        For ``eps`` not a finite number > 0.
+    """
     import sympy as sp
     e = check_finite("eps", eps, positive=True)
     es = sp.Symbol("epsilon", positive=True)

@@ -77,3 +77,39 @@ def check_finite(field: str, value, *, positive=False, nonneg=False) -> float:
     if nonneg and not v >= 0:
         raise InputError(field, value, "a number >= 0")
     return v
+
+
+def check_int(field: str, value, *, minimum: int = 1) -> int:
+    """Check a whole number ``>= minimum`` (an integral float such as ``4.0`` is accepted; ``2.7``, ``True``
+    and strings are not); return it as int.
+
+    Parameters
+    ----------
+    field : str
+        The input's name for the error message.
+    value : object
+        The value to check.
+    minimum : int, optional
+        The smallest value allowed.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InputError
+        For a non-number, a non-integral number or one below ``minimum``.
+    """
+    import numbers
+    allowed = f"an integer >= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(field, value, allowed)
+    try:
+        iv = int(value)
+    except (OverflowError, ValueError):
+        raise InputError(field, value, allowed) from None
+    if iv != value or iv < minimum:
+        raise InputError(field, value, allowed)
+    return iv

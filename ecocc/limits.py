@@ -40,6 +40,7 @@ def estimated_steps(network, params: dict, t_end_s: float, rtt_scale_min: float 
     Parameters
     ----------
     network : Network
+        The network (its smallest delay caps the step).
     params : dict
         Model parameters (all of them: names ending in ``_per_s`` are read as gains in 1/s).
     t_end_s : float
@@ -76,6 +77,7 @@ def check_run_size(network, model, params: dict, t_end_s: float, output_dt_s=Non
     Parameters
     ----------
     network : Network
+        The network (delays, flows and links).
     model : str or NetworkModel
         Its default parameters are used where ``params`` has none.
     params : dict

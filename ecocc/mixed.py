@@ -58,11 +58,12 @@ def _model_key(model):
 
 
 def resolve_protocols(network: Network, model="aecp", params=None, protocols=None, overrides=None):
-    """The members of ``network``: ``({name: (model, params)}, member_name_per_flow)``.
+    """Resolve the members of ``network``: ``({name: (model, params)}, member_name_per_flow)``.
 
     Parameters
     ----------
     network : Network
+        The network; each flow's ``protocol`` names its member (None: ``model``).
     model : str or NetworkModel
         The model of flows whose ``protocol`` is None.
     params : ModelParams, dict or None
@@ -70,9 +71,16 @@ def resolve_protocols(network: Network, model="aecp", params=None, protocols=Non
         members: ``None`` or a dict ``{member: ModelParams or dict of fields}``.
     protocols : dict or None
         ``{name: {"model": registry name, **parameter fields}}`` (a scenario's ``[protocols.NAME]``).
-    overrides : dict
+    overrides : dict or None
         Keyword parameter overrides: ``member__field`` always works; an unprefixed ``field`` only when there
         is one member.
+
+    Returns
+    -------
+    members : dict
+        ``{member name: (NetworkModel, ModelParams)}`` in order of first appearance among the flows.
+    names : list of str
+        Each flow's member name, in flow order.
 
     Raises
     ------
@@ -186,6 +194,13 @@ class MixedParams:
     delayed_feedback = True
 
     def as_dict(self):
+        """Return the parameters as plain data, one table per member.
+
+        Returns
+        -------
+        dict
+            ``{member: {"model": registry name, **parameter fields}}`` (units as in each model's parameters).
+        """
         return {nm: {"model": m.name, **P.as_dict()} for nm, (m, P) in self.members.items()}
 
 
@@ -206,6 +221,20 @@ class Mixed:
         self.name = "mixed(" + "+".join(self.members) + ")"
 
     def equilibrium(self, net, P):
+        """Return no analytic equilibrium: a composite has none (the tests solve the mixed equilibria they check).
+
+        Parameters
+        ----------
+        net : Network
+            The network (unused).
+        P : MixedParams
+            The parameters (unused).
+
+        Returns
+        -------
+        None
+            Always.
+        """
         return None
 
 
@@ -221,6 +250,23 @@ class MixedSystem(NetworkSystem):
     Shares :meth:`NetworkSystem.problem`, :meth:`~NetworkSystem.project` and
     :meth:`~NetworkSystem.default_atol`; the layout, lookups and right-hand side are assembled per member
     from the member laws.
+
+    Parameters
+    ----------
+    mixed : Mixed
+        The composite (members and each flow's member).
+    network : Network
+        One network (not a batch).
+    t_end : float
+        End of the run, seconds.
+    rtt_includes_queueing : bool, optional
+        Lengthen every feedback delay by the flow's current queueing delay.
+
+    Raises
+    ------
+    InputError
+        For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with a member's
+        ``delayed_feedback=False``, or a batch of networks.
     """
 
     def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False):
@@ -358,7 +404,24 @@ class MixedSystem(NetworkSystem):
         return out
 
     def rates(self, y, t):
-        """Sending rate (packets/s) of every flow, each by its member's ``flow_rate``; shape ``y.shape[:-1] + (n_flows,)``."""
+        """Compute the sending rate of every flow, each by its member's ``flow_rate``.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            State(s), shape ``(..., n)``.
+        t : float or numpy.ndarray
+            Time(s), seconds, one per leading index of ``y``.
+
+        Returns
+        -------
+        rate : numpy.ndarray
+            Sending rates, packets/s, shape ``y.shape[:-1] + (n_flows,)`` (zero for inactive flows).
+        qdelay : numpy.ndarray
+            Each flow's queueing delay ``sum_{l in p} q_l / C_l``, seconds, same shape.
+        active : numpy.ndarray
+            Which flows send at ``t``, boolean, same shape.
+        """
         a = self.a
         q = y[..., self.layout["queue"].sl]
         qdelay = _spmv(self.Rt, q / self.C)
@@ -370,6 +433,24 @@ class MixedSystem(NetworkSystem):
         return rate, qdelay, act
 
     def rhs(self, t, y, Z, sat_lo, sat_hi):
+        """Compute the raw time derivative of the composite's state (the right-hand side of its :class:`DDEProblem`).
+
+        Parameters
+        ----------
+        t : float
+            Time, seconds.
+        y : numpy.ndarray
+            State, shape ``(n,)``, in the layout of :attr:`layout`.
+        Z : list of numpy.ndarray
+            Delayed values, one array per entry of :attr:`lookups`.
+        sat_lo, sat_hi : numpy.ndarray
+            Boolean masks over the queues held at 0 or at their buffer during the current step; may be empty.
+
+        Returns
+        -------
+        numpy.ndarray
+            dy/dt, shape of ``y`` (per-member flow and link laws, shared queues and counters in packets/s).
+        """
         a, ops = self.a, NUMPY_OPS
         pl, pf = a.pair_link, a.pair_flow
         q = y[..., self.layout["queue"].sl]
@@ -453,6 +534,13 @@ class MixedSystem(NetworkSystem):
         return out
 
     def initial_state(self):
+        """Build the state at ``t = 0`` from each member's initial flow and link states.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``: member states (logs where the member keeps logs), queues and counters zero.
+        """
         y = np.zeros(self.n)
         nP, L = self.n_flows, self.n_links
         for M in self.mem:
@@ -470,14 +558,48 @@ class MixedSystem(NetworkSystem):
         return y
 
     def queueing_delays(self, t, y):
-        """Extra delay of every lookup entry: the receiving flow's queueing delay (None: forward lookups)."""
+        """Return the extra delay of every lookup entry: the receiving flow's queueing delay.
+
+        Parameters
+        ----------
+        t : float
+            Time, seconds (unused).
+        y : numpy.ndarray
+            State, shape ``(..., n)``.
+
+        Returns
+        -------
+        list of numpy.ndarray or None
+            One entry per lookup: seconds per entry; None for the forward lookups.
+        """
         Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)
         return [None if r is None else Q[..., r] for r in self._recv]
 
     def state_at(self, flow_values: dict, queue_pkts, link_values: dict | None = None):
-        """A full state vector from natural values: ``flow_values={"reno.W": W (per flow of that member or a
-        scalar), ...}``, ``queue_pkts`` (per link or scalar), ``link_values={"aecp.r": ...}``; states not given
-        keep :meth:`initial_state`.  For the linearization at a rest point."""
+        """Build a full state vector from natural values (for the linearization at a rest point).
+
+        States not given keep :meth:`initial_state`; the counters stay zero.
+
+        Parameters
+        ----------
+        flow_values : dict
+            ``{"<member>.<var>": value}``, e.g. ``{"reno.W": W}``: per flow of that member or a scalar, in the
+            variable's natural units (packets, packets/s), not its log.
+        queue_pkts : float or array_like
+            Queue per link or one for all, packets.
+        link_values : dict or None, optional
+            ``{"<member>.<var>": value}`` per link or a scalar, e.g. ``{"aecp.r": r}``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The state, shape ``(n,)``.
+
+        Raises
+        ------
+        InputError
+            For a name that is not a ``<member>.<var>`` block of this system.
+        """
         y = self.initial_state()
         for kind, vals in (("flow", flow_values), ("link", link_values or {})):
             for name, v in vals.items():
@@ -491,10 +613,21 @@ class MixedSystem(NetworkSystem):
         return y
 
     def trajectory_parts(self, Y, t):
-        """Per-member series for :meth:`ecocc.results.Trajectory.from_solution`.
+        """Return the per-member series for :meth:`ecocc.results.Trajectory.from_solution`.
 
-        Returns ``(model_name, params_dict, flow_vars, link_vars, rate_pps)``; flow variables are named
-        ``<member>.<var>`` over all flows, NaN on the flows of other members.
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            States, shape ``(n_samples, n)``.
+        t : numpy.ndarray
+            Sample times, seconds, shape ``(n_samples,)``.
+
+        Returns
+        -------
+        tuple
+            ``(model_name, params_dict, flow_vars, link_vars, rate_pps)``; flow variables are named
+            ``<member>.<var>`` over all flows, NaN on the flows of other members; link variables
+            ``<member>.<var>`` over all links; ``rate_pps`` of shape ``(n_samples, n_flows)``.
         """
         rate, _, _ = self.rates(Y, t)
         fv, lv = {}, {}
@@ -508,12 +641,34 @@ class MixedSystem(NetworkSystem):
         return self.model.name, self.P.as_dict(), fv, lv, rate
 
     def block_flows(self, block: str):
-        """Global flow indices of a ``flow:<member>.<var>`` block."""
+        """Return the global flow indices of a ``flow:<member>.<var>`` block.
+
+        Parameters
+        ----------
+        block : str
+            A block name of :attr:`layout`, ``"flow:<member>.<var>"``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Indices of the member's flows, ascending.
+
+        Raises
+        ------
+        StopIteration
+            For a block whose member is unknown.
+        """
         member = block[len("flow:"):].split(".", 1)[0]
         return next(M.flows for M in self.mem if M.name == member)
 
     def member_of_flow(self):
-        """Each flow's member name."""
+        """Return each flow's member name.
+
+        Returns
+        -------
+        list of str
+            One name per flow, in flow order.
+        """
         return list(self.model.flow_member)
 
 

@@ -37,6 +37,7 @@ class Link:
     Parameters
     ----------
     name : str
+        Link name, unique in its network (routes refer to it).
     capacity_pps : float
         Service rate in packets/s (> 0).
     delay_s : float
@@ -80,6 +81,7 @@ class Flow:
     Parameters
     ----------
     name : str
+        Flow name, unique in its network.
     route : tuple of str
         Ordered names of the links the flow crosses (at least one).
     rtt_s : float
@@ -171,6 +173,35 @@ class CrossTraffic:
     mean as a constant; ``realization="random"`` draws one seeded sample path,
     held piecewise constant over bins of ``bin_s`` seconds (each bin carries
     the exact mean of the sample path over it).
+
+    Parameters
+    ----------
+    link : str
+        Name of the link the traffic is offered to.
+    kind : {"constant", "schedule", "onoff"}, optional
+        How the rate varies in time (see above).
+    rate_pps : float, optional
+        Rate (``"constant"``) or mean total rate (``"onoff"``), packets/s (>= 0).
+    schedule : sequence of (float, float), optional
+        ``(time_s, rate_pps)`` pairs of a ``"schedule"``: times >= 0 in seconds, strictly increasing,
+        rates >= 0 in packets/s.
+    n_sources : int, optional
+        Number of on/off sources (>= 1).
+    mean_on_s, mean_off_s : float, optional
+        Mean on and off durations of a source, seconds (> 0).
+    realization : {"mean", "random"}, optional
+        On/off traffic as its mean or as one seeded sample path.
+    seed : int, optional
+        Seed of the random sample path.
+    bin_s : float, optional
+        Width of the bins the random sample path is averaged over, seconds (> 0).
+
+    Raises
+    ------
+    InputError
+        For an unknown ``kind`` or ``realization``, a negative or non-finite rate, a malformed schedule
+        (not pairs, no pair, times not increasing or negative, negative rates) or an on/off setting out of
+        range.
     """
 
     link: str
@@ -210,10 +241,21 @@ class CrossTraffic:
             check_finite(f"cross_traffic[{self.link}].bin_s", self.bin_s, positive=True)
 
     def piecewise(self, t_end: float) -> tuple[np.ndarray, np.ndarray]:
-        """The offered rate as change times and rates on ``[0, t_end]``.
+        """Return the offered rate as change times and rates on ``[0, t_end]``.
 
-        Returns ``(times_s, rates_pps)`` with ``times_s[0] == 0``; rate
-        ``rates_pps[k]`` holds on ``[times_s[k], times_s[k+1])``.
+        Parameters
+        ----------
+        t_end : float
+            End of the run, seconds; only the random on/off realization depends on it (its sample path
+            covers ``ceil(t_end / bin_s) + 1`` bins).
+
+        Returns
+        -------
+        times_s : numpy.ndarray
+            Change times in seconds, increasing, with ``times_s[0] == 0``.
+        rates_pps : numpy.ndarray
+            Offered rate in packets/s; ``rates_pps[k]`` holds on ``[times_s[k], times_s[k+1])`` and the last
+            one from its time on.
         """
         if self.kind == "constant" or (self.kind == "onoff" and self.realization == "mean"):
             return np.array([0.0]), np.array([float(self.rate_pps)])
@@ -256,6 +298,27 @@ class Network:
 
     ``packet_bytes`` is carried for converting at the edges (Mbps in plots and
     scenario files); nothing inside depends on it.
+
+    Parameters
+    ----------
+    links : tuple of Link
+        At least one link, names unique.
+    flows : tuple of Flow
+        At least one flow, names unique, each route naming known links.
+    cross_traffic : tuple of CrossTraffic, optional
+        Unresponsive traffic, each on a known link.
+    delay_split : {"feedback", "propagation"}, optional
+        Where a flow's round trip sits relative to each link (see the module docstring).
+    packet_bytes : float, optional
+        Packet size in bytes (> 0), for conversions to Mbps at the edges.
+    name : str, optional
+        Name shown in summaries and plots.
+
+    Raises
+    ------
+    InputError
+        For an empty, duplicated or mistyped link or flow list, a route or cross traffic naming an unknown
+        link, an unknown ``delay_split`` or a bad ``packet_bytes``.
     """
 
     links: tuple
@@ -312,17 +375,88 @@ class Network:
         return len(self.flows)
 
     def link_index(self, name: str) -> int:
+        """Return the position of a link in :attr:`links`.
+
+        Parameters
+        ----------
+        name : str
+            The link's name.
+
+        Returns
+        -------
+        int
+            Its index (the row of the routing matrix).
+
+        Raises
+        ------
+        KeyError
+            For an unknown link name.
+        """
         return self.arrays.link_index[name]
 
     def flow_index(self, name: str) -> int:
+        """Return the position of a flow in :attr:`flows`.
+
+        Parameters
+        ----------
+        name : str
+            The flow's name.
+
+        Returns
+        -------
+        int
+            Its index (the column of the routing matrix, the state slot of its rate).
+
+        Raises
+        ------
+        KeyError
+            For an unknown flow name.
+        """
         return self.arrays.flow_index[name]
 
     def replace(self, **changes) -> "Network":
+        """Return a copy with some fields changed, validated again.
+
+        Parameters
+        ----------
+        **changes
+            New values of :class:`Network` fields (``links``, ``flows``, ``cross_traffic``, ...).
+
+        Returns
+        -------
+        Network
+            The new network.
+
+        Raises
+        ------
+        InputError
+            If the changed network is not valid; TypeError for an unknown field.
+        """
         return dataclasses.replace(self, **changes)
 
     def scaled(self, rtt_scale: float = 1.0, capacity_scale: float = 1.0) -> "Network":
-        """This network with every delay (RTTs, forward delays, link delays)
-        multiplied by ``rtt_scale`` and every capacity by ``capacity_scale``."""
+        """Return this network with every delay multiplied by ``rtt_scale`` and every capacity by ``capacity_scale``.
+
+        Delays are the flows' RTTs and explicit forward delays and the links' one-way delays; buffers,
+        rates and cross traffic are unchanged.
+
+        Parameters
+        ----------
+        rtt_scale : float, optional
+            Factor on all delays (> 0, dimensionless).
+        capacity_scale : float, optional
+            Factor on all link capacities (> 0, dimensionless).
+
+        Returns
+        -------
+        Network
+            The scaled network (``self`` when both factors are 1).
+
+        Raises
+        ------
+        InputError
+            For a factor that is not a finite number > 0.
+        """
         check_finite("rtt_scale", rtt_scale, positive=True)
         check_finite("capacity_scale", capacity_scale, positive=True)
         if rtt_scale == 1.0 and capacity_scale == 1.0:
@@ -336,6 +470,13 @@ class Network:
         return self.replace(links=links, flows=flows)
 
     def summary(self) -> str:
+        """Describe the network in one line.
+
+        Returns
+        -------
+        str
+            ``"<name>: <n> flows, <m> links"``.
+        """
         return f"{self.name}: {self.n_flows} flows, {self.n_links} links"
 
 
@@ -444,11 +585,45 @@ def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stop
              initial_rate_pps=10.0, buffer_pkts=math.inf, target_queue_pkts=None,
              cross_traffic=(), delay_split="feedback", packet_bytes=1000.0,
              physical_bw_pps=None, name="dumbbell", protocols=None) -> Network:
-    """One bottleneck link ``"bottleneck"`` shared by ``len(rtts_s)`` flows.
+    """Build one bottleneck link ``"bottleneck"`` shared by ``len(rtts_s)`` flows named ``f1, f2, ...``.
 
-    ``starts_s``, ``stops_s``, ``initial_rate_pps``, ``physical_bw_pps`` and
-    ``protocols`` (each flow's :attr:`Flow.protocol`) take a scalar or one
-    value per flow.  The flows are named ``f1, f2, ...``.
+    Parameters
+    ----------
+    capacity_pps : float
+        Bottleneck capacity, packets/s (> 0).
+    rtts_s : sequence of float
+        Round-trip propagation delay of each flow, seconds (> 0); one flow per entry.
+    starts_s, stops_s : float or sequence of float, optional
+        Start and stop time of each flow, seconds (scalar for all); ``stops_s`` may be ``inf``.
+    initial_rate_pps : float or sequence of float, optional
+        Rate of each flow when it starts, packets/s (> 0).
+    buffer_pkts : float, optional
+        Bottleneck buffer, packets (> 0, ``inf`` for none).
+    target_queue_pkts : float or None, optional
+        Target queue of the bottleneck, packets (>= 0); None uses the model parameter.
+    cross_traffic : sequence of CrossTraffic, optional
+        Unresponsive traffic on ``"bottleneck"``.
+    delay_split : {"feedback", "propagation"}, optional
+        Delay placement (see the module docstring; with a zero link delay both agree).
+    packet_bytes : float, optional
+        Packet size in bytes, for conversions to Mbps at the edges.
+    physical_bw_pps : float or sequence of float or None, optional
+        Physical bandwidth each flow believes it has (TCP Symbiosis), packets/s; None: the capacity.
+    name : str, optional
+        Network name.
+    protocols : str or sequence of str or None, optional
+        Each flow's :attr:`Flow.protocol`; None: the simulation's model.
+
+    Returns
+    -------
+    Network
+        The dumbbell network.
+
+    Raises
+    ------
+    InputError
+        For no RTT, a per-flow argument whose length is not ``len(rtts_s)``, or any value the
+        :class:`Link`, :class:`Flow` or :class:`Network` checks refuse.
     """
     check(not isinstance(rtts_s, (str, bytes)), "rtts_s", rtts_s, "a sequence of RTTs in seconds")
     rtts = [check_finite(f"rtts_s[{i}]", v) for i, v in enumerate(np.atleast_1d(rtts_s))]  # ranges: Flow
@@ -469,11 +644,41 @@ def dumbbell(capacity_pps: float, rtts_s: Sequence[float], *, starts_s=0.0, stop
 def parking_lot(capacities_pps: Sequence[float], link_delay_s: float, *, access_rtt_s=0.0,
                 initial_rate_pps=10.0, buffer_pkts=math.inf, delay_split="feedback",
                 packet_bytes=1000.0, name="parking-lot") -> Network:
-    """The papers' parking lot: links ``l1..lK`` in a row.
+    """Build the papers' parking lot: links ``l1..lK`` in a row.
 
     Flow ``f1`` crosses every link; flow ``f{k+1}`` crosses link ``k`` only.
     A flow's RTT is twice the one-way delays of its links plus ``access_rtt_s``
     (AECP/CLTCP: 20 ms per link one way).
+
+    Parameters
+    ----------
+    capacities_pps : sequence of float
+        Capacity of each link, packets/s (> 0); ``K = len(capacities_pps) >= 1``.
+    link_delay_s : float
+        One-way propagation delay of every link, seconds (>= 0).
+    access_rtt_s : float, optional
+        Round-trip delay added to every flow outside the row of links, seconds.
+    initial_rate_pps : float, optional
+        Rate of every flow at its start, packets/s (> 0).
+    buffer_pkts : float, optional
+        Buffer of every link, packets (> 0, ``inf`` for none).
+    delay_split : {"feedback", "propagation"}, optional
+        Delay placement (see the module docstring).
+    packet_bytes : float, optional
+        Packet size in bytes, for conversions to Mbps at the edges.
+    name : str, optional
+        Network name.
+
+    Returns
+    -------
+    Network
+        ``K`` links and ``K + 1`` flows.
+
+    Raises
+    ------
+    InputError
+        For no capacity, or any value the :class:`Link`, :class:`Flow` or :class:`Network` checks refuse
+        (a resulting RTT that is not > 0, for one).
     """
     caps = list(capacities_pps)
     check(len(caps) >= 1, "capacities_pps", capacities_pps, "at least one capacity")
@@ -487,9 +692,37 @@ def parking_lot(capacities_pps: Sequence[float], link_delay_s: float, *, access_
 
 def random_network(n_flows: int, n_links: int, *, max_hops=5, capacity_pps=(1e4, 1e5),
                    rtt_s=(0.01, 0.5), initial_rate_pps=10.0, seed=0, name=None) -> Network:
-    """Random routes of 1..``max_hops`` distinct links (for scale tests).
+    """Build random routes of 1..``max_hops`` distinct links (for scale tests).
 
-    Capacities and RTTs are uniform in the given ranges; seeded.
+    Capacities and RTTs are uniform in the given ranges; seeded.  Links are named ``l0, l1, ...``,
+    flows ``f0, f1, ...``; links have no delay and no buffer limit.
+
+    Parameters
+    ----------
+    n_flows, n_links : int
+        Number of flows and of links, each in ``[1, ecocc.limits.MAX_ELEMENTS]``.
+    max_hops : int, optional
+        Longest route, links (in ``[1, n_links]``).
+    capacity_pps : tuple of float, optional
+        ``(low, high)`` range of the link capacities, packets/s.
+    rtt_s : tuple of float, optional
+        ``(low, high)`` range of the flows' RTTs, seconds.
+    initial_rate_pps : float, optional
+        Rate of every flow at its start, packets/s.
+    seed : int, optional
+        Seed of the random generator.
+    name : str or None, optional
+        Network name; None: ``"random-<n_flows>x<n_links>"``.
+
+    Returns
+    -------
+    Network
+        The random network.
+
+    Raises
+    ------
+    InputError
+        For counts out of range, or drawn values the :class:`Link` or :class:`Flow` checks refuse.
     """
     from .limits import MAX_ELEMENTS
 

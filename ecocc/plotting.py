@@ -99,7 +99,18 @@ def param_label(name: str) -> str:
 
 
 def model_label(name: str) -> str:
-    """Display name of a model (``"petcp"`` -> ``"PE-TCP"``); unknown names are returned unchanged."""
+    """Return the display name of a model (``"petcp"`` -> ``"PE-TCP"``); unknown names are returned unchanged.
+
+    Parameters
+    ----------
+    name : str
+        A registry model name.
+
+    Returns
+    -------
+    str
+        Its entry in :data:`MODEL_LABELS`, else ``str(name)``.
+    """
     return MODEL_LABELS.get(str(name), str(name))
 
 
@@ -154,7 +165,18 @@ class SweepPlot:
     colorbar: object = None
 
     def savefig(self, *args, **kwargs):
-        """``self.figure.savefig(...)``."""
+        """Save the figure: ``self.figure.savefig(...)``.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Passed to :meth:`matplotlib.figure.Figure.savefig` (a path or file, ``dpi``, ...).
+
+        Returns
+        -------
+        None
+            What ``Figure.savefig`` returns.
+        """
         return self.figure.savefig(*args, **kwargs)
 
 
@@ -200,7 +222,18 @@ class TrajectoryPlot:
     queue_scale: str = ""
 
     def savefig(self, *args, **kwargs):
-        """``self.figure.savefig(...)`` (so code that expected a figure keeps working)."""
+        """Save the figure: ``self.figure.savefig(...)`` (so code that expected a figure keeps working).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Passed to :meth:`matplotlib.figure.Figure.savefig` (a path or file, ``dpi``, ...).
+
+        Returns
+        -------
+        None
+            What ``Figure.savefig`` returns.
+        """
         return self.figure.savefig(*args, **kwargs)
 
 
@@ -564,7 +597,19 @@ def plot_simulated_map(ds, ax=None):
     settled, growing or limit cycle, not classified), counted in the legend;
     points whose run did not succeed are marked by status.
     Axis labels come from the ``long_name`` and ``units`` of ``x``/``y``.
-    Returns the figure.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A map of :func:`ecocc.batch.simulate_map` (maps written before the regimes existed are
+        shown as settled / not settled).
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on (legend inside); None creates a figure (legend below the axes).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure holding the map and its colour bar.
     """
     import textwrap
 

@@ -72,7 +72,13 @@ MAX_SAMPLES = 3000
 
 
 def reproducible() -> list[str]:
-    """Shipped scenarios named after a paper figure or table."""
+    """List the shipped scenarios named after a paper figure or table.
+
+    Returns
+    -------
+    list of str
+        Names ``<paper>-fig<N>...`` or ``<paper>-table<N>...`` whose paper prefix is a key of :data:`PAPERS`.
+    """
     from . import scenarios
     return [n for n in scenarios.shipped() if n.split("-")[0] in PAPERS and ("-fig" in n or "-table" in n)]
 
@@ -80,7 +86,17 @@ def reproducible() -> list[str]:
 # ----------------------------------------------------------------------------- planning
 @dataclasses.dataclass(frozen=True)
 class Task:
-    """One simulation: a scenario, a protocol, and (for sweeps) an axis value."""
+    """One simulation: a scenario, a protocol, and (for sweeps) an axis value.
+
+    Parameters
+    ----------
+    scenario : str
+        Scenario name.
+    protocol : str
+        Registry model name.
+    at : float or None, optional
+        Sweep axis value (unit of the axis); None for a scenario without a sweep.
+    """
 
     scenario: str
     protocol: str
@@ -107,7 +123,25 @@ def _spec(sc):
 
 
 def plan(name: str) -> list[Task]:
-    """The simulations ``reproduce NAME`` needs."""
+    """List the simulations ``reproduce NAME`` needs.
+
+    Parameters
+    ----------
+    name : str
+        A shipped scenario name or a ``.toml`` path with a ``[reproduce]`` table (or none: the scenario's
+        own model, one run).
+
+    Returns
+    -------
+    list of Task
+        One task per protocol, times one per sweep value when the scenario has ``[reproduce.sweep]``.
+
+    Raises
+    ------
+    InputError
+        For a scenario that cannot be loaded, ``[reproduce].protocols`` not a non-empty list of registry
+        models, or a ``[[reproduce.paper]]`` entry with an unknown quantity or neither value nor claim.
+    """
     from . import scenarios
     sc = scenarios.load(name)
     rep, protos = _spec(sc)
@@ -128,7 +162,33 @@ def _params_for(sc, protocol, rep):
 
 
 def variant(sc, protocol: str, at=None):
-    """``(network, params, duration_s)`` of one task (the sweep couplings applied)."""
+    """Build the network, parameters and duration of one task (the sweep couplings applied).
+
+    Parameters
+    ----------
+    sc : Scenario
+        The loaded scenario.
+    protocol : str
+        Registry model name of the run.
+    at : float or None, optional
+        The sweep axis value (Mbps for ``capacity_mbps``, ms for ``rtt_ms``, a count for ``n_flows``,
+        else the parameter's own unit); None: the scenario as written.
+
+    Returns
+    -------
+    network : Network
+        The network of the run (capacities packets/s, delays seconds).
+    params : dict
+        Parameter overrides of ``protocol`` (the scenario's ``[params]`` for its own model, then
+        ``[reproduce.params.<protocol>]``, then the swept parameter), restricted to the model's fields.
+    duration_s : float
+        Simulated time, seconds.
+
+    Raises
+    ------
+    InputError
+        For an ``n_flows`` sweep value below 1, or a varied network the :class:`Network` checks refuse.
+    """
     rep = sc.reproduce or {}
     net = sc.network
     params = _params_for(sc, protocol, rep)
@@ -175,7 +235,25 @@ def variant(sc, protocol: str, at=None):
 
 
 def run_task(task: Task) -> dict:
-    """Simulate one task; returns downsampled series (JSON-able lists) and status."""
+    """Simulate one task and return its series downsampled to at most :data:`MAX_SAMPLES` samples.
+
+    A run that raises is reported, not raised: the result then has ``status = "error"`` and the
+    exception in ``message``.
+
+    Parameters
+    ----------
+    task : Task
+        Scenario, protocol and sweep value.
+
+    Returns
+    -------
+    dict
+        JSON-able: ``task``, ``status``, ``message``, ``wall_s``, ``cpu_s``, ``params`` and the series
+        ``t_s`` (seconds), ``rate_pps``, ``queue_pkts``, the cumulative ``sent_pkts``, ``departed_pkts``,
+        ``arrived_pkts``, ``lost_pkts`` (packets), ``queue_area`` (packet-seconds), ``cross_pps``,
+        ``active``, plus ``capacity_pps``, names, ``packet_bytes``, ``start_s``, ``summary_window_s`` and
+        the model's ``equilibrium`` (or None).
+    """
     from . import scenarios
     from .simulate import simulate
     sc = scenarios.load(task.scenario)
@@ -219,7 +297,13 @@ def _eq_json(eq):
 
 # ----------------------------------------------------------------------------- measuring
 class Run:
-    """Window measurements on one task's series."""
+    """Window measurements on one task's series.
+
+    Parameters
+    ----------
+    res : dict
+        A result of :func:`run_task` (one with ``status = "error"`` has no series: every measure is NaN).
+    """
 
     def __init__(self, res: dict):
         self.res = res
@@ -238,12 +322,50 @@ class Run:
         return np.interp(t1, self.t, series[:, j]) - np.interp(t0, self.t, series[:, j])
 
     def window(self, w=None):
+        """Return a measurement window clipped to the run.
+
+        Parameters
+        ----------
+        w : tuple of float or None, optional
+            ``(t0, t1)`` in seconds; None: the last ``summary_window_s`` of the run.
+
+        Returns
+        -------
+        tuple of float
+            ``(t0, t1)`` in seconds, ``t1`` no later than the last sample.
+        """
         if w is None:
             t1 = float(self.t[-1])
             return (max(float(self.t[0]), t1 - float(self.res["summary_window_s"])), t1)
         return (float(w[0]), min(float(w[1]), float(self.t[-1])))
 
     def measure(self, quantity, link=0, flow=None, w=None):
+        """Measure one quantity over a time window from the cumulative counters (exact between samples).
+
+        Parameters
+        ----------
+        quantity : str
+            One of :data:`QUANTITIES`: ``rate_mbps`` (a flow's mean sending rate, Mbit/s at the run's
+            ``packet_bytes``), ``utilization`` (departures / capacity), ``queue_pkts`` (mean queue, packets),
+            ``loss_ratio`` (lost / arrived, 0 without arrivals), ``jain`` (Jain index of the flows active at the
+            window's end), ``convergence_time_s`` (seconds, :meth:`convergence_time`, window ignored).
+        link : int, optional
+            Link index for the link quantities.
+        flow : str or int or None, optional
+            Flow name or index for ``rate_mbps`` (None: the first flow).
+        w : tuple of float or None, optional
+            ``(t0, t1)`` window in seconds; None: the summary window (:meth:`window`).
+
+        Returns
+        -------
+        float
+            The measure; NaN for a run without series (and for ``jain`` with no active flow).
+
+        Raises
+        ------
+        InputError
+            For an unknown ``quantity``.
+        """
         if "t_s" not in self.res:
             return math.nan
         w = self.window(w)
@@ -268,8 +390,21 @@ class Run:
         raise InputError("quantity", quantity, f"one of {QUANTITIES}")
 
     def convergence_time(self, link=0):
-        """First time the link's load (flows on it plus cross traffic) reaches 99 % of capacity,
-        measured from the first flow start (NaN if never within the run)."""
+        """Return the first time the link's load reaches 99 % of its capacity, from the first flow start.
+
+        The load is the arrival rate at the link (flows on it plus cross traffic), the numerical derivative of
+        the cumulative arrivals at the output samples (002 Section IV-C's definition, for the link).
+
+        Parameters
+        ----------
+        link : int, optional
+            Link index.
+
+        Returns
+        -------
+        float
+            Seconds after the first flow's start; NaN if never within the run.
+        """
         arr = np.gradient(self.arrived_pkts[:, link], self.t)
         reach = np.flatnonzero(arr >= 0.99 * self.C[link])
         t_start = min(self.res["start_s"])
@@ -280,6 +415,21 @@ class Run:
 # ----------------------------------------------------------------------------- comparing
 @dataclasses.dataclass
 class Record:
+    """One comparison of a number the paper reports with ecocc's measure of it.
+
+    Attributes
+    ----------
+    scenario, quantity, protocol : str
+        What was compared.
+    paper, ecocc : float
+        The paper's value and ecocc's (NaN: no number, or not measured), in ``unit``.
+    agrees : bool or None
+        Within ``tolerance``; None where there is nothing to compare (a claim without a number, a run
+        that did not happen).
+    unit, where, section, quote, tolerance, why : str
+        Unit, the sweep value / flow / window, the paper's section and words, the tolerance as text and
+        the known reason of a disagreement (or the run's failure message).
+    """
     scenario: str
     quantity: str
     protocol: str
@@ -294,6 +444,13 @@ class Record:
     why: str = ""
 
     def as_dict(self):
+        """Return the record as JSON-able data.
+
+        Returns
+        -------
+        dict
+            The fields, with a non-finite ``paper`` or ``ecocc`` as None.
+        """
         d = dataclasses.asdict(self)
         for k in ("paper", "ecocc"):
             v = d[k]
@@ -308,7 +465,26 @@ def _link_index(res, link):
 
 
 def compare(name: str, results: dict) -> list[Record]:
-    """Records for every ``[[reproduce.paper]]`` entry of scenario ``name``."""
+    """Compare every ``[[reproduce.paper]]`` entry of scenario ``name`` with the runs.
+
+    Parameters
+    ----------
+    name : str
+        Scenario name.
+    results : dict
+        ``{Task.label: run_task result}`` (:func:`execute`).
+
+    Returns
+    -------
+    list of Record
+        One per entry: ``agrees`` is None for a claim without a number or a missing run; a convergence
+        time never reached within a run counts as a disagreement.
+
+    Raises
+    ------
+    InputError
+        For a scenario that cannot be loaded or whose ``[reproduce]`` table is malformed.
+    """
     from . import scenarios
     sc = scenarios.load(name)
     rep, protos = _spec(sc)
@@ -359,8 +535,24 @@ def compare(name: str, results: dict) -> list[Record]:
 
 # ----------------------------------------------------------------------------- executing
 def execute(tasks, *, workers: int = 1, scheduler=None, progress=False):
-    """Run tasks locally (in this process or ``workers`` processes) or on a Dask cluster
-    (``scheduler`` address), as :func:`ecocc.sweeps.run_sweep` does.  Returns ``{label: result}``."""
+    """Run tasks locally or on a Dask cluster, as :func:`ecocc.sweeps.run_sweep` does.
+
+    Parameters
+    ----------
+    tasks : iterable of Task
+        The simulations.
+    workers : int, optional
+        Local processes (1: in this process).
+    scheduler : str or None, optional
+        Dask scheduler address; None runs locally.
+    progress : bool, optional
+        Show a progress bar.
+
+    Returns
+    -------
+    dict
+        ``{Task.label: run_task result}``.
+    """
     from .sweeps import execute_tasks
     out = {}
     for t, res in execute_tasks(run_task, list(tasks), workers=workers, scheduler=scheduler, progress=progress,
@@ -370,7 +562,38 @@ def execute(tasks, *, workers: int = 1, scheduler=None, progress=False):
 
 
 def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, progress=False, figures=True):
-    """Run the scenarios ``names`` (or ``"all"``), write figures, return ``(records, results, timing)``."""
+    """Run the scenarios ``names``, compare them with the papers and write figures.
+
+    Parameters
+    ----------
+    names : str or list of str
+        Scenario names of :func:`reproducible`, or ``"all"``.
+    out_dir : str or path-like, optional
+        Directory for the figures (created).
+    workers : int, optional
+        Local processes.
+    scheduler : str or None, optional
+        Dask scheduler address.
+    progress : bool, optional
+        Show a progress bar.
+    figures : bool, optional
+        Write the PNG and PDF figures.
+
+    Returns
+    -------
+    records : list of Record
+        The comparisons.
+    results : dict
+        ``{Task.label: run_task result}``.
+    timing : dict
+        ``wall_s``, ``cpu_s`` (sum over runs), ``n_runs``, ``figures`` (paths written), ``run_wall_s``
+        and ``run_cpu_s`` per task, seconds.
+
+    Raises
+    ------
+    InputError
+        For a name that is not a reproducible scenario.
+    """
     if names == "all" or names == ["all"]:
         names = reproducible()
     elif isinstance(names, str):
@@ -397,7 +620,22 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
 
 # ----------------------------------------------------------------------------- figures
 def plot_scenario(name, results, out_dir) -> list[str]:
-    """PNG and PDF figures of one scenario (time series per protocol, or sweep metrics)."""
+    """Write the PNG and PDF figures of one scenario (time series per protocol, or sweep metrics).
+
+    Parameters
+    ----------
+    name : str
+        Scenario name.
+    results : dict
+        ``{Task.label: run_task result}``.
+    out_dir : str or path-like
+        Existing directory to write ``<name>.png`` and ``<name>.pdf`` to.
+
+    Returns
+    -------
+    list of str
+        The paths written.  Rates are plotted in Mbit/s at each run's ``packet_bytes``, queues in packets.
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -478,7 +716,18 @@ def plot_scenario(name, results, out_dir) -> list[str]:
 
 
 def format_table(records) -> str:
-    """The comparison as a plain-text table."""
+    """Format the comparison as a plain-text table.
+
+    Parameters
+    ----------
+    records : iterable of Record
+        The comparisons.
+
+    Returns
+    -------
+    str
+        One header line and one line per record (the reason cut to 90 characters).
+    """
     def fmt(v):
         if v is None or (isinstance(v, float) and not math.isfinite(v)):
             return "—"

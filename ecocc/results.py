@@ -253,7 +253,8 @@ class Trajectory:
 
         Parameters
         ----------
-        path : path
+        path : str or path-like
+            The ``.nc`` file to write (replaced if it exists).
         """
         self.to_xarray().to_netcdf(path, engine="h5netcdf")
 

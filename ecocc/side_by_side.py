@@ -22,6 +22,7 @@ def compare_protocols(network, models=None, *, t_end_s: float, window_s: float |
     Parameters
     ----------
     network : Network
+        The network every model runs on.
     models : sequence of str, optional
         Registry names (default: every model in :data:`ecocc.models.REGISTRY`, sorted).
     t_end_s : float
@@ -30,7 +31,8 @@ def compare_protocols(network, models=None, *, t_end_s: float, window_s: float |
         Final window the means are taken over (s; default 20 % of the run).
     output_dt_s : float, optional
         Sampling interval (s) of the trajectories.
-    **simulate_kw : passed to :func:`ecocc.simulate` (e.g. ``rtol``).
+    **simulate_kw
+        Passed to :func:`ecocc.simulate` (e.g. ``rtol``).
 
     Returns
     -------
@@ -39,7 +41,13 @@ def compare_protocols(network, models=None, *, t_end_s: float, window_s: float |
         ``"error"``), ``message``, ``engine``, ``wall_s`` (s), ``utilization``
         (bottleneck, the most loaded link), ``mean_queue_pkts``,
         ``loss_ratio``, ``jain_index`` (active flows), ``rates_mbps`` (mean
-        per flow), ``trajectory`` (the :class:`Trajectory`, or ``None``).
+        per flow, at the network's ``packet_bytes``), ``trajectory`` (the :class:`Trajectory`, or ``None``).
+
+    Raises
+    ------
+    InputError
+        For a bad ``t_end_s`` or ``window_s`` or an unknown model name (a run that fails on its own
+        input is a row with ``status = "error"``, not an exception).
     """
     from .dde.engine import SUPPORTED_MODELS, check_engine
     from .models import REGISTRY
@@ -79,11 +87,26 @@ def compare_protocols(network, models=None, *, t_end_s: float, window_s: float |
 
 
 def format_table(rows) -> str:
-    """The rows of :func:`compare_protocols` as a fixed-width text table."""
+    """Format the rows of :func:`compare_protocols` as a fixed-width text table.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of :func:`compare_protocols`.
+
+    Returns
+    -------
+    str
+        A header, a rule and one line per model (utilization, mean queue in packets, loss ratio, Jain index,
+        mean rates in Mbit/s at the network's packet size, ``-`` for a flow not active in the summary window),
+        plus a ``!`` line with the message of a run
+        that did not succeed.
+    """
     head = f"{'model':<10} {'status':<9} {'engine':<6} {'util':>7} {'queue (pkts)':>12} {'loss':>9} {'Jain':>7}  rates (Mbps)"
     out = [head, "-" * len(head)]
     for r in rows:
-        rates = " ".join(f"{v:.2f}" for v in r["rates_mbps"])
+        # a flow not active in the summary window has no mean rate (None): shown as "-"
+        rates = " ".join("-" if v is None else f"{v:.2f}" for v in r["rates_mbps"])
         out.append(f"{r['model']:<10} {r['status']:<9} {r['engine']:<6} {r['utilization']:7.4f} "
                    f"{r['mean_queue_pkts']:12.2f} {r['loss_ratio']:9.2e} {r['jain_index']:7.4f}  {rates}")
         if r["status"] != "success":

@@ -54,30 +54,42 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     Parameters
     ----------
     network : Network
+        Links, flows and cross traffic (packets/s, seconds).
     model : str or NetworkModel
         A registry name (``"aecp"``, ``"cltcp"``, ``"petcp"``, ``"symbiosis"``,
         ``"reno"``) or a model instance.
-    params : the model's parameter object, optional (defaults: the papers')
+    params : ModelParams or dict or None, optional
+        The model's parameter object (None: the papers' defaults); a dict per protocol on a mixed network.
     t_end_s : float
         Simulated time in seconds.
     output_dt_s : float, optional
-        Sampling interval of the output (default ``t_end_s / 2000``).
+        Sampling interval of the output, seconds (default ``t_end_s / 2000``).
     solver : {"adaptive", "fixed"}
         The adaptive method of steps (default) or the fixed-step RK4 batch
         integrator (``step_s`` required).
-    rtol, atol : tolerances of the adaptive solver (``atol`` default:
-        :meth:`NetworkSystem.default_atol`).
+    rtol : float, optional
+        Relative tolerance of the adaptive solver.
+    atol : float or array_like or None, optional
+        Absolute tolerance of the adaptive solver, one value or one per state component (packets for
+        queues and counters); None: :meth:`NetworkSystem.default_atol`.
+    step_s : float or None, optional
+        Step of the fixed-step solver, seconds (required with ``solver="fixed"``, None otherwise).
+    max_step_s : float, optional
+        Largest step of the adaptive solver, seconds (``inf``: only the smallest delay caps it; must be
+        ``inf`` with ``solver="fixed"``).
     summary_window_s : float, optional
-        Length of the final window the summary averages over (default 10 %
+        Length of the final window the summary averages over, seconds (default 10 %
         of the run).
     progress : bool
         Show a progress bar (tqdm) on stderr.
+    name : str or None, optional
+        Name of the run (progress bar, trajectory); None: the network's name.
     engine : {"auto", "numba", "numpy"}
         ``"auto"`` (default): the compiled engine (:mod:`ecocc.dde.engine`) where
         it serves the run -- the adaptive solver for every model (a kernel
         generated from the model's laws, :mod:`ecocc.dde.codegen`, compiled by
         numba on its first use on a machine and cached on disk), the
-        fixed-step solver for AECP/CLTCP -- and the NumPy solver otherwise
+        fixed-step solver too -- and the NumPy solver otherwise
         (forward delays, a ``checkpoint``, no numba: then it says so once).
         ``"numba"``: the compiled engine or an error saying why not.
         ``"numpy"``: the NumPy reference solvers.  ``$ECOCC_ENGINE`` sets what
@@ -88,6 +100,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         the same run is resumed (see :func:`ecocc.dde.adaptive.solve_dde`).
         It is removed when the run completes unless ``keep_checkpoint``: the
         command line keeps it until the outputs are written, then removes it.
+    checkpoint_every_s : float, optional
+        Wall-clock time between checkpoint saves, seconds (> 0).
+    keep_checkpoint : bool, optional
+        Leave the checkpoint file after a complete run.
     rtt_includes_queueing : bool
         ``False`` (default, the papers' reading): every feedback delay is the
         constant propagation delay.  ``True``: the round trip of flow ``p`` is
@@ -99,7 +115,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         protocols runs the composite of the member laws (NumPy engine only); ``params`` is then a dict
         ``{protocol: ModelParams or dict of fields}`` and overrides are prefixed ``protocol__field``.
         A network whose flows all resolve to one protocol runs that model exactly as ``model=`` would.
-    **param_overrides : model parameters to change, e.g. ``alpha_per_s=1``
+    **param_overrides
+        Model parameters to change, e.g. ``alpha_per_s=1``
         (mixed networks: ``reno__aqm="droptail"``).
 
     Returns
@@ -193,7 +210,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
-                sol = engine.solve_fixed_aecp(sysm, t_end, check_finite("step_s", step_s, positive=True),
+                sol = engine.solve_fixed(sysm, t_end, check_finite("step_s", step_s, positive=True),
                                               t_eval=t_eval, progress=cb)
         elif solver == "adaptive":
             prob = sysm.problem()

@@ -283,6 +283,13 @@ class OutputLock:
 
     Raises :class:`InputError` naming ``field`` when another process holds it.  Where ``fcntl`` is missing
     (Windows) no lock is taken; the atomic writes still keep every file whole.
+
+    Parameters
+    ----------
+    out_dir : str or path-like
+        The output directory (created if missing; removed again on exit if nothing was written in it).
+    field : str, optional
+        The option's name for error messages (``--out``).
     """
 
     def __init__(self, out_dir, field: str = "--out"):

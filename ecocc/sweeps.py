@@ -57,6 +57,7 @@ def parse_axis(text: str, option: str = "--axis"):
     Returns
     -------
     name : str
+        The axis name (a parameter or an axis of :func:`run_point`).
     values : list of float
         Finite, distinct, at most :data:`MAX_AXIS_VALUES`.
 
@@ -198,6 +199,7 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
     Returns
     -------
     key : str
+        The hash (:func:`ecocc.store.run_key`), the point's file name in ``points/``.
     record : dict
         What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
         (:data:`SOLVER`) and the code version.
@@ -299,6 +301,12 @@ def check_metrics(metrics) -> list:
     Returns
     -------
     list of str
+        The names, in the order given.
+
+    Raises
+    ------
+    InputError
+        For an unknown or repeated name (named as ``--metric``).
     """
     metrics = list(metrics)
     for m in metrics:
@@ -334,6 +342,7 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     Returns
     -------
     SweepResult
+        The assembled dataset, counts of points run, reused and failed, and whether it was interrupted.
 
     Notes
     -----
@@ -455,10 +464,39 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
 
 
 def execute_tasks(fn, tasks, *, workers: int = 1, scheduler=None, progress: bool = False, desc: str = "runs"):
-    """Yield ``(task, fn(task))`` for every task, as they finish: in this process
-    (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
-    cluster at ``scheduler``.  ``fn`` and the tasks must be picklable.  The same
-    three ways of running as :func:`run_sweep`."""
+    """Yield ``(task, fn(task))`` for every task, as they finish.
+
+    In this process (``workers=1``), in ``workers`` local processes, or on the ``dask.distributed``
+    cluster at ``scheduler``.  ``fn`` and the tasks must be picklable (except in this process).  The same
+    three ways of running as :func:`run_sweep`.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(task) -> result``, run once per task.
+    tasks : sequence
+        The tasks (``len`` is taken for the progress bar).
+    workers : int, optional
+        Local processes (>= 1); ignored when ``scheduler`` is given.
+    scheduler : str or None, optional
+        Address of a running dask scheduler, e.g. ``tcp://host:8786``.
+    progress : bool, optional
+        Show a progress bar (tqdm).
+    desc : str, optional
+        Label of the progress bar.
+
+    Yields
+    ------
+    task : object
+        A task.
+    result : object
+        ``fn(task)``, in order of completion (task order when ``workers=1``).
+
+    Raises
+    ------
+    InputError
+        For ``workers`` not an integer >= 1, dask not installed, or a scheduler that cannot be reached.
+    """
     check(isinstance(workers, numbers.Integral) and not isinstance(workers, bool) and workers >= 1,
           "workers", workers, "an integer >= 1")
     bar = None
@@ -510,11 +548,14 @@ def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="auto"):
     axes : dict
         ``name -> values``.
     sc : Scenario
+        The swept scenario.
     keys : list of str, optional
         Point keys in grid order (``itertools.product`` of the axes); default: :func:`point_key` of ``sc``,
         ``t_end_s`` (default the scenario's duration) and ``engine``.
     t_end_s : float, optional
+        Simulated time per point, seconds (for the default keys).
     engine : str
+        The engine of the points (for the default keys).
 
     Returns
     -------

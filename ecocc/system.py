@@ -88,8 +88,21 @@ class NetworkSystem:
     Parameters
     ----------
     model : NetworkModel
+        The congestion-control model (one model for all flows; mixed protocols go through :mod:`ecocc.mixed`).
     network : Network
-    params : the model's parameter object
+        Links, flows and cross traffic (packets/s, seconds).
+    params : object
+        The model's parameter object.
+    t_end : float
+        End of the run, seconds (cross traffic is tabulated and breakpoints collected up to it).
+    rtt_includes_queueing : bool, optional
+        Lengthen every feedback delay by the flow's current queueing delay (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with
+        ``params.delayed_feedback=False``, or flows naming several protocols or another model.
     """
 
     def __init__(self, model: NetworkModel, network: Network, params, t_end: float,
@@ -148,11 +161,34 @@ class NetworkSystem:
         self.cross_kinks = allt[(allt > 0) & (allt <= t_end)]
 
     def cross(self, t):
-        """Cross traffic (packets/s) per link at time(s) ``t`` (shape ``t.shape + (L,)``)."""
+        """Return the cross traffic offered to each link at time(s) ``t``.
+
+        Parameters
+        ----------
+        t : float or numpy.ndarray
+            Time(s), seconds.
+
+        Returns
+        -------
+        numpy.ndarray
+            Cross traffic in packets/s, shape ``np.shape(t) + (n_links,)`` (zero before any schedule starts).
+        """
         k = np.searchsorted(self.cross_times, t, side="right") - 1
         return self.cross_table[np.clip(k, 0, None)]
 
     def active(self, t):
+        """Tell which flows send at time(s) ``t``: ``start_s <= t < stop_s``.
+
+        Parameters
+        ----------
+        t : float or numpy.ndarray
+            Time, seconds; an array broadcasts against the ``(n_flows,)`` start and stop times.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean mask, shape ``(n_flows,)`` for a scalar ``t``.
+        """
         a = self.a
         return (a.start_s <= t) & (t < a.stop_s)
 
@@ -265,6 +301,26 @@ class NetworkSystem:
 
     # -- right-hand side -----------------------------------------------------
     def rhs(self, t, y, Z, sat_lo, sat_hi):
+        """Compute the raw time derivative of the state (the right-hand side given to :class:`DDEProblem`).
+
+        Parameters
+        ----------
+        t : float
+            Time, seconds.
+        y : numpy.ndarray
+            State, shape ``(n,)`` or a batch ``(B, n)``, in the layout of :attr:`layout` (log states as logs).
+        Z : list of numpy.ndarray
+            Delayed values, one array per entry of :attr:`lookups` (see :mod:`ecocc.dde.problem`).
+        sat_lo, sat_hi : numpy.ndarray
+            Boolean masks over the bounded components (the queues): which are held at 0 or at their buffer
+            during the current step (for booking departures and losses); may be empty.
+
+        Returns
+        -------
+        numpy.ndarray
+            dy/dt, shape of ``y``: flow and link states per second (d ln x/dt for log states), queues and
+            cumulative counters in packets/s, ``queue_area`` in packets.  Inactive flows have zero derivative.
+        """
         m, a, ops, P = self.model, self.a, NUMPY_OPS, self.P
         nP = self.n_flows
         fs = self._vars(y, "flow:", m.flow_states)
@@ -374,11 +430,30 @@ class NetworkSystem:
         return out
 
     def active_pairs(self, t_pair):
+        """Tell which (link, flow) pairs belong to a sending flow at their own times.
+
+        Parameters
+        ----------
+        t_pair : numpy.ndarray
+            One time per pair (e.g. ``t`` minus the pair's forward delay), seconds, shape ``(..., n_pairs)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean mask, ``start_s <= t_pair < stop_s`` of each pair's flow.
+        """
         a = self.a
         return (a.start_s[a.pair_flow] <= t_pair) & (t_pair < a.stop_s[a.pair_flow])
 
     # -- initial state and problem -----------------------------------------
     def initial_state(self):
+        """Build the state at ``t = 0`` from the model's initial flow and link states.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``: flow and link states (logs where the model keeps logs), queues and counters zero.
+        """
         m = self.model
         y = np.zeros(self.n)
         f0 = m.initial_flow_state(self.net, self.P)
@@ -394,6 +469,23 @@ class NetworkSystem:
         return y
 
     def problem(self, y0=None, breakpoint_depth=1) -> DDEProblem:
+        """Build the delay-differential problem for the solvers.
+
+        Queues are bounded to ``[0, buffer_pkts]`` (with :meth:`project` booking the clipped volume); flow
+        starts and stops and cross-traffic switches are kinks.
+
+        Parameters
+        ----------
+        y0 : numpy.ndarray or None, optional
+            Initial state, shape ``(n,)``; None uses :meth:`initial_state`.
+        breakpoint_depth : int, optional
+            How many delays the kinks are propagated through (:meth:`DDEProblem.breakpoints`).
+
+        Returns
+        -------
+        DDEProblem
+            The problem from ``t0 = 0`` s, with state-dependent delays when ``rtt_includes_queueing``.
+        """
         a = self.a
         qb = self.layout["queue"]
         kinks = np.concatenate([a.start_s, a.stop_s[np.isfinite(a.stop_s)], self.cross_kinks])
@@ -408,10 +500,22 @@ class NetworkSystem:
         )
 
     def queueing_delays(self, t, y):
-        """Extra delays of every lookup (seconds): the receiving flow's queueing delay ``Q_p(t)``.
+        """Return the extra delays of every lookup: the receiving flow's queueing delay ``Q_p(t)``.
 
-        For :attr:`DDEProblem.state_delays` when ``rtt_includes_queueing`` is set; ``None`` for the
-        forward lookup (forward delays stay the propagation delays).
+        For :attr:`DDEProblem.state_delays` when ``rtt_includes_queueing`` is set.
+
+        Parameters
+        ----------
+        t : float
+            Time, seconds (unused: ``Q_p`` depends on the state only).
+        y : numpy.ndarray
+            State, shape ``(n,)`` or ``(B, n)``.
+
+        Returns
+        -------
+        list of numpy.ndarray or None
+            One entry per lookup: the extra delay of each entry in seconds, ``sum_{l in p} q_l / C_l`` of the
+            flow ``p`` that reads it; ``None`` for the forward lookup (forward delays stay the propagation delays).
         """
         a, m = self.a, self.model
         Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)  # per flow, seconds
@@ -426,15 +530,33 @@ class NetworkSystem:
         return out
 
     def queueing_delay_bound_s(self):
-        """Largest queueing delay any flow can see: ``max_p sum_{l in p} buffer_l / C_l`` (inf if unbounded)."""
+        """Return the largest queueing delay any flow can see: ``max_p sum_{l in p} buffer_l / C_l``.
+
+        Returns
+        -------
+        float
+            Seconds; ``inf`` when a route has an unbounded buffer.
+        """
         with np.errstate(invalid="ignore"):
             per_flow = _spmv(self.Rt, self.a.buffer_pkts / self.C)
         return float(np.max(per_flow)) if np.size(per_flow) else 0.0
 
     def project(self, y):
-        """Clip queues to ``[0, buffer]`` and book the clipped volume: above the
-        buffer it is lost (``lost`` += excess), below zero the departures were
-        over-counted (``departed`` -= deficit).  Keeps arrived = departed + lost + queue."""
+        """Clip queues to ``[0, buffer]`` and book the clipped volume.
+
+        Above the buffer the volume is lost (``lost`` += excess), below zero the departures were
+        over-counted (``departed`` -= deficit).  Keeps arrived = departed + lost + queue.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Raw state, shape ``(..., n)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The projected state (a copy).
+        """
         y = np.array(y, dtype=float, copy=True)
         qs, ls, ds = self.layout["queue"].sl, self.layout["lost"].sl, self.layout["departed"].sl
         q = y[..., qs]
@@ -446,8 +568,21 @@ class NetworkSystem:
         return y
 
     def default_atol(self, queue_atol_pkts=1e-4):
-        """Absolute tolerances per component: log-states 1e-8 (relative
-        1e-8 of the rate), queues ``queue_atol_pkts``, counters 1e-3 packets."""
+        """Return absolute tolerances per state component.
+
+        Log flow/link states 1e-8 (1e-8 relative of the rate), other flow/link states 1e-6 (in their own
+        units), queues ``queue_atol_pkts``, cumulative counters 1e-3 packets (``queue_area`` 1e-3 packet-seconds).
+
+        Parameters
+        ----------
+        queue_atol_pkts : float, optional
+            Absolute tolerance of the queues, packets.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``, for the solvers' ``atol``.
+        """
         atol = np.full(self.n, 1e-3)
         for name, b in self.layout.items():
             if name.startswith(("flow:", "link:")):

@@ -29,7 +29,8 @@ def explore(fn, /, **ranges):
 
     Returns
     -------
-    The value of the direct call ``fn()`` (the sliders are displayed, not returned).
+    object
+        The value of the direct call ``fn()`` (the sliders are displayed, not returned).
     """
     sig = inspect.signature(fn)
     for name in ranges:

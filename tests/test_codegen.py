@@ -20,6 +20,14 @@ evaluates the laws in SymPy's order, so each evaluation agrees to round-off.  Tw
   error of a few tens of local tolerances (measured 0.37 tolerance after that crossing).  We then allow 200 x ``atol_i + rtol |y_i|``
   (measured: 27 for PE-TCP at rtol 1e-7) and check, in the slow test, that the compiled run is no less
   accurate than the NumPy run against a reference 1,000 times tighter.
+
+Two cases where those two rules do not describe the numbers, each measured and bounded in its own test:
+
+* FAST on the parking lot: the same steps, 2.7e-8 relative -- the NumPy solver's own sensitivity to
+  round-off there (:func:`test_fast_compiled_matches_numpy` measures it and derives the bound);
+* a discontinuous law (Reno with drop-tail filling its buffer: the loss signal jumps): neither run is within
+  a few tens of tolerances of the true solution, so only "no less accurate than NumPy" is checked
+  (:func:`test_tail_drop_compiled_is_as_accurate_as_numpy`).
 """
 import math
 from dataclasses import dataclass
@@ -34,6 +42,7 @@ from ecocc.dde import codegen, engine  # noqa: E402
 from ecocc.dde.adaptive import solve_dde  # noqa: E402
 from ecocc.models import REGISTRY, get_model  # noqa: E402
 from ecocc.models.base import ModelParams, NetworkModel  # noqa: E402
+from ecocc.models.fast import FAST  # noqa: E402
 from ecocc.network import CrossTraffic  # noqa: E402
 from ecocc.simulate import output_grid  # noqa: E402
 from ecocc.system import NetworkSystem  # noqa: E402
@@ -41,15 +50,22 @@ from ecocc.system import NetworkSystem  # noqa: E402
 RTOL = 1e-7  # simulate's default
 
 
-def _dumbbell():
+def _dumbbell(capacity_pps=12500.0, buffer_pkts=400.0, initial_rate_pps=10.0):
     # staggered starts and a stop off any grid (breakpoints), a cross-traffic burst, a finite buffer (loss)
-    ct = (CrossTraffic("bottleneck", kind="schedule", schedule=((4.0, 3000.0), (6.5, 0.0))),)
-    return dumbbell(12500, [0.05, 0.1, 0.2, 0.4], starts_s=[0.0, 1.0, 2.3, 3.0],
-                    stops_s=[math.inf, 7.0, math.inf, math.inf], buffer_pkts=400.0, cross_traffic=ct,
-                    initial_rate_pps=10.0)
+    ct = (CrossTraffic("bottleneck", kind="schedule", schedule=((4.0, 0.24 * capacity_pps), (6.5, 0.0))),)
+    return dumbbell(capacity_pps, [0.05, 0.1, 0.2, 0.4], starts_s=[0.0, 1.0, 2.3, 3.0],
+                    stops_s=[math.inf, 7.0, math.inf, math.inf], buffer_pkts=buffer_pkts, cross_traffic=ct,
+                    initial_rate_pps=initial_rate_pps)
 
 
 NETWORKS = {"dumbbell": _dumbbell, "parking-lot": lambda: parking_lot([8000.0, 12000.0, 10000.0], 0.02)}
+# the loss-based models grow their windows by about one packet per RTT (Scalable TCP by 1 % per RTT): on
+# the networks above their queues stay empty for the 10 s run.  At these capacities (10 times smaller), from
+# 500 packets/s per flow, the queues enter RED's ramp (above 50 packets: early drops) on every link, and
+# Reno with drop-tail fills the 200-packet buffer of the dumbbell (tail drop); XCP builds queues too
+LOSS_NETWORKS = {"dumbbell": lambda: _dumbbell(1250.0, buffer_pkts=200.0, initial_rate_pps=500.0),
+                 "parking-lot": lambda: parking_lot([800.0, 1200.0, 1000.0], 0.02, buffer_pkts=200.0,
+                                                    initial_rate_pps=500.0)}
 
 
 def _pair(model, net, t_end, rtol=RTOL, **params):
@@ -62,7 +78,22 @@ def _pair(model, net, t_end, rtol=RTOL, **params):
     return sysm, got, ref, atol
 
 
-def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL):
+def _conserves(sysm, got):
+    """arrived = departed + lost + queue in every compiled output sample (packets)."""
+    lay = sysm.layout
+    bal = got.y[:, lay["arrived"].sl] - got.y[:, lay["departed"].sl] - got.y[:, lay["lost"].sl] \
+        - got.y[:, lay["queue"].sl]
+    # 1e-6 of the arrivals: the counters are integrated to atol 1e-3 packets, the balance holds per step
+    # to round-off (the four derivatives sum to zero exactly up to rounding)
+    assert np.max(np.abs(bal)) < 1e-6 * max(1.0, float(np.max(got.y[:, lay["arrived"].sl])))
+
+
+def _tight(sysm, atol, t_end=10.0):
+    """A NumPy reference 1,000 times tighter than the runs compared (rtol 1e-10, atol / 1000)."""
+    return solve_dde(sysm.problem(), t_end, rtol=1e-10, atol=atol * 1e-3, t_eval=output_grid(t_end, 0.05))
+
+
+def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL, same_mesh_rel=1e-9):
     assert got.status == ref.status == "success", (got.message, ref.message)
     assert got.y.shape == ref.y.shape
     lay = sysm.layout
@@ -80,13 +111,10 @@ def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL):
     if same_mesh:
         # the same steps: round-off, 1e-9 relative to max(1, |y|) (see the module docstring)
         rel = np.max(diff[:, cols] / np.maximum(1.0, np.abs(ref.y[:, cols])))
-        assert rel < 1e-9, rel
+        assert rel < same_mesh_rel, rel
     else:
         assert scaled < 200  # another mesh: two solutions within their global errors (module docstring)
-    # conservation holds in every compiled output sample: arrived = departed + lost + queue (packets)
-    bal = got.y[:, lay["arrived"].sl] - got.y[:, lay["departed"].sl] - got.y[:, lay["lost"].sl] \
-        - got.y[:, lay["queue"].sl]
-    assert np.max(np.abs(bal)) < 1e-6 * max(1.0, float(np.max(got.y[:, lay["arrived"].sl])))
+    _conserves(sysm, got)
     return scaled
 
 
@@ -116,19 +144,27 @@ def test_generated_modules_are_keyed_by_laws_not_values():
 
 
 def test_engine_resolution(monkeypatch, capsys):
-    """auto: compiled where it applies (adaptive: every model; fixed: AECP/CLTCP; no forward delays), else
+    """auto: compiled where it applies (adaptive, lock-step, fixed: every model the generated kernels serve; no
+    forward delays), else
     the NumPy solver; without numba, one line on stderr, once."""
     net = dumbbell(1000, [0.05, 0.1])
     monkeypatch.setenv("ECOCC_ENGINE", "auto")
     for name in REGISTRY:
-        # models whose laws use a hook the generated kernel does not follow yet run on NumPy, never wrong
-        want = "numpy" if engine.codegen_gap(get_model(name)) else "numba"
-        assert engine.resolve_engine("auto", get_model(name), net) == want, name
-    assert {n for n in REGISTRY if engine.codegen_gap(get_model(n))} == {"reno", "hstcp", "stcp", "xcp"}
-    with pytest.raises(Exception, match="link_drop_fraction"):
-        engine.resolve_engine("numba", get_model("reno"), net)
+        # every registered model, including those with AQM drops (Reno, HSTCP, Scalable TCP) and per-pair
+        # extras (XCP): the generated kernel follows both hooks
+        assert engine.codegen_gap(get_model(name)) is None, name
+        assert engine.resolve_engine("auto", get_model(name), net) == "numba", name
+    assert engine.resolve_engine("numba", get_model("reno"), net) == "numba"
+
+    class _Extra(NetworkModel):  # an extra the generated kernel does not compute: NumPy, never wrong
+        name = "test-extra"
+        pair_extras = ("queue_history",)
+    assert "queue_history" in engine.codegen_gap(_Extra())
+    assert engine.resolve_engine("auto", _Extra(), net) == "numpy"
     assert engine.resolve_engine("auto", get_model("reno"), net, kernel="fixed") == "numpy"
     assert engine.resolve_engine("auto", get_model("aecp"), net, kernel="fixed") == "numba"
+    for kernel in ("fixed", "lanes"):  # generated for every model, as the adaptive one
+        assert engine.resolve_engine("auto", get_model("petcp"), net, kernel=kernel) == "numba"
     fwd = parking_lot([1000, 1000], 0.02, delay_split="propagation")
     assert engine.resolve_engine("auto", get_model("aecp"), fwd) == "numpy"
     monkeypatch.setenv("ECOCC_ENGINE", "numpy")
@@ -158,7 +194,89 @@ def test_every_model_compiled_matches_numpy(model, net_name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model,params", [("symbiosis", dict(available="measured")),  # reno: codegen_gap
+@pytest.mark.parametrize("net_name", sorted(LOSS_NETWORKS))
+@pytest.mark.parametrize("model", ["reno", "hstcp", "stcp", "xcp"])
+def test_hooked_models_compiled_match_numpy(model, net_name):
+    """The models using the right-hand side's hooks: RED drops taken out of the queue input and counted as
+    lost (``link_drop_fraction``: Reno, HSTCP, Scalable TCP) and per-pair extras of the signal
+    (``pair_extras``: XCP's number of active flows and the flow's own rate), on networks where their queues
+    build (``LOSS_NETWORKS``).  Their laws are not smooth (RED's profile has a kink at ``red_min_th_pkts``;
+    XCP's feedback has ``|phi|`` and ``max(0, .)``): a step straddling a kink has an error estimate that a
+    round-off difference can push across 1, so the meshes may differ -- then the runs are compared as two
+    error-controlled solutions (the 200 x tolerance rule, module docstring), and the compiled run's accuracy
+    is checked against a tighter reference in :func:`test_compiled_is_as_accurate_as_numpy`."""
+    sysm, got, ref, atol = _pair(model, LOSS_NETWORKS[net_name](), 10.0)
+    _check_against_numpy(sysm, got, ref, atol)
+    lost = got.y[-1, sysm.layout["lost"].sl]
+    q_max = np.max(got.y[:, sysm.layout["queue"].sl], axis=0)
+    if model == "xcp":
+        # the queue term of XCP's feedback is exercised (a queue of 10 packets is far above the queue's
+        # absolute tolerance, 1e-4 packets)
+        assert np.max(q_max) > 10.0, q_max
+    else:
+        # RED: every link's queue entered the ramp (above red_min_th_pkts = 50), and the early drops are in
+        # ``lost`` (the buffer, 200 packets, is never full here: all of ``lost`` is RED's)
+        assert np.all(q_max > 50.0) and np.all(q_max < 200.0), q_max
+        assert np.all(lost > 0.5), lost
+        # the drops agree with the NumPy run's: measured 2.5e-5 relative at most over these 6 cases (where the
+        # meshes differ: both runs are within ~15 tolerances of each other on the states, and lost integrates
+        # a drop rate proportional to the queue); 1e-3 is that measured worst case with a 40x margin, and
+        # still catches drops booked wrong (missing, doubled, or taken from the wrong arrival: >= 1e-1)
+        assert np.allclose(lost, ref.y[-1, sysm.layout["lost"].sl], rtol=1e-3), (lost, ref.y[-1])
+
+
+class _FASTUlps(FAST):
+    """FAST with its window law and its rate multiplied by ``1 + eps`` (a change of one or two ulp)."""
+
+    eps = 0.0
+
+    def flow_rate(self, ops, s, qdelay, P, st):
+        return super().flow_rate(ops, s, qdelay, P, st) * (1.0 + self.eps)
+
+    def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        return {"w": super().flow_law(ops, s, fb, own, qdelay, P, st)["w"] * (1.0 + self.eps)}
+
+
+def _numpy_roundoff_spread(net, t_end=10.0):
+    """How much the NumPy solver's own FAST run moves when its laws' round-off changes: the largest relative
+    difference (to ``max(1, |y|)``) between the run and runs whose window law and rate are multiplied by
+    ``1 +- 4e-16`` (two ulp) -- a stand-in for another evaluation order of the same laws."""
+    te = output_grid(t_end, 0.05)
+    runs = []
+    for eps in (0.0, 4e-16, -4e-16):
+        m = _FASTUlps()
+        m.eps = eps
+        sysm = NetworkSystem(m, net, m.make_params(), t_end)
+        runs.append(solve_dde(sysm.problem(), t_end, rtol=RTOL, atol=sysm.default_atol(), t_eval=te))
+    base = runs[0].y
+    return max(float(np.max(np.abs(r.y - base) / np.maximum(1.0, np.abs(base)))) for r in runs[1:])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("net_name", sorted(NETWORKS))
+def test_fast_compiled_matches_numpy(net_name):
+    """FAST, compiled against NumPy.  On the parking lot the two take the same steps yet differ by 2.7e-8
+    relative (measured), above the 1e-9 same-mesh rule; on the dumbbell by 7e-12.  Cause, measured: the
+    problem's sensitivity to round-off, not the generated code.  The NumPy solver run against itself with
+    FAST's window law or rate changed by two ulp (x (1 +- 4e-16)) moves by 1.5e-9 to 1.5e-8 relative, with
+    the same steps.  The difference enters where a queue leaves zero (first at 0.27 s, when link 1's queue
+    of 4e-4 packets differs by 3.5e-13 packets, i.e. 1e-9 of itself; again at 0.33 s on link 2): the
+    released queue grows from a located release time, and a round-off change of the arrival moves that
+    time; it then decays (1.2e-9 at 10 s).  FAST's min() of two window laws makes it larger: the same
+    laws without the min differ by 1.3e-10, with the same steps.
+
+    So the same-mesh rule here is derived from the NumPy solver's own round-off spread on the same network,
+    computed in the test: 10 x that spread (the generated code differs from the NumPy laws by a few ulp in
+    each of several operations -- rate, window law, signal, sums -- each like the one two-ulp change
+    measured; 10 covers several such contributions), and never tighter than the 1e-9 rule."""
+    net = NETWORKS[net_name]()
+    sysm, got, ref, atol = _pair("fast", net, 10.0)
+    spread = _numpy_roundoff_spread(NETWORKS[net_name]())
+    _check_against_numpy(sysm, got, ref, atol, same_mesh_rel=max(1e-9, 10 * spread))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,params", [("symbiosis", dict(available="measured")),
                                           ("symbiosis", dict(rate="propagation")),
                                           ("petcp", dict(delayed_feedback=False))])
 def test_model_options_compiled_match_numpy(model, params):
@@ -168,13 +286,39 @@ def test_model_options_compiled_match_numpy(model, params):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model", ["petcp"])  # reno: see engine.codegen_gap
-def test_compiled_is_as_accurate_as_numpy(model):
+def test_tail_drop_compiled_is_as_accurate_as_numpy():
+    """Reno with drop-tail (an option: another generated module, no drop hook) filling its buffer.
+
+    Its loss signal jumps from 0 to ``1 - C/y`` when the buffer becomes full (a discontinuity of the law in
+    the delayed queue, which no solver here locates as a breakpoint): step-wise error control then does not
+    bound the global error by a few tens of tolerances, and the 200 x tolerance rule between two runs does
+    not apply.  Measured at rtol 1e-7 against a NumPy reference at rtol 1e-10: the NumPy run is 1,421
+    tolerances off, the compiled run 98 (they differ from each other by 1,397).  So what is checked is the
+    property that matters: the compiled run is no less accurate than the NumPy run (same rule as
+    :func:`test_compiled_is_as_accurate_as_numpy`), conserves packets, and books the tail drops."""
+    sysm, got, ref, atol = _pair("reno", LOSS_NETWORKS["dumbbell"](), 10.0, aqm="droptail")
+    assert got.status == ref.status == "success", (got.message, ref.message)
+    _conserves(sysm, got)
+    assert np.max(got.y[:, sysm.layout["queue"].sl]) == 200.0  # the buffer filled (the projection clips to it)
+    tight = _tight(sysm, atol)
+    sc = atol + RTOL * np.abs(tight.y)
+    e_got = np.max(np.abs(got.y - tight.y) / sc)
+    e_ref = np.max(np.abs(ref.y - tight.y) / sc)
+    assert e_got <= 2 * e_ref + 1.0, (e_got, e_ref)  # as in test_compiled_is_as_accurate_as_numpy
+    # the tail drops: the lost packets (44 here) agree with the tight reference's to 1e-4 relative (measured
+    # 1.1e-5 for both runs; lost is an integral, smoother than the states)
+    lost, lost_t = got.y[-1, sysm.layout["lost"].sl], tight.y[-1, sysm.layout["lost"].sl]
+    assert lost[0] > 1.0 and np.allclose(lost, lost_t, rtol=1e-4), (lost, lost_t)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,net_name", [("petcp", "default"), ("reno", "loss"), ("xcp", "loss")])
+def test_compiled_is_as_accurate_as_numpy(model, net_name):
     """Where the meshes differ, the compiled run is no less accurate than the NumPy run at the same rtol:
     both against a NumPy reference at rtol 1e-10 (1,000 times tighter)."""
-    net = _dumbbell()
+    net = _dumbbell() if net_name == "default" else LOSS_NETWORKS["dumbbell"]()
     sysm, got, ref, atol = _pair(model, net, 10.0)
-    tight = solve_dde(sysm.problem(), 10.0, rtol=1e-10, atol=atol * 1e-3, t_eval=output_grid(10.0, 0.05))
+    tight = _tight(sysm, atol)
     sc = atol + RTOL * np.abs(tight.y)
     e_got = np.max(np.abs(got.y - tight.y) / sc)
     e_ref = np.max(np.abs(ref.y - tight.y) / sc)

@@ -65,3 +65,37 @@ def test_ecology_params():
     _raises(lambda: LotkaVolterraParams(K=(100.0, -1.0)), "K", -1.0)
     _raises(lambda: LotkaVolterraParams(n=2, gamma=[[1, 0.5, 0.2]]), "gamma", [[1, 0.5, 0.2]])
     _raises(lambda: LotkaVolterraParams(n=0), "n", 0)
+
+
+@pytest.mark.parametrize("bad", [2.7, "x", True, 0, -1, float("nan")])
+def test_discrete_n_flows_must_be_a_whole_number(bad):
+    # n_flows = 2.7 used to be rounded down to 2 silently and "x" gave a bare ValueError
+    from ecocc.discrete import aecp_discrete_stability, petcp_discrete_matrix, petcp_discrete_stability
+    for fn in (aecp_discrete_stability, petcp_discrete_matrix, petcp_discrete_stability):
+        with pytest.raises(InputError) as e:
+            fn(n_flows=bad)
+        assert e.value.field == "n_flows"
+
+
+def test_discrete_n_flows_integral_float_is_accepted():
+    from ecocc.discrete import petcp_discrete_matrix
+    assert (petcp_discrete_matrix(n_flows=4.0) == petcp_discrete_matrix(n_flows=4)).all()
+
+
+def test_equilibrium_state_refuses_a_model_with_two_flow_states():
+    # used to fail on tuple unpacking (bare ValueError) for a model with more than one flow state
+    from ecocc.models.base import NetworkModel
+    from ecocc.models.aecp import AECP
+    from ecocc.stability.network_linear import equilibrium_state
+    from ecocc.system import NetworkSystem
+
+    class TwoStates(AECP):
+        flow_states = ("x", "extra")
+        flow_log = (True, False)
+
+    m = TwoStates()
+    sysm = NetworkSystem.__new__(NetworkSystem)
+    sysm.model, sysm.net, sysm.P, sysm.layout = m, dumbbell(1000.0, [0.1]), m.default_params(), {}
+    with pytest.raises(InputError) as e:
+        equilibrium_state(sysm)
+    assert e.value.field == "model" and isinstance(m, NetworkModel)

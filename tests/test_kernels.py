@@ -56,7 +56,7 @@ def test_fixed_kernel_matches_numpy(name):
     sysm = _system(NETWORKS[name](), t_end)
     te = output_grid(t_end, 0.05)
     ref = solve_fixed(sysm.problem(), t_end, 0.005, t_eval=te)
-    got = engine.solve_fixed_aecp(sysm, t_end, 0.005, t_eval=te)
+    got = engine.solve_fixed(sysm, t_end, 0.005, t_eval=te)
     assert got.status == ref.status
     assert got.y.shape == ref.y.shape
     assert got.nfev == ref.nfev and got.n_clamp_events == ref.n_clamp_events
@@ -71,7 +71,7 @@ def test_fixed_kernel_step_not_dividing_delays_and_extrapolation():
     sysm = _system(net, 5.0)
     te = output_grid(5.0, 0.1)
     ref = solve_fixed(sysm.problem(), 5.0, 0.007, t_eval=te)
-    got = engine.solve_fixed_aecp(sysm, 5.0, 0.007, t_eval=te)
+    got = engine.solve_fixed(sysm, 5.0, 0.007, t_eval=te)
     assert _scaled_err(got.y, ref.y) < 1e-10  # round-off only (see above)
 
 
@@ -128,15 +128,13 @@ def test_engine_errors():
     net = dumbbell(1000, [0.1, 0.2])
     with pytest.raises(InputError, match="engine"):
         simulate(net, "aecp", t_end_s=1.0, engine="fortran")
-    with pytest.raises(InputError, match="numba fixed kernel is for"):
-        simulate(net, "petcp", t_end_s=1.0, engine="numba", solver="fixed", step_s=0.01)
+    with pytest.raises(InputError, match="lock-step"):  # reno: RED drops, not in the generated lock-step kernel
+        from ecocc.batch import simulate_map
+        simulate_map(net, "reno", x_name="rtt_scale", x_values=[1.0], y_name="red_p_max", y_values=[0.1],
+                     t_end_s=1.0, window_s=0.5, engine="numba")
     with pytest.raises(InputError, match="forward delays"):
         pl = parking_lot([1000, 1000], 0.02, delay_split="propagation")
         simulate(pl, "aecp", t_end_s=1.0, engine="numba")
-    with pytest.raises(InputError, match="numba fixed kernel is for"):
-        simulate_batch(net, "petcp", t_end_s=1.0, step_s=0.01, engine="numba")
-    with pytest.raises(InputError, match="link_drop_fraction"):  # reno: RED drops, not in the generated kernels
-        simulate_batch(net, "reno", t_end_s=1.0, step_s=0.01, engine="numba")
     # auto: the NumPy solver where the compiled one does not apply, no error
     assert simulate_batch(net, "reno", t_end_s=0.1, step_s=0.01).attrs["solver"] == "RK4-fixed"
 
@@ -148,100 +146,47 @@ def _map(engine_name="numba", t_end=10.0):
                         window_s=0.2 * t_end, r0_pps=10.0, engine=engine_name)
 
 
-def _runs_by_kernel(kind, flag, monkeypatch):
-    """``kind``'s run with ECOCC_AOT=flag: (kernel info, arrays to compare, steps)."""
+def _runs_by_kernel(flag, monkeypatch):
+    """The map's run with ECOCC_AOT=flag: (kernel info, arrays to compare, steps)."""
     monkeypatch.setenv("ECOCC_AOT", flag)
     aot.reset()
     try:
         ds = _map()
-        return (aot.kernel_info("lanes"), np.stack([ds.queue_swing_pkts.values, ds.queue_mean_pkts.values]),
+        return (engine.lanes_kernel_info(), np.stack([ds.queue_swing_pkts.values, ds.queue_mean_pkts.values]),
                 (list(ds.status.values.ravel()), list(ds.n_steps.values.ravel())))
     finally:
         aot.reset()
 
 
-@pytest.mark.parametrize("kind", ["lanes"])
-# building the module into an empty cache compiles with numba.pycc (about a minute on a busy 2-core machine):
-# slow; the installed module, where there is one, is only loaded
-@pytest.mark.parametrize("source", ["installed", pytest.param("cache", marks=pytest.mark.slow)])
-def test_aot_kernel_matches_jit(kind, source, monkeypatch, tmp_path):
-    """The ahead-of-time compiled kernels (ecocc.dde.aot), built at install time or on first use into the
-    cache, are the JIT kernels' own code: same steps, same numbers."""
+# building the module into an empty cache compiles with numba.pycc (minutes on a busy 2-core machine): slow
+@pytest.mark.slow
+def test_aot_lanes_kernel_matches_jit(monkeypatch, tmp_path):
+    """The generated lock-step kernel compiled ahead of time (numba.pycc, built on first use into the cache,
+    ecocc.dde.codegen.kernel) is the JIT kernel's own code: same steps, same numbers."""
     monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
-    a_info, a, a_steps = _runs_by_kernel(kind, "1" if source == "installed" else "cache", monkeypatch)
-    j_info, j, j_steps = _runs_by_kernel(kind, "0", monkeypatch)
+    a_info, a, a_steps = _runs_by_kernel("1", monkeypatch)
+    j_info, j, j_steps = _runs_by_kernel("0", monkeypatch)
     assert j_info["compiled"] == "jit"
     if a_info["compiled"] != "aot":
         pytest.skip(f"no ahead-of-time kernel here: {a_info['aot_unavailable']}")
-    built = list(tmp_path.glob(f"ecocc_{kind}_*"))
-    if source == "installed":
-        if not a_info.get("installed"):
-            pytest.skip(f"no module built at install time: {a_info['installed_unavailable']}")
-        assert not a_info["built_now"] and not built  # loaded, nothing compiled
-    else:
-        assert a_info["built_now"] and built
+    assert a_info["built_now"] and list(tmp_path.glob("ecocc_aot_*"))
     assert a_steps == j_steps
     # the same LLVM code for the same CPU; allow round-off in case instruction selection differs
     assert _scaled_err(a, j) < 1e-12
 
 
-def _lanes_call_args(monkeypatch):
-    """The arguments solve_adaptive_aecp_batch passes to the lanes kernel (captured, not run)."""
-    seen = []
-
-    def capture(kind):
-        return lambda *args: seen.append(args)
-    monkeypatch.setattr(aot, "kernel", capture)
-    _map(t_end=1.0)
-    return seen[0]
-
-
-@pytest.mark.parametrize("kind", ["lanes"])
-def test_aot_signature_is_the_arguments_types(kind, monkeypatch):
-    """The compiled signatures are written out (aot.KERNELS, so the install-time build needs no model); they
-    must be exactly the numba types of the arguments engine passes, or the compiled module would reject them."""
-    import numba
-    from numba.core.sigutils import normalize_signature
-    passed, ret_type = _lanes_call_args(monkeypatch), numba.none
-    args, ret = normalize_signature(aot.signature(kind))
-    assert ret == ret_type
-    assert list(args) == [numba.typeof(v) for v in passed]
-
-
-@pytest.mark.parametrize("kind", ["lanes"])
-def test_installed_module_for_other_sources_is_not_used(kind, monkeypatch):
-    """A module built at install time carries the stamp of the sources and CPU it was built from; after an
-    edit (editable install) or on another CPU it is left alone, and says why."""
-    kernel, where = aot._installed_kernel(kind)
-    if kernel is None:
-        pytest.skip(f"no module built at install time: {where}")
-    assert aot.installed_usable(kind)
-    stamp = aot.source_stamp()
-    monkeypatch.setattr(aot, "source_stamp", lambda: stamp + 1)
-    kernel, why = aot._installed_kernel(kind)
-    assert kernel is None and "other kernel sources or another CPU" in why
-    assert not aot.installed_usable(kind)
-
-
-def test_engine_without_numba_uses_the_installed_modules(monkeypatch):
-    """Without numba, engine='numba' runs the stability map from the module compiled at install time; the
-    other kernels need numba and say so."""
-    for kind in aot.KERNELS:
-        if aot._installed_kernel(kind)[0] is None:
-            pytest.skip(f"no {kind} module built at install time: {aot._installed_kernel(kind)[1]}")
+def test_engine_without_numba_says_so(monkeypatch):
+    """Without numba, engine='numba' refuses the map and the fixed-step kernel and says why; 'auto' runs the
+    NumPy solver (one run per point)."""
+    from ecocc.batch import simulate_map
     net = dumbbell(15000, [0.05, 0.1])
-    monkeypatch.setenv("ECOCC_AOT", "0")
-    aot.reset()
-    ref_map = _map()  # numba's JIT kernel
     monkeypatch.setattr(engine, "HAVE_NUMBA", False)
-    monkeypatch.setenv("ECOCC_AOT", "1")
-    aot.reset()
-    got_map = _map()
-    aot.reset()
-    assert "installed=True" in got_map.attrs["kernel"]
-    assert _scaled_err(got_map.queue_swing_pkts.values, ref_map.queue_swing_pkts.values) < 1e-12  # round-off
     with pytest.raises(InputError, match="numba is not installed"):
         simulate(net, "aecp", t_end_s=2.0, engine="numba", solver="fixed", step_s=0.01)
+    with pytest.raises(InputError, match="numba is not installed"):
+        simulate_map(net, "aecp", x_values=[1.0], y_values=[1.0], t_end_s=1.0, window_s=0.5, engine="numba")
+    ds = simulate_map(net, "aecp", x_values=[1.0], y_values=[1.0], t_end_s=1.0, window_s=0.5)
+    assert ds.attrs["engine"] == "auto (per point)" and ds.status.values.item() == "success"  # one run per point
 
 
 def test_map_threads_follow_numba_num_threads(monkeypatch):
@@ -262,15 +207,15 @@ def test_aot_mode_is_checked(monkeypatch):
     monkeypatch.setenv("ECOCC_AOT", "yes")
     aot.reset()
     with pytest.raises(InputError, match="ECOCC_AOT = 'yes' is not allowed"):
-        aot.kernel("lanes")
+        _map(t_end=1.0)
     aot.reset()
 
 
-def test_fixed_kernel_parallel_path_matches_numpy():
-    """One run of a network above PAR_MIN_FLOWS spreads its right-hand side and lookups over the cores
-    (chunked prange): the same arithmetic per flow, so round-off agreement with the NumPy solver."""
-    from ecocc.dde.kernels import PAR_MIN_FLOWS
-    net = random_network(PAR_MIN_FLOWS + 1000, 60, max_hops=5, seed=2)
+def test_fixed_kernel_large_network_matches_numpy():
+    """One run of a 6000-flow network (the generated fixed-step kernel runs it on one core; the hand-written
+    AECP kernel it replaced spread such runs over the cores): the same arithmetic per flow, so round-off
+    agreement with the NumPy solver."""
+    net = random_network(6000, 60, max_hops=5, seed=2)
     kw = dict(t_end_s=1.0, r0_pps=10.0, output_dt_s=0.1, solver="fixed", step_s=0.005)
     a = simulate(net, "aecp", engine="numpy", **kw)
     b = simulate(net, "aecp", engine="numba", **kw)
@@ -281,13 +226,33 @@ def test_fixed_kernel_parallel_path_matches_numpy():
 
 def test_adaptive_argument_names_match_the_kernel():
     from ecocc.dde import codegen
-    from ecocc.dde.lanes import _adaptive_lanes, _adaptive_lanes_strided
     sysm = _system(_staggered(), 1.0)
-    code = codegen.load(codegen.generate(sysm)).adaptive_kernel.py_func.__code__  # loading compiles nothing
+    mod = codegen.load(codegen.generate(sysm))  # loading compiles nothing
+    code = mod.adaptive_kernel.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.ADAPTIVE_ARGS
-    code = _adaptive_lanes_strided.py_func.__code__
+    code = mod.lanes_kernel_strided.py_func.__code__
     assert code.co_varnames[:code.co_argcount] == engine.LANES_ARGS
-    code = _adaptive_lanes.py_func.__code__
-    assert code.co_varnames[:code.co_argcount] == tuple(k for k in engine.LANES_ARGS
-                                                        if k not in ("first", "stride", "bps_ptr"))
+    code = mod.fixed_kernel_strided.py_func.__code__
+    assert code.co_varnames[:code.co_argcount] == engine.FIXED_ARGS
 
+
+
+@pytest.mark.parametrize("name", ["staggered-dumbbell", "parking-lot"])
+def test_adaptive_kernel_rk23_matches_numpy(name):
+    """Bogacki-Shampine 3(2): the same generic integrator with the NumPy solver's RK23 tableau (no other
+    kernel: the tableau is an argument).  Bounds as for RK45 (test_adaptive_kernel_matches_numpy)."""
+    t_end = 10.0
+    sysm = _system(NETWORKS[name](), t_end)
+    te = output_grid(t_end, 0.05)
+    rtol, atol = 1e-7, sysm.default_atol()
+    ref = solve_dde(sysm.problem(), t_end, rtol=rtol, atol=atol, t_eval=te, method="RK23")
+    got = engine.solve_adaptive(sysm, t_end, rtol=rtol, atol=atol, t_eval=te, method="RK23")
+    assert got.method == "RK23" and got.status == ref.status
+    assert abs(got.n_steps - ref.n_steps) <= 0.1 * ref.n_steps  # the same steps unless round-off flips one
+    lay = sysm.layout
+    u = np.s_[:, : lay["queue"].start]
+    q = np.s_[:, lay["queue"].sl]
+    assert np.max(np.abs(got.y[u] - ref.y[u])) < 100 * rtol
+    assert np.max(np.abs(got.y[q] - ref.y[q])) < 1e-2
+    with pytest.raises(InputError, match="method"):
+        engine.solve_adaptive(sysm, t_end, t_eval=te, method="RK4")

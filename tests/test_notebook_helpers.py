@@ -72,3 +72,14 @@ def test_compare_protocols_keeps_a_failing_model_as_an_error_row(monkeypatch):
 def test_compare_protocols_rejects_unknown_model():
     with pytest.raises(InputError, match="model"):
         compare_protocols(dumbbell(1000.0, [0.05]), ["nosuch"], t_end_s=1.0)
+
+
+def test_format_table_with_a_flow_inactive_in_the_window():
+    # a flow that stopped before the summary window has no mean rate (None): printed as "-", no TypeError
+    import math
+    from ecocc import dumbbell
+    net = dumbbell(1000.0, [0.1, 0.1], stops_s=[20.0, math.inf])
+    rows = compare_protocols(net, ["aecp"], t_end_s=30.0, window_s=5.0)
+    assert rows[0]["rates_mbps"][0] is None and rows[0]["rates_mbps"][1] is not None
+    line = format_table(rows).splitlines()[2]
+    assert line.split()[-2] == "-"

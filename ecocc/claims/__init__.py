@@ -20,6 +20,26 @@ def select(ids=None, papers=None, include_slow=False) -> list[Claim]:
     """The registered claims chosen by ``ids`` (exact ids), ``papers`` (short names) and ``include_slow``.
 
     Explicit ``ids`` run even when marked slow.
+
+    Parameters
+    ----------
+    ids : list of str, optional
+        Exact claim ids (e.g. ``"petcp.thm1"``); default: every registered claim.
+    papers : list of str, optional
+        Keep only these papers' claims (keys of :data:`PAPERS`: ``petcp``, ``cltcp``, ``symbiosis``,
+        ``iguchi``, ``aecp``).
+    include_slow : bool
+        Without ``ids``, also choose the claims marked slow.
+
+    Returns
+    -------
+    list of Claim
+        In the order of ``ids``, else in registration order.
+
+    Raises
+    ------
+    InputError
+        If an id is not registered or a paper is not in :data:`PAPERS`.
     """
     from ..errors import InputError
     for i in ids or ():
@@ -52,6 +72,16 @@ def evaluate(ids=None, papers=None, include_slow=False, progress=None, figdir=No
         ``progress(claim_id)`` is called before each check (e.g. to advance a progress bar).
     figdir : path, optional
         Directory where checks that draw figures write them (PNG and PDF).
+
+    Returns
+    -------
+    list of Record
+        One record per chosen claim, in the order of :func:`select`.
+
+    Raises
+    ------
+    InputError
+        As :func:`select`, for an unknown id or paper.
     """
     from pathlib import Path
     out = []
@@ -64,7 +94,19 @@ def evaluate(ids=None, papers=None, include_slow=False, progress=None, figdir=No
 
 
 def counts(records) -> dict:
-    """Per paper: how many records hold, are approximate, fail, are not checkable."""
+    """Per paper: how many records hold, are approximate, fail, are not checkable.
+
+    Parameters
+    ----------
+    records : iterable of Record
+        Checked claims, e.g. from :func:`evaluate`.
+
+    Returns
+    -------
+    dict
+        ``{paper short name: {verdict: count}}`` with every verdict of :data:`VERDICTS` present
+        (0 where none); papers without records are absent.
+    """
     res: dict = {}
     for r in records:
         d = res.setdefault(r.paper, {v: 0 for v in VERDICTS})

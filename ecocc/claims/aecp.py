@@ -73,6 +73,21 @@ register("aecp.fig10", f"{SRC} Sec. 6.3, Fig. 9-10",
 @claim("aecp.sec5.1", f"{SRC} Sec. 5.1",
        "The AECP header (8-bit Next Header + 16-bit pre-allocation rate factor) is 3 bytes long")
 def sec5_1(figdir=None):
+    """Check the AECP header size of 004 (Sec. 5.1): 8-bit Next Header + 16-bit rate factor = 3 bytes.
+
+    Arithmetic only; whether a 16-bit field can hold the rate factors of fast links is not checkable
+    from the text (the paper gives no unit), as the detail says.
+
+    Parameters
+    ----------
+    figdir : pathlib.Path, optional
+        Not used (this check draws no figure).
+
+    Returns
+    -------
+    Record
+        ``holds`` if 8 + 16 bits make 24 bits (3 bytes), else ``fails``.
+    """
     bits = 8 + 16
     return record("aecp.sec5.1", "holds" if bits == 24 else "fails",
                   f"8 + 16 = {bits} bits = {bits // 8} bytes. (A 16-bit field holds rate factors up to 65535 in "

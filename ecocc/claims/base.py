@@ -86,6 +86,13 @@ class Record:
             raise ValueError(f"Record.verdict of {self.id}: {self.verdict!r} is not allowed: one of {VERDICTS}")
 
     def as_dict(self) -> dict:
+        """The record as JSON-able data (readings as dicts, non-finite numbers as None).
+
+        Returns
+        -------
+        dict
+            Every field of the record by name.
+        """
         from ..results import _jsonable
         d = dict(self.__dict__)
         d["readings"] = [r.__dict__ for r in self.readings]
@@ -115,7 +122,31 @@ REGISTRY: dict[str, Claim] = {}
 
 
 def claim(id: str, source: str, statement: str, slow: bool = False):
-    """Register a check function ``fn(figdir) -> Record`` under ``id``."""
+    """Decorator: register a check function ``fn(figdir) -> Record`` under ``id``.
+
+    Parameters
+    ----------
+    id : str
+        ``<paper>.<kind><number>[.<suffix>]``: ``paper`` one of :data:`PAPERS`, ``kind`` one of
+        :data:`KINDS` (e.g. ``"petcp.thm1"``, ``"aecp.table1.s2"``).
+    source : str
+        Seed file, section and equation the statement comes from.
+    statement : str
+        The claim as the paper states it.
+    slow : bool
+        Leave it out of default runs (see :func:`ecocc.claims.select`).
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+
+    Raises
+    ------
+    ValueError
+        If ``id`` does not follow the pattern or is already registered (a programming error in a
+        ledger module, not user input).
+    """
     if not _ID.match(id):
         raise ValueError(f"claim id {id!r} does not follow <paper>.<kind><number> ({sorted(PAPERS)}, {KINDS})")
     if id in REGISTRY:
@@ -129,21 +160,78 @@ def claim(id: str, source: str, statement: str, slow: bool = False):
 
 def record(cid: str, verdict: str, detail: str, evidence=None, readings=None, corrected=None, figures=None,
            run: str = "") -> Record:
-    """Build the :class:`Record` of registered claim ``cid``."""
+    """Build the :class:`Record` of registered claim ``cid`` (id, paper, source and statement from the registry).
+
+    Parameters
+    ----------
+    cid : str
+        A registered claim id.
+    verdict : str
+        One of :data:`VERDICTS`.
+    detail : str
+        What the evidence shows, in words, with the numbers.
+    evidence : dict, optional
+        Analytic values and numeric results (JSON-able).
+    readings : list of Reading, optional
+        One verdict per reading where the text admits several.
+    corrected : dict, optional
+        A corrected statement and its check, where the printed one fails.
+    figures : list of str, optional
+        Figure paths relative to the report directory.
+    run : str
+        How to reproduce the numbers from the public API.
+
+    Returns
+    -------
+    Record
+
+    Raises
+    ------
+    KeyError
+        If ``cid`` is not registered.
+    ValueError
+        If ``verdict`` is not one of :data:`VERDICTS`.
+    """
     c = REGISTRY[cid]
     return Record(c.id, c.paper, c.source, c.statement, verdict, detail, evidence or {}, list(readings or []),
                   corrected, list(figures or []), run)
 
 
 def rel_err(a: float, b: float) -> float:
-    """|a - b| / |b| (``inf`` when ``b`` is 0 and ``a`` is not)."""
+    """Relative error ``abs(a - b) / abs(b)`` of ``a`` against the reference ``b``.
+
+    Parameters
+    ----------
+    a : float
+        The value checked.
+    b : float
+        The reference (same unit as ``a``).
+
+    Returns
+    -------
+    float
+        The relative error (dimensionless); 0 when both are 0, ``inf`` when only ``b`` is 0.
+    """
     if b == 0:
         return 0.0 if a == 0 else math.inf
     return abs(a - b) / abs(b)
 
 
 def first_time(t, cond) -> float:
-    """First time ``t[k]`` (s) where ``cond[k]`` holds; NaN if never."""
+    """First time ``t[k]`` where ``cond[k]`` holds; NaN if never.
+
+    Parameters
+    ----------
+    t : array_like
+        Sample times (s).
+    cond : array_like of bool
+        Condition at each sample, same length as ``t``.
+
+    Returns
+    -------
+    float
+        The first sample time where ``cond`` is True (s), NaN if it never is (no interpolation).
+    """
     import numpy as np
     idx = np.flatnonzero(cond)
     return float(t[idx[0]]) if idx.size else math.nan
@@ -161,7 +249,12 @@ def code_digest() -> str:
 
     Any change to a model, solver, network, claims module, shipped scenario or
     library version changes the digest, so a cached result never survives a
-    code change.
+    code change.  Computed once per process.
+
+    Returns
+    -------
+    str
+        The hex digest.
     """
     global _DIGEST
     if _DIGEST is None:
@@ -179,7 +272,14 @@ def code_digest() -> str:
 
 
 def cache_dir():
-    """The cache directory: ``$ECOCC_CLAIMS_CACHE`` or ``~/.cache/ecocc/claims``; ``None`` if set to ``off``."""
+    """The cache directory: ``$ECOCC_CLAIMS_CACHE`` or ``~/.cache/ecocc/claims``; ``None`` if set to ``off``.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory (not created here); None when ``ECOCC_CLAIMS_CACHE`` is ``off``, ``0``, ``no``
+        or ``false`` (any case).
+    """
     import os
     from pathlib import Path
     env = os.environ.get("ECOCC_CLAIMS_CACHE")
@@ -195,7 +295,23 @@ def cached(name: str, fn: Callable, **key):
     every keyword (parameters, grid, solver settings), so a cached value is
     reused only for the same code, the same parameters and the same solver
     settings.  Files are written atomically.  Set ``ECOCC_CLAIMS_CACHE=off``
-    to disable.
+    to disable.  An unreadable cache file is recomputed and overwritten.
+
+    Parameters
+    ----------
+    name : str
+        Name of the evidence (also the file name prefix).
+    fn : callable
+        ``fn()`` computes the value (JSON-able; NumPy arrays and non-finite floats are converted).
+    **key
+        Everything else that determines the value (parameters, grids, solver settings); values that
+        are not JSON-able enter the key by ``repr``.
+
+    Returns
+    -------
+    object
+        The value as it reads back from JSON (tuples become lists, non-finite floats None), whether
+        computed now or read from the cache; with the cache disabled, ``fn()``'s own value.
     """
     import hashlib
     import json

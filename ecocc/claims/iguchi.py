@@ -37,7 +37,18 @@ def _src(where):
 
 
 def pps(mbps):
-    """Mbps -> packets/s with 1500-byte packets."""
+    """Mbps -> packets/s with 1500-byte packets.
+
+    Parameters
+    ----------
+    mbps : float or array_like
+        Rate (Mbit/s).
+
+    Returns
+    -------
+    float or ndarray
+        Rate (packets/s) at 1500-byte packets: ``mbps * 1e6 / 12000``.
+    """
     from ..units import mbps_to_pps
     return mbps_to_pps(mbps, PKT)
 
@@ -46,16 +57,47 @@ def per_ack_run(C, tau, n, t_end, *, K=None, eps_rtt=EPS_RTT, gamma=GAMMA, lag=1
                 cross=0.0, law="ack"):
     """Synchronous rounds of one RTT (``tau``, s) for ``n`` flows on one link.
 
+    Each round every active flow applies the window law of 003 Sec. 3 with the available bandwidth
+    ``A_i = clip(C - c - sum_{j != i} w_j/tau, 0, K)`` measured ``lag`` rounds earlier (see the module
+    docstring).  A flow starts at ``w0`` in the first round at or after its start time and is 0 outside
+    ``[start, stop)``.
+
     Parameters
     ----------
-    C, K, cross : capacity, physical bandwidth (default C), constant cross traffic (packets/s)
-    eps_rtt : eps per RTT (eq. 6)
-    lag : age of the available-bandwidth measurement (RTTs)
-    law : ``"ack"`` (per-ACK increments, compounding) or ``"euler"`` (one eq. 6 step per RTT)
+    C : float
+        Link capacity (packets/s).
+    tau : float
+        Round-trip propagation delay of every flow, the length of a round (s).
+    n : int
+        Number of flows.
+    t_end : float
+        Duration (s); ``round(t_end/tau)`` rounds.
+    K : float, optional
+        Physical bandwidth (packets/s), default ``C``.
+    eps_rtt : float
+        eps per RTT (eq. 6), default 1.95.
+    gamma : float
+        Competition coefficient, default 0.9.
+    lag : int
+        Age of the available-bandwidth measurement (RTTs); 0 is the ideal reading.
+    starts, stops : array_like, optional
+        Start and stop time of each flow (s); default: all start at 0 and never stop.
+    w0 : float
+        Window of a flow when it starts (packets).
+    cross : float
+        Constant cross traffic (packets/s).
+    law : {"ack", "euler"}
+        ``"ack"``: per-ACK increments, compounding over the previous window's ACKs; ``"euler"``: one eq. (6)
+        step per RTT.
 
     Returns
     -------
-    t_s (rounds,), w_pkts (rounds, n) (0 while inactive), queue_pkts (rounds,)
+    t_s : ndarray
+        Round start times (s), shape (rounds,).
+    w_pkts : ndarray
+        Windows (packets), shape (rounds, n), 0 while inactive.
+    queue_pkts : ndarray
+        Fluid backlog ``max(0, sum w - (C - c) tau)`` (packets), shape (rounds,).
     """
     K = C if K is None else K
     steps = int(round(t_end / tau))

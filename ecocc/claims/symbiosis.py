@@ -38,7 +38,18 @@ N_FLOWS = (1, 2, 5, 10, 100)
 
 
 def pps(mbps):
-    """Mbps -> packets/s with 1500-byte packets."""
+    """Mbps -> packets/s with 1500-byte packets.
+
+    Parameters
+    ----------
+    mbps : float or array_like
+        Rate (Mbit/s).
+
+    Returns
+    -------
+    float or ndarray
+        Rate (packets/s) at 1500-byte packets: ``mbps * 1e6 / 12000``.
+    """
     from ..units import mbps_to_pps
     return mbps_to_pps(mbps, PKT)
 
@@ -55,17 +66,42 @@ def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=Non
             method="DOP853"):
     """Integrate eq. (9) with eq. (17) (or a constant ``A_const``), no delay.
 
+    Integrated in ``log w`` with SciPy's ``solve_ivp`` (rtol 1e-10, atol 1e-12), piecewise between start
+    times.  Scalars broadcast to the number of flows ``n`` (the longest of ``K``, ``tau``, ``w0``).
+
     Parameters
     ----------
-    K, tau, w0 : per-flow physical bandwidth (packets/s), propagation RTT (s), initial window (packets)
-    C, cross : link capacity and constant cross traffic (packets/s)
-    starts : per-flow start times (s); a flow is absent (w = 0) before it
-    A_const : a constant available bandwidth (packets/s) instead of eq. (17)
-    method : SciPy method ("DOP853"; "LSODA" for long runs near equilibrium)
+    K : float or array_like
+        Physical bandwidth of each flow (packets/s).
+    tau : float or array_like
+        Propagation RTT of each flow (s).
+    C : float
+        Link capacity (packets/s).
+    t_end : float
+        End time (s).
+    w0 : float or array_like
+        Window of each flow when it starts (packets).
+    eps : float
+        Growth rate (1/s), default 1.95.
+    gamma : float
+        Competition coefficient, default 0.9.
+    cross : float
+        Constant cross traffic (packets/s).
+    starts : array_like, optional
+        Per-flow start times (s); a flow is absent (w = 0) before it.  Default: all at 0.
+    A_const : float, optional
+        A constant available bandwidth (packets/s) instead of eq. (17).
+    n_out : int
+        Number of equally spaced output samples on ``[0, t_end]``.
+    method : str
+        SciPy method ("DOP853"; "LSODA" for long runs near equilibrium).
 
     Returns
     -------
-    t_s (n_out,), w_pkts (n_out, n)
+    t_s : ndarray
+        Sample times (s), shape (about ``n_out``,) (a duplicated time at a start is dropped).
+    w_pkts : ndarray
+        Windows (packets), shape (len(t_s), n), 0 while a flow is absent.
     """
     from scipy.integrate import solve_ivp
     K, tau, w0 = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (K, tau, w0))
@@ -98,13 +134,41 @@ def ode_run(K, tau, C, t_end, w0, *, eps=EPS, gamma=GAMMA, cross=0.0, starts=Non
 
 
 def first_time(t, cond):
-    """First sample time where ``cond`` holds (nan if never)."""
+    """First sample time where ``cond`` holds (nan if never).
+
+    Parameters
+    ----------
+    t : array_like
+        Sample times (s).
+    cond : array_like of bool
+        Condition at each sample, same length as ``t``.
+
+    Returns
+    -------
+    float
+        The first ``t[k]`` with ``cond[k]`` True (s), no interpolation; NaN if none.
+    """
     idx = np.flatnonzero(cond)
     return float(t[idx[0]]) if idx.size else math.nan
 
 
 def cross_time(t, y, level):
-    """First time ``y`` (rising) reaches ``level``, interpolated linearly between samples."""
+    """First time ``y`` (rising) reaches ``level``, interpolated linearly between samples.
+
+    Parameters
+    ----------
+    t : array_like
+        Sample times (s).
+    y : array_like
+        Samples, same length as ``t`` (any unit).
+    level : float
+        Level in the unit of ``y``.
+
+    Returns
+    -------
+    float
+        The crossing time (s); ``t[0]`` if ``y[0] >= level``; NaN if ``y`` never reaches ``level``.
+    """
     idx = np.flatnonzero(y >= level)
     if not idx.size:
         return math.nan
@@ -115,25 +179,117 @@ def cross_time(t, y, level):
 
 
 def w_star(K, A, tau, gamma=GAMMA):
-    """Eq. (11): w* = {(1 - gamma) K + gamma A} tau (packets)."""
+    """Eq. (11) of 002 (Sec. III-A): converged window ``w* = {(1 - gamma) K + gamma A} tau``.
+
+    Parameters
+    ----------
+    K : float or array_like
+        Physical bandwidth (packets/s).
+    A : float or array_like
+        Available bandwidth, held constant (packets/s).
+    tau : float or array_like
+        Round-trip propagation delay (s).
+    gamma : float
+        Competition coefficient, default 0.9.
+
+    Returns
+    -------
+    float or ndarray
+        ``w*`` (packets).
+    """
     return ((1 - gamma) * K + gamma * A) * tau
 
 
 def T_eq12(K, A, tau, w0, rho, eps=EPS, gamma=GAMMA):
-    """Eq. (12), first line: time (s) from w0 to rho w* for constant A."""
+    """Eq. (12) of 002 (Sec. III-A), first line: time from ``w0`` to ``rho w*`` for constant ``A``.
+
+    ``T = ln(rho/(1 - rho) (w* - w0)/w0) / (eps (1 - gamma (1 - A/K)))``, with ``w*`` of :func:`w_star`.
+
+    Parameters
+    ----------
+    K : float
+        Physical bandwidth (packets/s).
+    A : float
+        Available bandwidth, held constant (packets/s).
+    tau : float
+        Round-trip propagation delay (s).
+    w0 : float
+        Initial window (packets), below ``rho w*``.
+    rho : float
+        Target fraction of ``w*``, in (0, 1).
+    eps : float
+        Growth rate (1/s), default 1.95.
+    gamma : float
+        Competition coefficient, default 0.9.
+
+    Returns
+    -------
+    float
+        ``T`` (s).
+
+    Raises
+    ------
+    ValueError
+        From :func:`math.log` if ``w0 >= w*`` (the argument is not positive).
+    """
     ws = w_star(K, A, tau, gamma)
     return math.log(rho / (1 - rho) * (ws - w0) / w0) / (eps * (1 - gamma * (1 - A / K)))
 
 
 def eq10(w0, K, A, tau, t, eps=EPS, gamma=GAMMA, printed=False):
-    """Eq. (10): corrected ({K - gamma(K - A)} tau) or as printed ({K - gamma(K - A) tau})."""
+    """Eq. (10) of 002 (Sec. II-B): the closed-form window ``w(t)`` of eq. (9) for constant ``A``.
+
+    ``w(t) = w0 E W / (w0 (E - 1) + W)`` with ``E = exp(eps t (1 - gamma (1 - A/K)))`` and
+    ``W = {K - gamma (K - A)} tau`` (corrected: ``W = w*`` of eq. 11) or, as printed,
+    ``W = {K - gamma (K - A) tau}`` (a misplaced brace: packets/s minus packets).
+
+    Parameters
+    ----------
+    w0 : float
+        Window at t = 0 (packets).
+    K : float
+        Physical bandwidth (packets/s).
+    A : float
+        Available bandwidth, held constant (packets/s).
+    tau : float
+        Round-trip propagation delay (s).
+    t : float
+        Time since the window was ``w0`` (s).
+    eps : float
+        Growth rate (1/s), default 1.95.
+    gamma : float
+        Competition coefficient, default 0.9.
+    printed : bool
+        Use the printed (misplaced-brace) ``W`` instead of the corrected one.
+
+    Returns
+    -------
+    float
+        ``w(t)`` (packets; the printed form's limit is not a window in packets).
+    """
     E = math.exp(eps * t * (1 - gamma * (1 - A / K)))
     W = K - gamma * (K - A) * tau if printed else (K - gamma * (K - A)) * tau
     return w0 * E * W / (w0 * (E - 1) + W)
 
 
 def save_figure(fig, figdir, name):
-    """Write ``fig`` as PNG and PDF under ``figdir``; return the relative paths ([] when ``figdir`` is None)."""
+    """Write ``fig`` as PNG and PDF under ``figdir`` and close it.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (closed in every case).
+    figdir : str or pathlib.Path or None
+        Output directory (created if missing); None writes nothing.
+    name : str
+        File name without extension.
+
+    Returns
+    -------
+    list of str
+        ``["<figdir name>/<name>.png", "<figdir name>/<name>.pdf"]`` (relative to the report directory,
+        the parent of ``figdir``); ``[]`` when ``figdir`` is None.
+    """
     import matplotlib.pyplot as plt
     if figdir is None:
         plt.close(fig)
@@ -189,7 +345,31 @@ def fluid_run(C, rtts, t_end, *, K=None, x0=10.0, starts=None, stops=None, cross
 
 
 def equilibrium(C, rtts, K=None, cross=0.0, available="paper", rate="window", gamma=GAMMA):
-    """:meth:`ecocc.models.symbiosis.Symbiosis.equilibrium` on a dumbbell."""
+    """:meth:`ecocc.models.symbiosis.Symbiosis.equilibrium` on a dumbbell with 1500-byte packets.
+
+    Parameters
+    ----------
+    C : float
+        Bottleneck capacity (packets/s).
+    rtts : sequence of float
+        Propagation RTT of each flow (s).
+    K : sequence of float, optional
+        Physical bandwidth of each flow (packets/s); default: the dumbbell's.
+    cross : float
+        Constant cross traffic on the bottleneck (packets/s); 0 for none.
+    available : {"paper", "measured"}
+        See :class:`ecocc.models.symbiosis.SymbiosisParams`.
+    rate : {"window", "propagation"}
+        See :class:`ecocc.models.symbiosis.SymbiosisParams`.
+    gamma : float
+        Competition coefficient, default 0.9.
+
+    Returns
+    -------
+    dict or None
+        The model's equilibrium dict (``rate_pps``, ``window_pkts``, ``queue_pkts``, ``survives``,
+        ``capped``, ``source``), or None where it has none (``gamma >= 1``).
+    """
     from ..models import get_model
     from ..network import CrossTraffic, dumbbell
     cr = (CrossTraffic("bottleneck", rate_pps=float(cross)),) if cross else ()
@@ -971,7 +1151,30 @@ def _sec3C(figdir):
 # ===========================================================================
 
 def reno_rho(K, tau, B, eps, tbar=None):
-    """Root rho in (0, 1) of eq. (25) (nan if none)."""
+    """Root ``rho`` in (0, 1) of eq. (25) of 002 (Sec. III-D), Symbiosis against Reno on a tail-drop link.
+
+    Eq. (25): ``((1 - rho) K tau + B)/2 * tau_bar = ln((2 - rho)/(1 - rho))/eps``, the cycle length of
+    Reno (eq. 22) equal to Symbiosis' time from ``rho K tau/2`` to ``rho K tau`` (eq. 24).
+
+    Parameters
+    ----------
+    K : float
+        Physical bandwidth = bottleneck capacity (packets/s).
+    tau : float
+        Round-trip propagation delay (s).
+    B : float
+        Buffer (packets).
+    eps : float
+        Symbiosis growth rate (1/s).
+    tbar : float, optional
+        Mean RTT ``tau_bar`` of Reno's increase (s); default ``tau`` (the paper's choice, queueing ignored).
+
+    Returns
+    -------
+    float
+        ``rho`` (Symbiosis' window before a loss as a fraction of ``K tau``); NaN if (25) has no root
+        in (0, 1).
+    """
     from scipy.optimize import brentq
     tb = tau if tbar is None else tbar
     f = lambda r: ((1 - r) * K * tau + B) / 2 * tb - math.log((2 - r) / (1 - r)) / eps  # noqa: E731
@@ -982,7 +1185,33 @@ def reno_rho(K, tau, B, eps, tbar=None):
 
 
 def reno_lambda(K, tau, B, eps, printed=True):
-    """Eq. (26) as printed, or S_reno/S_proposed derived (3/8 W^2 tau_bar over (K tau/eps) ln(.))."""
+    """Throughput ratio ``lambda = S_reno/S_proposed`` of 002 (Sec. III-D): eq. (26) as printed, or derived.
+
+    With ``W = (1 - rho) K tau + B`` and ``S_proposed = (K tau/eps) ln((2 - rho)/(2 (1 - rho)))``:
+    as printed ``lambda = (3/4) W^2 / S_proposed``; derived (Reno's window from ``W/2`` to ``W`` over
+    ``T = (W/2) tau_bar``, mean ``3W/4``) ``S_reno = (3/8) W^2 tau_bar``, with ``tau_bar = tau``.
+
+    Parameters
+    ----------
+    K : float
+        Physical bandwidth = bottleneck capacity (packets/s).
+    tau : float
+        Round-trip propagation delay (s).
+    B : float
+        Buffer (packets).
+    eps : float
+        Symbiosis growth rate (1/s).
+    printed : bool
+        Eq. (26) as printed (True) or the derived ratio (False).
+
+    Returns
+    -------
+    lam : float
+        The ratio (NaN if eq. 25 has no root).  The printed form is not dimensionless (packets^2 over
+        packets-seconds); the derived one is.
+    rho : float
+        The root of eq. (25) from :func:`reno_rho`.
+    """
     r = reno_rho(K, tau, B, eps)
     if not math.isfinite(r):
         return math.nan, r
@@ -995,8 +1224,34 @@ def reno_cycle_sim(K, tau, B, eps, n_cycles=150, sub=50, with_period=False):
     """Simulate the cycle model of Sec. III-D itself: Reno grows by one packet per RTT (tau_bar = tau), the
     Symbiosis window follows eq. (23) (A = K), both halve when w_reno + w_symb reaches K tau + B.
 
-    Returns (rho at the last loss, S_reno/S_symbiosis over the last 100 cycles, spread of rho over the last 50)
-    and, with ``with_period``, the duration of the last cycle (s).
+    Time steps of ``tau/sub``; eq. (23) is applied exactly over each step and the areas under both
+    windows are integrated with the trapezoid rule (exact for Reno's linear ramp).  Starts at
+    ``w_reno = K tau/2``, ``w_symb = K tau/4``.
+
+    Parameters
+    ----------
+    K : float
+        Physical bandwidth = bottleneck capacity (packets/s).
+    tau : float
+        Round-trip propagation delay (s).
+    B : float
+        Buffer (packets).
+    eps : float
+        Symbiosis growth rate (1/s).
+    n_cycles : int
+        Loss cycles to simulate (> 100: the ratio is taken over the last 100).
+    sub : int
+        Time steps per RTT.
+    with_period : bool
+        Also return the last cycle's duration.
+
+    Returns
+    -------
+    tuple of float
+        ``(rho, lam, spread)``: ``rho`` the Symbiosis window at the last loss over ``K tau``, ``lam`` the
+        window-area ratio S_reno/S_symbiosis over the last 100 cycles, ``spread`` the peak-to-peak of
+        ``rho`` over the last 50 losses (a settled cycle has a small spread); with ``with_period``, the
+        duration of the last cycle (s) is appended.
     """
     W = K * tau
     dt = tau / sub

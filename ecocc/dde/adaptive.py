@@ -59,6 +59,7 @@ from .problem import DDEProblem, Throttled
 
 
 class Status(str, enum.Enum):
+    """Outcome of a solver run (a ``str``, so it compares equal to ``"success"`` etc.)."""
     SUCCESS = "success"
     INACCURATE = "inaccurate"
     FAILED = "failed"
@@ -280,31 +281,59 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
               max_step: float = math.inf, first_step: float | None = None, t_eval=None,
               record_steps: bool = False, max_steps: int = 10_000_000, progress=None,
               checkpoint=None, checkpoint_every_s: float = 30.0, keep_checkpoint: bool = False) -> DDESolution:
-    """Integrate ``problem`` from ``problem.t0`` to ``t_end``.
+    """Integrate ``problem`` from ``problem.t0`` to ``t_end`` with an adaptive embedded Runge-Kutta pair.
 
     Parameters
     ----------
-    rtol, atol : float or array
-        Tolerances per component: ``|err_i| <= atol_i + rtol * |y_i|``.
-    method : {"RK45", "RK23"}
-    max_step : float
-        Largest step in seconds (the smallest positive delay caps it too).
-    t_eval : array, optional
-        Output times in seconds; default: every accepted step
-        (``record_steps=True`` adds the steps to ``t_eval``).
-    progress : callable, optional
-        Called as ``progress(t)`` about every 0.2 s of wall time.
-    checkpoint : path, optional
+    problem : DDEProblem
+        The problem (state, right-hand side, lookups, bounds, jumps and kinks).
+    t_end : float
+        End time, seconds (finite, > ``problem.t0``).
+    rtol : float, optional
+        Relative tolerance (>= :data:`ecocc.dde.options.RTOL_MIN`).
+    atol : float or array_like, optional
+        Absolute tolerance, one value or one per component (>= 0, in the component's units: packets,
+        packets/s): ``|err_i| <= atol_i + rtol * |y_i|``.
+    method : {"RK45", "RK23"}, optional
+        The Runge-Kutta pair (Dormand-Prince 5(4) or Bogacki-Shampine 3(2)).
+    max_step : float, optional
+        Largest step in seconds (> 0, ``inf`` for none; the smallest positive delay caps it too).
+    first_step : float or None, optional
+        First step in seconds (> 0); None lets the solver choose.
+    t_eval : array_like or None, optional
+        Output times in seconds, non-decreasing in ``[t0, t_end]``; None: every accepted step.
+    record_steps : bool, optional
+        Also output every accepted step (added to ``t_eval``).
+    max_steps : int, optional
+        Largest number of accepted steps; a run whose step cap (smallest delay, ``max_step``) needs more
+        is refused before it starts (status ``failed``), one that reaches it stops with status ``failed``.
+    progress : callable or None, optional
+        Called as ``progress(t)`` (``t`` in seconds) about every 0.2 s of wall time.
+    checkpoint : str or path-like or None, optional
         Save the solver state there every ``checkpoint_every_s`` seconds and on
         Ctrl-C (the first Ctrl-C stops at the end of the current step; a second
         one aborts at once).  If the file exists (same problem and settings),
         the run resumes from it; it is removed when the run completes, unless
-        ``keep_checkpoint`` (then the caller removes it once the results are
+        ``keep_checkpoint``.
+    checkpoint_every_s : float, optional
+        Wall-clock time between checkpoint saves, seconds (> 0).
+    keep_checkpoint : bool, optional
+        Leave the checkpoint file after a complete run (the caller removes it once the results are
         safely stored, so a crash in between loses nothing).
 
     Returns
     -------
     DDESolution
+        Samples ``t`` (seconds) and ``y`` (shape ``(len(t), n)``), the status (``success``, ``failed``
+        with the time and the reason in ``message``, ``interrupted`` with the part computed so far) and
+        step counters.
+
+    Raises
+    ------
+    InputError
+        For a ``problem`` that is not a :class:`DDEProblem`, a non-finite or misshaped ``problem.y0``,
+        an unknown ``method``, any option out of range (see :mod:`ecocc.dde.options`), or a checkpoint
+        file written for another problem or other settings.
     """
     from . import options as opt
     from ..errors import InputError

@@ -1,55 +1,38 @@
-"""The compiled AECP lock-step kernel, ahead of time (``numba.pycc``).
+"""Ahead-of-time compilation (``numba.pycc``) of the generated kernels, and the kernel cache.
 
-Since the adaptive single-run kernel is generated from each model's laws
-(:mod:`ecocc.dde.codegen`, numba JIT with its on-disk cache; warm it with
-``python -m ecocc.dde.aot``), only the stability map's AECP lock-step kernel
-is built here.  What follows describes that route; ``numba.pycc`` is pending
-deprecation in numba, so the build requirement pins numba to the tested minor
-version (``pyproject.toml``).
+Every compiled kernel -- the adaptive one, the stability map's lock-step one, the fixed-step RK4 one -- is
+generated from a model's laws (:mod:`ecocc.dde.codegen`) and compiled on its first use on a machine;
+:func:`ecocc.dde.codegen.kernel` calls :func:`compile_module` here.  ``numba.pycc`` is pending deprecation
+in numba, so the build requirement pins numba to the tested minor version (``pyproject.toml``).
 
-numba's JIT cache makes a second process skip compilation, but every process
-still pays numba's own start-up (importing numba and initialising its typing
-and target registries): about 0.3 s on a 2-core machine, against 3-6 ms for
-the whole integration of a 4-flow, 60 s dumbbell; and the first use on a
-machine compiles (15-30 s).  So the kernel, the same Python function the
-JIT runs (no second definition), is also compiled by ``numba.pycc`` into
-a small extension module that loads without importing numba:
+Why ahead of time: numba's JIT cache makes a second process skip compilation, but every process still pays
+numba's own start-up (importing numba and initialising its typing and target registries): about 0.3 s on a
+2-core machine, against 3-6 ms for the whole integration of a 4-flow, 60 s dumbbell.  So the kernel, the same
+Python function the JIT runs (no second definition), is compiled by ``numba.pycc`` into a small extension
+module that loads without importing numba, compiled to release the GIL while it runs (``numba.pycc`` has no
+option for that; :func:`compile_module` sets numba's ``release_gil`` compiler flag for the duration of the
+build), so threads run it in parallel.
 
-* ``"lanes"``: :func:`ecocc.dde.lanes._adaptive_lanes_strided` (the
-  lock-step groups of a stability map, every ``stride``-th one;
-  :func:`ecocc.dde.engine.solve_adaptive_aecp_batch` calls it from a thread
-  pool, one call per core).
+At install time, ``setup.py`` compiles the adaptive kernels of the registry models (default options): their
+generated sources are shipped in the package (``ecocc/dde/shipped``, written by ``python -m ecocc.dde.codegen``,
+so the build environment, numba only, needs no SymPy; :func:`compile_shipped`).  A kernel comes from, in
+this order:
 
-Both are compiled to release the GIL while they run, so threads run them in
-parallel.  (``numba.pycc`` has no option for that; :func:`compile_module`
-sets numba's ``release_gil`` compiler flag for the duration of the build.)
+0. **The module built at install time** (adaptive kernels of the registry models): ``ecocc.dde.shipped.<name>_aot``,
+   used when its stamp (its generated source's hash and this CPU, :func:`generated_stamp`) matches and
+   ``ECOCC_AOT=1`` (the default); :func:`installed_generated`.
+1. **A module built on first use**, if numba is installed: in ``$ECOCC_CACHE_DIR``, else
+   ``$XDG_CACHE_HOME/ecocc``, else ``~/.cache/ecocc``.  The module name carries a hash of the generated
+   source, the kernel kind, this CPU, numba's and Python's versions.  The first run without a module builds
+   it (15 s to a few minutes on a busy machine); ``python -m ecocc.dde.aot`` does it now for every model.
+   The module is written under a temporary name and renamed, so no process loads a partial file, and the
+   build holds a lock in the directory, so concurrent processes (a sweep's workers) build it once.  Old
+   modules (about 1 MB each) are not removed; delete the directory to clean up.
+2. **numba's JIT** (cached on disk by numba) if that build fails; the run's ``settings`` / the map's
+   ``attrs["kernel"]`` say why.
 
-A kernel comes from, in this order:
-
-1. **The module built at install time**: ``ecocc.dde._lanes_aot``, compiled by the ``build_ext`` step of
-   ``setup.py`` (numba is a build requirement, so this happens in pip's
-   build environment even when numba is not installed to run).  Each exports
-   ``stamp()``, a hash of the kernel sources, signatures and the CPU it was
-   built for (:func:`source_stamp`); a module whose stamp differs from this
-   checkout's (sources edited after an editable install, a wheel copied to
-   another CPU) is not used.  If the build fails (no C compiler, no
-   ``numba.pycc``), the install still succeeds without the module.
-2. **A module built on first use**, if numba is installed:
-   ``$ECOCC_CACHE_DIR``, else ``$XDG_CACHE_HOME/ecocc``, else
-   ``~/.cache/ecocc``.  The module name carries the stamp plus numba's and
-   Python's versions.  The first run without a module builds it (about 15 s
-   per kernel, instead of the JIT compilation it replaces);
-   ``python -m ecocc.dde.aot`` does it now.  The module is written under a
-   temporary name and renamed, so no process loads a partial file, and the
-   build holds a lock in the directory, so concurrent processes (a sweep's
-   workers) build it once.  Old modules (about 1 MB each, one per kernel
-   version) are not removed; delete the directory to clean up.
-3. **numba's JIT** (cached on disk by numba), and :func:`kernel_info` says
-   why the modules were not used.
-
-``ECOCC_AOT=0`` always uses the JIT kernels (the tests compare the two);
-``ECOCC_AOT=cache`` skips the installed modules (the benchmarks time the
-first use without them).
+``ECOCC_AOT=0`` always uses the JIT kernels (the tests compare the two); ``ECOCC_AOT=cache`` skips the
+installed modules.
 """
 from __future__ import annotations
 
@@ -64,41 +47,12 @@ import warnings
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = ("kernels.py", "history.py", "lanes.py")  # the compiled code's sources (see source_stamp)
-
-#: the adaptive kernel's argument types by name, in numba's signature syntax: every array is a fresh,
-#: writable, C-contiguous one (``engine._adaptive_args`` makes sure; a test checks these against
-#: ``numba.typeof`` of the arguments it builds).  Static, so that the install-time build needs numba but
-#: not a model.
-ADAPTIVE_TYPES = dict(
-    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
-    first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
-    Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
-    expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", P="int64", L="int64",
-    fps="int64[::1]", pl="int64[::1]", bwd="float64[::1]", lptr="int64[::1]", lflows="int64[::1]",
-    start="float64[::1]", stop="float64[::1]", C="float64[::1]", buf="float64[::1]", ctimes="float64[::1]",
-    ctable="float64[:, ::1]", alpha="float64", beta="float64", Tq="float64", q0="float64[::1]",
-    counters="int64[::1]", reals="float64[::1]")
-#: the same for the lock-step groups (``lanes._adaptive_lanes_strided``): per-group arrays gain a leading
-#: group axis, and lanes have their own gains, counters and status codes
-LANES_TYPES = dict(ADAPTIVE_TYPES, first="int64", stride="int64", bps_ptr="int64[::1]", n_int="int64",
-                   ocomp="int64[::1]", overlap="boolean", y0="float64[:, ::1]", out_y="float64[:, :, ::1]",
-                   dmin="float64[::1]", keep_s="float64[::1]", bwd="float64[:, ::1]", alpha="float64[:, ::1]",
-                   beta="float64[:, ::1]", Tq="float64[:, ::1]", q0="float64[:, ::1]", counters="int64[:, :, ::1]",
-                   reals="float64[:, :, ::1]", codes="int64[:, ::1]")
 
 #: members per lock-step group of the lanes kernel (a compile-time constant: the lane loops are unrolled;
 #: here, not in ``lanes.py``, so that grouping the members needs no numba)
 LANES = 8
 
-#: kind -> (module of the Python function, its name, argument types, return type, installed module)
-KERNELS = {
-    "lanes": ("lanes", "_adaptive_lanes_strided", LANES_TYPES, "none", "_lanes_aot"),
-}
 _EXPORT = "kernel"
-
-_state: dict = {}
-
 
 def cache_dir() -> Path:
     env = os.environ.get("ECOCC_CACHE_DIR")
@@ -126,39 +80,6 @@ def _numba_version() -> str:
     if spec is None or spec.origin is None:
         raise ImportError("numba is not installed")
     return (Path(spec.origin).parent / "_version.py").read_text()
-
-
-def source_stamp() -> int:
-    """A 60-bit hash of the kernel sources, the compiled signatures and this CPU: a compiled module is used
-    only where it matches.  (Not this file as a whole: editing the rest of it does not change the compiled
-    code.)"""
-    h = hashlib.sha256()
-    for name in _SOURCES:
-        h.update((_HERE / name).read_bytes())
-    h.update(repr([LANES] + [(k, v[3], sorted(v[2].items())) for k, v in sorted(KERNELS.items())]).encode())
-    h.update(_cpu_id().encode())
-    return int(h.hexdigest()[:15], 16)
-
-
-def module_name(kind: str) -> str:
-    """The name of ``kind``'s module built on first use, for these sources and CPU, numba and Python."""
-    h = hashlib.sha256(f"{kind}|{source_stamp()}|{_numba_version()}|{sys.version}".encode())
-    return f"ecocc_{kind}_" + h.hexdigest()[:16]
-
-
-def python_function(kind: str):
-    """The kernel ``kind`` as numba's JIT dispatcher (imports numba)."""
-    import importlib
-    mod, fn = KERNELS[kind][:2]
-    return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)
-
-
-def signature(kind: str) -> str:
-    """The kernel's numba signature, its parameters in order."""
-    import inspect
-    _, _, types, ret, _ = KERNELS[kind]
-    names = inspect.signature(python_function(kind).py_func).parameters
-    return f"{ret}(" + ", ".join(types[k] for k in names) + ")"
 
 
 def _stamp_function(value: int):
@@ -189,15 +110,32 @@ def _release_gil():
         pc.Flags = base
 
 
-def compile_module(kind: str, name: str, out_dir: Path, *, quiet: bool = False, func=None, sig=None,
-                   stamp=None) -> Path:
-    """Compile the kernel ``kind`` into the extension module ``name`` (exporting ``kernel`` and ``stamp``) in
-    ``out_dir``; returns the file.  Built in a temporary directory inside ``out_dir`` and renamed, so a
-    concurrent reader sees the whole file or none.  ``func``, ``sig``, ``stamp``: another Python function
-    (a generated kernel, :mod:`ecocc.dde.codegen`) with its signature and stamp."""
+def compile_module(kind: str, name: str, out_dir: Path, *, func, sig, stamp: int, quiet: bool = False) -> Path:
+    """Compile a generated kernel into an extension module with ``numba.pycc``.
+
+    Built in a temporary directory inside ``out_dir`` and renamed, so a concurrent reader sees the whole file
+    or none.  The module exports ``kernel`` (``func``, releasing the GIL) and ``stamp`` (returning ``stamp``).
+
+    Parameters
+    ----------
+    kind : str
+        What the kernel is, for messages.
+    name : str
+        The module's name.
+    out_dir : Path
+    func : function
+        The Python function (a generated kernel, :mod:`ecocc.dde.codegen`).
+    sig : numba signature
+    stamp : int
+    quiet : bool
+        No message on stderr.
+
+    Returns
+    -------
+    Path
+        The module file.
+    """
     from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
-    if func is None:
-        func, sig, stamp = python_function(kind).py_func, signature(kind), source_stamp()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
@@ -259,21 +197,6 @@ def _build_lock():
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _installed_kernel(kind: str):
-    """The install-time module's kernel ``kind``, or None, and where it is or why it is not used."""
-    spec = importlib.util.find_spec(f"{__package__}.{KERNELS[kind][4]}")
-    if spec is None:
-        return None, "no module built at install time"
-    try:
-        mod = importlib.import_module(spec.name)
-        if mod.stamp() != source_stamp():
-            return None, (f"the module built at install time ({spec.origin}) is for other kernel sources or "
-                          "another CPU")
-    except Exception as exc:  # a broken or foreign file: the cache or the JIT kernel does the same work
-        return None, f"the module built at install time does not load: {type(exc).__name__}: {exc}"
-    return getattr(mod, _EXPORT), spec.origin
-
-
 # ---------------------------------------------------------------------------------------------------------
 # the generated adaptive kernels of the registry models, shipped as source and compiled at install time
 # ---------------------------------------------------------------------------------------------------------
@@ -285,6 +208,14 @@ _GEN_D = ("int64", "int64", "int64[::1]", "int64[::1]", "float64[::1]", "float64
           "float64[::1]", "float64[::1]", "float64[::1]", "float64[::1]", "float64[:, ::1]", "float64[:, ::1]",
           "float64[:, ::1]", "float64[::1]")
 _GEN_WK = ("float64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[::1]")
+#: the other arguments' types (as ``ecocc.dde.engine._method_args`` and ``generic_args`` build them: fresh,
+#: writable, C-contiguous arrays)
+_GEN_ARG_TYPES = dict(
+    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
+    first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
+    expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", hsrc="int64[::1]", iq="int64", L="int64",
+    buf="float64[::1]", counters="int64[::1]", reals="float64[::1]")
 
 
 def generated_signature():
@@ -304,7 +235,7 @@ def generated_signature():
         return numba.typeof(0) if text == "int64" else eval(text, {}, vars(nt))  # noqa: S307  (fixed strings)
 
     from .engine import ADAPTIVE_ARGS
-    spec = dict(ADAPTIVE_TYPES, hsrc="int64[::1]", iq="int64")
+    spec = _GEN_ARG_TYPES
     args = []
     for k in ADAPTIVE_ARGS:
         if k == "D":
@@ -390,26 +321,12 @@ def installed_generated(gen_name: str):
     return getattr(mod, _EXPORT), spec.origin
 
 
-def _cached_kernel(kind: str):
-    """This machine's module of ``kind`` from the kernel cache, built now if missing (needs numba)."""
-    name = module_name(kind)
-    path = _module_path(name)
-    built = False
-    if path is None:
-        with _build_lock():  # a concurrent process (a sweep's workers) waits, then loads its module
-            path = _module_path(name)
-            if path is None:
-                path = compile_module(kind, name, cache_dir())
-                built = True
-    return getattr(_load(path, name), _EXPORT), dict(compiled="aot", module=str(path), built_now=built)
-
-
 AOT_MODES = ("1", "0", "cache")
 
 
 def aot_mode() -> str:
-    """``$ECOCC_AOT``: ``1`` (default) the installed module, else the cached one, else the JIT kernel; ``cache``
-    skip the installed module; ``0`` always the JIT kernel."""
+    """``$ECOCC_AOT``: ``1`` (default) or ``cache``: the module built into the kernel cache (on first use), else the
+    JIT kernel; ``0``: always the JIT kernel."""
     from ..errors import InputError
     mode = os.environ.get("ECOCC_AOT", "1")
     if mode not in AOT_MODES:
@@ -417,61 +334,24 @@ def aot_mode() -> str:
     return mode
 
 
-def installed_usable(kind: str) -> bool:
-    """Whether runs of ``kind`` take the module built at install time (they need no numba then)."""
-    return aot_mode() == "1" and _installed_kernel(kind)[0] is not None
-
-
-def kernel(kind: str):
-    """The kernel ``kind`` (see :data:`KERNELS`): ahead-of-time compiled if possible (installed, else cached),
-    else numba's JIT."""
-    if kind in _state:
-        return _state[kind][0]
-    func, info = None, {}
-    mode = aot_mode()
-    if mode != "0":
-        func, where = _installed_kernel(kind) if mode == "1" else (None, "ECOCC_AOT=cache")
-        if func is not None:
-            info = dict(compiled="aot", module=where, built_now=False, installed=True)
-        else:
-            try:
-                func, info = _cached_kernel(kind)
-                info["installed_unavailable"] = where
-            except Exception as exc:  # no numba or pycc, no compiler, a failed build: the JIT kernel
-                info = dict(compiled="jit", aot_unavailable=f"{where}; {type(exc).__name__}: {exc}")
-    else:
-        info = dict(compiled="jit", aot_unavailable="ECOCC_AOT=0")
-    if func is None:
-        func = python_function(kind)
-    _state[kind] = (func, info)
-    return func
-
-
-def kernel_info(kind: str) -> dict:
-    """How this process obtained the kernel ``kind`` (empty before its first run)."""
-    return dict(_state.get(kind, (None, {}))[1])
-
-
 def reset():
     """Forget the kernels chosen by this process (the tests switch between AOT and JIT)."""
-    _state.clear()
     cg = sys.modules.get(f"{__package__}.codegen")
     if cg is not None:
         cg._kernels.clear()
 
 
 def main():
-    """``python -m ecocc.dde.aot``: find (or build into the cache) this machine's compiled kernels now -- the
-    lock-step map kernel, the adaptive kernel of every registered model (numba's cache) and the shared
-    integrator of user DDEs (:mod:`ecocc.dde.user`) -- e.g. after
-    installing, so that the first real run does not pay for the compilation."""
-    from ecocc.dde import aot  # the package's instance of this module (``python -m`` runs a second one)
+    """``python -m ecocc.dde.aot``: build (or find) this machine's compiled kernels now -- the adaptive one of
+    every registered model the generated kernels serve (and numba's cache of it), and the shared integrator of
+    user DDEs (:mod:`ecocc.dde.user`) -- e.g. after installing, so
+    that the first real run does not pay for the compilation.  The lock-step and fixed-step kernels are built
+    on their first use."""
     from ecocc.dde.codegen import warm
-    for kind in KERNELS:
-        aot.kernel(kind)
-        info = aot.kernel_info(kind)
-        print(f"{kind} kernel: {info.get('compiled')} ({info.get('module') or info.get('aot_unavailable')})")
-    for name, (wall, path) in warm().items():
+    from ecocc.dde.engine import codegen_gap
+    from ecocc.models import REGISTRY, get_model
+    served = [n for n in REGISTRY if codegen_gap(get_model(n)) is None]
+    for name, (wall, path) in warm(served).items():
         print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
     import time
     t0 = time.perf_counter()

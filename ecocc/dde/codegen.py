@@ -30,6 +30,15 @@ round-off difference flips one step decision (an accept/reject at the tolerance 
 differ by a tolerance-sized amount.  Float constants in the laws are printed with 15 significant
 digits (SymPy's default precision): they may differ from the literal in the 16th digit.
 
+Hooks of :meth:`NetworkSystem.rhs`, followed generically (no model named here): a model's
+``link_drop_fraction`` (active queue management, e.g. RED) is generated as ``_law_drop`` on the link's
+current state, queue and arrival; that fraction of the arrival is taken out of the queue's input and added
+to ``lost`` with the operations of the NumPy right-hand side, so arrived = departed + lost + queue holds.
+The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are computed in the pair loop:
+``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
+current rate.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
+piecewise law, where the linearization keeps only the one its equilibrium lies on).
+
 Scope: what :class:`NetworkSystem` computes with no forward delays (the whole RTT on the feedback path,
 the papers' placement) and no state jumps; :func:`supported` says why not otherwise, and the caller uses
 the NumPy solver.
@@ -48,7 +57,9 @@ import numpy as np
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every module (a change of the generator not visible in the generated text)
-GEN_VERSION = 1
+GEN_VERSION = 3
+#: the per-pair extras (NetworkModel.pair_extras) the generated right-hand side computes
+PAIR_EXTRAS = ("n_active", "rate")
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
 
 _modules: dict = {}
@@ -95,7 +106,7 @@ class Laws:
 
     def __init__(self, model, P, st_keys, lst_keys):
         import sympy as sp
-        from ..models.base import SYMPY_OPS as ops
+        from ..models.base import SYMPY_EXACT_OPS as ops
 
         def R(name):
             return sp.Symbol(name, real=True)
@@ -116,8 +127,10 @@ class Laws:
         self.qq, self.yy, self.CC = R("qq"), R("yy"), R("CC")
         self.ls = [R(f"ls_{k}") for k in lst_keys]
         lst = dict(zip(lst_keys, self.ls))
+        # the per-pair extras the system adds to the signal's static dict (NetworkModel.pair_extras)
+        self.px = [R(f"px_{k}") for k in m.pair_extras]
         sig = sp.sympify(m.link_signal(ops, ls, self.qq, self.yy if m.signal_uses_arrival else None, self.CC,
-                                       Ps, lst))
+                                       Ps, {**lst, **dict(zip(m.pair_extras, self.px))}))
         self.fb = R("fb")
         self.ownsym = R("own")
         # a signal e^g aggregated by min or max: aggregate g (exp is monotone) and hand the law e^fb
@@ -134,6 +147,9 @@ class Laws:
         dl = m.link_law(ops, lc, self.q, self.y, self.C, Ps, lst) if m.link_states else {}
         self.dlink = [sp.sympify(dl[v]) / lc[v] if lg else sp.sympify(dl[v])
                       for v, lg in zip(m.link_states, m.link_log)]
+        # active queue management: the fraction of the arrival dropped before the queue, or None
+        dr = m.link_drop_fraction(ops, lc, self.q, self.y, self.C, Ps, lst)
+        self.drop = None if dr is None else sp.sympify(dr)
 
     def uses(self, expr, sym) -> bool:
         return expr is not None and sym in expr.free_symbols
@@ -207,6 +223,41 @@ def _val_code(ind, name, col, comp):
             f"{x}    {name} = HY[0, {col}]"]
 
 
+def _seg_code_lanes(ind, d, kslot):
+    """:func:`_seg_code` for the lock-step kernel: the segment and weights shared by the lanes, plus mode 4, a
+    delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``): the step's continuous
+    extension, its powers of ``th`` in ``ext``."""
+    x = " " * ind
+    out = _seg_code(ind, d, kslot)
+    i = out.index(f"{x}    elif m < 2:")
+    return out[:i] + [f"{x}    elif n_pass > 0 and tsel > t_cur:",
+                      f"{x}        md = 4",
+                      f"{x}        th = (tau - t_cur) / h_cur",
+                      f"{x}        sp = 1.0",
+                      f"{x}        for jd in range(nd):",
+                      f"{x}            sp *= th",
+                      f"{x}            ext[jd] = sp"] + out[i:]
+
+
+def _val_code_lanes(ind, name, col, comp):
+    """:func:`_val_code` for lane ``w`` (history column ``col``, state component ``comp``, lane-flat)."""
+    x = " " * ind
+    return [f"{x}if md == 3:",
+            f"{x}    {name} = (w0 * HY[k, ({col}) * W + w] + w1 * HFA[k, ({col}) * W + w] + w2 * HY[k + 1, ({col}) * W + w]"
+            f" + w3 * HFB[k, ({col}) * W + w])",
+            f"{x}elif md == 0:",
+            f"{x}    {name} = y[({comp}) * W + w]",
+            f"{x}elif md == 1:",
+            f"{x}    {name} = y0[({comp}) * W + w]",
+            f"{x}elif md == 4:",
+            f"{x}    vx = 0.0",
+            f"{x}    for jd in range(nd):",
+            f"{x}        vx += QV[jd, ({col}) * W + w] * ext[jd]",
+            f"{x}    {name} = yc[({comp}) * W + w] + h_cur * vx",
+            f"{x}else:",
+            f"{x}    {name} = HY[0, ({col}) * W + w]"]
+
+
 def _index_code(ind, name, times, t):
     """Source: ``name`` = ``kernels._index_at(times, t)`` written out (see :func:`_seg_code`)."""
     x = " " * ind
@@ -262,13 +313,22 @@ class Generated:
         if m.needs_own_delayed:
             src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                              [lw.own], False)
-        fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
+        fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls] + [s.name for s in lw.px]
         src += _function("_law_signal", fn_sig + par_args, [lw.signal], False)
         fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
         src += _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+        fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
         if nL:
-            fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
             src += _function("_law_link", fn_link + par_args, lw.dlink, True)
+        if lw.drop is not None:
+            src += _function("_law_drop", fn_link + par_args, [lw.drop], False)
+        # the per-pair extras the signal reads (NetworkSystem.rhs: n_active at the load's delays, rate now)
+        unknown = [k for k in m.pair_extras if k not in PAIR_EXTRAS]
+        if unknown:
+            raise ValueError(f"pair_extras {unknown}: the generated kernel knows {PAIR_EXTRAS}")
+        px_used = {k for k, x in zip(m.pair_extras, lw.px) if lw.uses(lw.signal, x)}
+        if "n_active" in px_used and not m.signal_uses_arrival:
+            raise ValueError("pair_extras 'n_active' needs signal_uses_arrival (it is counted with the load)")
 
         def unpack_flow(idx, names=None):
             return [f"u_{v} = y[{i} * P + {idx}]" for i, v in enumerate(m.flow_states)]
@@ -327,23 +387,32 @@ class Generated:
                 r += [f"            lv_{v} = 0.0  # not read by the signal"]
         r += (_val_code(12, "qq", "HC_Q0 + l", "IQ + l") if q_used
               else ["            qq = 0.0  # not read by the signal"])
-        if uses_y:
+        count_na = "n_active" in px_used
+        if uses_y or count_na:
             r += ["            td = tt - bwd[j]",
                   "            yy = 0.0",
+                  "            px_n_active = 0.0",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                kf = lflows[jj]",
                   "                if start[kf] <= td and td < stop[kf]:"]
-            for i, v in enumerate(m.flow_states):
-                if i in flow_used:
-                    r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
-                else:
-                    r += [f"                    u_{v} = 0.0  # not read by the load"]
-            r += ["                    " + x for x in static_flow("kf")]
-            load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
-            r += [f"                    yy += _law_load({load_args})",
-                  ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
+            if count_na:
+                r += ["                    px_n_active += 1.0"]
+            if uses_y:
+                for i, v in enumerate(m.flow_states):
+                    if i in flow_used:
+                        r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+                    else:
+                        r += [f"                    u_{v} = 0.0  # not read by the load"]
+                r += ["                    " + x for x in static_flow("kf")]
+                load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+                r += [f"                    yy += _law_load({load_args})",
+                      ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
         else:
             r += ["            yy = 0.0  # the signal does not read the load"]
+        if "n_active" in m.pair_extras and not count_na:
+            r += ["            px_n_active = 0.0  # not read by the signal"]
+        if "rate" in m.pair_extras:
+            r += ["            px_rate = rate[p]"]
         r += ["            CC = C[l]"]
         r += ["            " + x for x in static_link("l")]
         r += [f"            sg = _law_signal({', '.join(fn_sig + par_args)})"]
@@ -371,23 +440,35 @@ class Generated:
               "        q = y[IQ + l]",
               "        C_l = C[l]",
               "        a = arrival[l]"]
-        if nL:
+        args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+        if nL or lw.drop is not None:
             r += [f"        lc_{v} = y[{nF} * P + {i} * L + l]" for i, v in enumerate(m.link_states)]
             r += ["        " + x for x in static_link("l")]
-            args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+        if nL:
             r += [f"        dl = _law_link({args})"]
             r += [f"        out[{nF} * P + {i} * L + l] = dl[{i}]" for i in range(nL)]
-        r += ["        dq = a - C_l",
-              "        out[IQ + l] = dq",
-              "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0",
+        if lw.drop is not None:
+            # AQM drops (packets/s), never queued, counted as lost (NetworkSystem.rhs, same operations)
+            r += [f"        early = a * _law_drop({args})",
+                  "        dq = a - early - C_l",
+                  "        a_q = a - early",
+                  "        out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early"]
+        else:
+            r += ["        dq = a - C_l",
+                  "        a_q = a",
+                  "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0"]
+        r += ["        out[IQ + l] = dq",
               "        out[IQ + 2 * L + l] = a",
-              "        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l",
+              "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
-        template = (_HERE / "integrator.py").read_text()
+        r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
+                        flow_used, self.st_keys, self.lst_keys)
+        template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n" + _lanes_template()
+                    + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
         # the text depends only on the laws (two models with the same laws, as AECP and CLTCP, share a module)
         header = ['"""Generated by ecocc.dde.codegen from a model\'s laws; do not edit."""',
-                  f"# generator {GEN_VERSION}; helpers {stamp[:16]}",
+                  f"# generator {GEN_VERSION}; helpers {stamp[:16]}; lanes {_lanes_count()}",
                   "# parameters (par): " + ", ".join(self.param_names)]
         self.source = "\n".join(header) + "\n" + template + "\n\n# --- the model ---\n" + "\n".join(src + r) + "\n"
         self.n_flow_states, self.n_link_states = nF, nL
@@ -404,6 +485,166 @@ class Generated:
         if self.q_used:
             parts.append(np.arange(L) + nF * P + self.n_link_states * L)
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _lanes_count() -> int:
+    from .aot import LANES
+    return LANES
+
+
+def _lanes_template() -> str:
+    """The lock-step template (:mod:`ecocc.dde.lanes`) without its imports that the integrator template already
+    made (so the generated module has each import once)."""
+    return (_HERE / "lanes.py").read_text()
+
+
+def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
+               flow_used, st_keys, lst_keys):
+    """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
+    for ``W = LANES`` lanes, state ``[q * W + w]``; per-lane parameters ``par[i * W + w]`` and static fields
+    ``FST[i, p * W + w]``, ``LST[i, l * W + w]``; history columns ``HY[k, c * W + w]``.  Where a lookup's time
+    falls inside the step being taken (``overlap``), the step's continuous extension ``QV`` from ``yc``."""
+    pars = [f"{x} = par[{i} * W + w]" for i, x in enumerate(par_args)]
+
+    def stf(idx):
+        return [f"st_{k} = FST[{i}, ({idx}) * W + w]" for i, k in enumerate(st_keys)]
+
+    def lsf(idx):
+        return [f"ls_{k} = LST[{i}, ({idx}) * W + w]" for i, k in enumerate(lst_keys)]
+
+    def ind(n, lines):
+        return [" " * n + x for x in lines]
+
+    agg = m.path_aggregate
+    r = ["", "", '@njit(cache=True, inline="always")',
+         "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
+         "                     h_cur, QV, yc):",
+         '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
+         "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext = Wk",
+         "    W = LANES",
+         "    nd = QV.shape[0]",
+         "    tt = s + nud",
+         "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0",
+         f"    IQ = {nF} * P + {nL} * L",
+         "    ISENT = IQ + 5 * L"]
+    r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+    r += ["    for p in range(P):",
+          "        act = start[p] <= tt and tt < stop[p]",
+          "        for w in range(W):"]
+    r += ind(12, pars)
+    if uses_qd:
+        r += ["            qd = 0.0",
+              "            for j in range(fps[p], fps[p + 1]):",
+              "                qd += y[(IQ + pl[j]) * W + w] / C[pl[j]]"]
+    else:
+        r += ["            qd = 0.0"]
+    r += ["            qdel[p * W + w] = qd",
+          "            if act:"]
+    r += ind(16, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
+    r += [f"                rate[p * W + w] = _law_rate({', '.join(fn_rate + par_args)})",
+          "            else:",
+          "                rate[p * W + w] = 0.0",
+          "            if full:",
+          "                out[(ISENT + p) * W + w] = rate[p * W + w]",
+          ] + _index_code(4, "kc", "ctimes", "tt") + [
+          "    for l in range(L):",
+          "        for w in range(W):",
+          "            arrival[l * W + w] = 0.0",
+          "        for jj in range(lptr[l], lptr[l + 1]):",
+          "            o = lflows[jj] * W",
+          "            for w in range(W):",
+          "                arrival[l * W + w] += rate[o + w]",
+          "        for w in range(W):",
+          "            arrival[l * W + w] += ctable[kc, l]",
+          "    for p in range(P):",
+          "        if not (start[p] <= tt and tt < stop[p]):",
+          "            for w in range(W):"]
+    r += [f"                out[({i} * P + p) * W + w] = 0.0" for i in range(nF)]
+    r += ["            continue",
+          "        for w in range(W):",
+          f"            fbw[w] = {_AGG_INIT[agg]}",
+          "        for j in range(fps[p], fps[p + 1]):",
+          "            l = pl[j]",
+          ] + _seg_code_lanes(12, "bwd[j]", "kcur[j]")
+    if uses_y:
+        r += ["            td = tt - bwd[j]"] + _index_code(12, "kd", "ctimes", "td")
+    r += ["            CC = C[l]",
+          "            for w in range(W):"]
+    r += ind(16, pars)
+    for i in range(nL):
+        v = m.link_states[i]
+        if i in link_used:
+            r += _val_code_lanes(16, f"lv_{v}", f"HC_L{i} + l", f"{nF} * P + {i} * L + l")
+        else:
+            r += [f"                lv_{v} = 0.0  # not read by the signal"]
+    r += (_val_code_lanes(16, "qq", "HC_Q0 + l", "IQ + l") if q_used
+          else ["                qq = 0.0  # not read by the signal"])
+    if uses_y:
+        r += ["                yy = 0.0",
+              "                for jj in range(lptr[l], lptr[l + 1]):",
+              "                    kf = lflows[jj]",
+              "                    if start[kf] <= td and td < stop[kf]:"]
+        for i, v in enumerate(m.flow_states):
+            if i in flow_used:
+                r += _val_code_lanes(24, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+            else:
+                r += [f"                        u_{v} = 0.0  # not read by the load"]
+        r += ind(24, stf("kf"))
+        load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
+        r += [f"                        yy += _law_load({load_args})",
+              "                yy += ctable[kd, l]"]
+    else:
+        r += ["                yy = 0.0  # the signal does not read the load"]
+    r += ind(16, lsf("l"))
+    r += [f"                sg = _law_signal({', '.join(fn_sig + par_args)})"]
+    r += {"min": ["                fbw[w] = min(fbw[w], sg)"], "max": ["                fbw[w] = max(fbw[w], sg)"],
+          "sum": ["                fbw[w] += sg"]}[agg]
+    if m.needs_own_delayed:
+        r += _seg_code_lanes(8, "rtt[p]", "kown[p]")
+        r += ["        to = tt - rtt[p]",
+              "        oact = start[p] <= to and to < stop[p]"]
+    r += ["        for w in range(W):"]
+    r += ind(12, pars)
+    if m.needs_own_delayed:
+        r += ["            own = 0.0",
+              "            if oact:"]
+        for i, v in enumerate(m.flow_states):
+            if i in flow_used:
+                r += _val_code_lanes(16, f"u_{v}", f"HC_F{i} + p", f"{i} * P + p")
+            else:
+                r += [f"                u_{v} = 0.0  # not read by the own load"]
+        r += ind(16, stf("p"))
+        own_args = ", ".join(["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args)
+        r += [f"                own = _law_own({own_args})"]
+    else:
+        r += ["            own = 0.0"]
+    r += ind(12, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
+    r += ["            qd = qdel[p * W + w]",
+          "            fb = fbw[w]",
+          f"            d = _law_flow({', '.join(fn_flow + par_args)})"]
+    r += [f"            out[({i} * P + p) * W + w] = d[{i}]" for i in range(nF)]
+    r += ["    for l in range(L):",
+          "        C_l = C[l]",
+          "        for w in range(W):",
+          "            lw = l * W + w",
+          "            q = y[(IQ + l) * W + w]",
+          "            a = arrival[lw]"]
+    if nL:
+        r += ind(12, pars)
+        r += [f"            lc_{v} = y[({nF} * P + {i} * L + l) * W + w]" for i, v in enumerate(m.link_states)]
+        r += ind(12, lsf("l"))
+        args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+        r += [f"            dl = _law_link({args})"]
+        r += [f"            out[({nF} * P + {i} * L + l) * W + w] = dl[{i}]" for i in range(nL)]
+    r += ["            dq = a - C_l",
+          "            out[(IQ + l) * W + w] = dq",
+          "            if full:",
+          "                out[(IQ + L + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0",
+          "                out[(IQ + 2 * L + l) * W + w] = a",
+          "                out[(IQ + 3 * L + l) * W + w] = (a if a < C_l else C_l) if sat_lo[lw] else C_l",
+          "                out[(IQ + 4 * L + l) * W + w] = q"]
+    return r
 
 
 def generated_dir() -> Path:
@@ -430,43 +671,52 @@ def load(gen: Generated):
 
 _kernels: dict = {}
 
+#: kernels of a generated module: kind -> (function name, argument names' attribute of ecocc.dde.engine)
+KINDS = {"adaptive": ("adaptive_kernel", "ADAPTIVE_ARGS"), "lanes": ("lanes_kernel_strided", "LANES_ARGS"),
+         "fixed": ("fixed_kernel_strided", "FIXED_ARGS")}
 
-def kernel(gen: Generated, args: dict):
-    """``(callable, info)``: the adaptive kernel of ``gen`` for arguments like ``args`` (a dict keyed by
-    :data:`ecocc.dde.engine.ADAPTIVE_ARGS`).
 
-    As for the lock-step kernel (:mod:`ecocc.dde.aot`), the generated kernel is compiled by ``numba.pycc``
-    into an extension module in the cache directory (named by a hash of the generated source, this CPU,
-    numba's and Python's versions; built once, under a lock, written atomically), which later processes load
-    without importing numba (numba's start-up and cache loading cost ~0.5 s per process, far more than a
-    small run).  If that build fails, or with ``ECOCC_AOT=0``, numba's JIT (cached on disk) runs the same
-    function.  A registry model's kernel compiled at install time (``ecocc.dde.shipped``, setup.py) is
-    taken first.
+def kernel(gen: Generated, args: dict, kind: str = "adaptive"):
+    """The compiled kernel ``kind`` of a generated module.
 
     Parameters
     ----------
     gen : Generated
-        The generated module's description.
     args : dict
-        Arguments like the run's (their types make the signature of a build into the cache).
+        Arguments like the ones it will get (their numba types make the signature), keyed by the kind's
+        argument names in :mod:`ecocc.dde.engine`.
+    kind : {"adaptive", "lanes", "fixed"}
+        :data:`KINDS`: one adaptive run, the lock-step groups of :func:`ecocc.dde.engine.solve_adaptive_batch`,
+        the fixed-step RK4 members of :func:`ecocc.dde.engine.solve_fixed`.
 
     Returns
     -------
-    tuple
-        ``(callable, info)``: the kernel and how it was obtained (``compiled``, ``module``, ``installed``).
-    """
-    if gen.name in _kernels:
-        return _kernels[gen.name]
+    callable, dict
+        The kernel and how it was obtained (``compiled``: ``"aot"`` or ``"jit"``, the module, ``built_now``, or
+        ``aot_unavailable``: why not ahead of time).
+
+    The generated kernel is compiled by ``numba.pycc`` into an extension module in the cache directory (named
+    by a hash of the generated source, the kind, this CPU, numba's and Python's versions; built once, under a
+    lock, written atomically), which later processes load without importing numba (numba's start-up and cache
+    loading cost ~0.5 s per process, far more than a small run).  Compiled with the GIL released, so threads
+    run it in parallel.  If that build fails, or with ``ECOCC_AOT=0``, numba's JIT (cached on disk) runs the
+    same function."""
+    key = (gen.name, kind)
+    if key in _kernels:
+        return _kernels[key]
     from . import aot
-    fn, where = aot.installed_generated(gen.name)  # compiled at install time (a registry model's kernel)
-    if fn is not None:
-        _kernels[gen.name] = (fn, dict(compiled="aot", module=where, built_now=False, installed=True))
-        return _kernels[gen.name]
+    fname, argattr = KINDS[kind]
+    if kind == "adaptive":  # a registry model's kernel compiled at install time (ecocc.dde.shipped, setup.py)
+        fn, where = aot.installed_generated(gen.name)
+        if fn is not None:
+            _kernels[key] = (fn, dict(compiled="aot", module=where, built_now=False, installed=True))
+            return _kernels[key]
     fn, info = None, {}
     if aot.aot_mode() != "0":
         try:
+            tag = "" if kind == "adaptive" else f"|{kind}"
             name = "ecocc_aot_" + hashlib.sha256(
-                f"{gen.name}|{aot._cpu_id()}|{aot._numba_version()}|{sys.version}".encode()).hexdigest()[:16]
+                f"{gen.name}{tag}|{aot._cpu_id()}|{aot._numba_version()}|{sys.version}".encode()).hexdigest()[:16]
             path = aot._module_path(name)
             built = False
             if path is None:
@@ -475,10 +725,11 @@ def kernel(gen: Generated, args: dict):
                     if path is None:
                         import numba
 
-                        from .engine import ADAPTIVE_ARGS
-                        py = load(gen).adaptive_kernel.py_func
-                        sig = numba.int64(*[numba.typeof(args[k]) for k in ADAPTIVE_ARGS])
-                        path = aot.compile_module(f"{gen.model_name} adaptive", name, aot.cache_dir(), func=py,
+                        from . import engine
+                        py = getattr(load(gen), fname).py_func
+                        ret = numba.int64 if kind == "adaptive" else numba.none
+                        sig = ret(*[numba.typeof(args[k]) for k in getattr(engine, argattr)])
+                        path = aot.compile_module(f"{gen.model_name} {kind}", name, aot.cache_dir(), func=py,
                                                   sig=sig, stamp=int(gen.name[-15:], 16))
                         built = True
             fn = getattr(aot._load(path, name), aot._EXPORT)
@@ -488,12 +739,12 @@ def kernel(gen: Generated, args: dict):
     else:
         info = dict(aot_unavailable="ECOCC_AOT=0")
     if fn is None:
-        if not _numba_cached(gen.name, generated_dir()):
-            sys.stderr.write(f"ecocc: compiling the {gen.model_name} kernel for this machine with numba's JIT, once "
-                             f"(a minute or so; cached in {generated_dir()})\n")
-        fn = load(gen).adaptive_kernel
+        if not _numba_cached(gen.name, generated_dir(), fname):
+            sys.stderr.write(f"ecocc: compiling the {gen.model_name} {kind} kernel for this machine with numba's JIT, "
+                             f"once (a minute or so; cached in {generated_dir()})\n")
+        fn = getattr(load(gen), fname)
         info["compiled"] = "jit"
-    _kernels[gen.name] = (fn, info)
+    _kernels[key] = (fn, info)
     return fn, info
 
 
@@ -502,10 +753,10 @@ def _numba_cache_dirs(d: Path):
     return [Path(env)] if env else [d / "__pycache__"]
 
 
-def _numba_cached(name: str, d: Path) -> bool:
-    """Whether numba's cache holds a compiled kernel of module ``name`` (its index file)."""
+def _numba_cached(name: str, d: Path, fname: str = "adaptive_kernel") -> bool:
+    """Whether numba's cache holds the compiled kernel ``fname`` of module ``name`` (its index file)."""
     for c in _numba_cache_dirs(d):
-        if c.is_dir() and any(c.rglob(f"{name}.adaptive_kernel-*.nbi")):
+        if c.is_dir() and any(c.rglob(f"{name}.{fname}-*.nbi")):
             return True
     return False
 
@@ -531,8 +782,14 @@ def warm(models=None) -> dict:
     return out
 
 
-def _registry_systems():
-    """``{label: NetworkSystem}``: each registered model the generated kernel serves, with its default
+#: the registry models whose generated kernels are shipped and compiled at install time: each costs about
+#: 26 s of CPU (75-120 s wall on a loaded 2-core machine) to ``pip install``; the others compile on first use
+SHIP_MODELS = ("aecp", "cltcp")
+
+
+def _registry_systems(models=SHIP_MODELS):
+    """``{label: NetworkSystem}``: each model of ``models`` (None: every registered one) the generated kernel
+    serves, with its default
     parameters, and with each parameter whose default is ``None`` given a number (AECP's ``r0_pps``: a
     number is a kernel parameter, ``None`` an option, so the two are two kernels), on the two-flow dumbbell
     :func:`warm` uses (the generated text depends on the model, its options and the names of its static
@@ -543,7 +800,7 @@ def _registry_systems():
     from ..system import NetworkSystem
     from .engine import codegen_gap
     out = {}
-    for name in REGISTRY:
+    for name in (REGISTRY if models is None else models):
         m = get_model(name)
         if codegen_gap(m) is not None:
             continue
@@ -630,7 +887,7 @@ def _laws_key(sysm):
     source file (an interactive session): always generated then."""
     import inspect
     h = hashlib.sha256(f"{GEN_VERSION}".encode())
-    for f in ("codegen.py", "integrator.py", "kernels.py", "history.py"):
+    for f in ("codegen.py", "integrator.py", "lanes.py", "rk4.py", "kernels.py", "history.py", "aot.py"):
         h.update((_HERE / f).read_bytes())
     m = sysm.model
     try:
@@ -645,6 +902,26 @@ def _laws_key(sysm):
     h.update(repr((type(m).__module__, type(m).__qualname__, type(sysm.P).__qualname__, opts, list(sysm.st),
                    list(sysm.lst))).encode())
     return h.hexdigest()[:24]
+
+
+def generate_for(sysm, P) -> Generated:
+    """:func:`generate` for ``sysm`` run with the parameters ``P`` (their options select the laws).
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    P : ModelParams
+
+    Returns
+    -------
+    Generated
+    """
+    saved = sysm.P
+    try:
+        sysm.P = P
+        return generate(sysm)
+    finally:
+        sysm.P = saved
 
 
 def generate(sysm) -> Generated:
@@ -709,6 +986,44 @@ def kernel_data(sysm, gen: Generated):
          f64(FST), f64(LST), par)
     Wk = (np.zeros(P), np.zeros(P), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(P, dtype=np.int64))
     return D, Wk
+
+
+def member_fields(sysm, gen: Generated, P):
+    """The per-member fields of a generated kernel: ``sysm`` run with the parameters ``P`` instead of ``sysm.P``.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    gen : Generated
+        The generated module of ``sysm``'s model; ``P`` must select the same laws (options).
+    P : ModelParams
+
+    Returns
+    -------
+    y0 : ndarray
+        ``(n,)`` initial state.
+    FST, LST : ndarray
+        Static fields ``(len(gen.st_keys), n_flows)`` and ``(len(gen.lst_keys), n_links)``.
+    par : ndarray
+        The numeric parameters in ``gen.param_names`` order.
+    """
+    m, net = sysm.model, sysm.net
+    saved = sysm.P
+    try:
+        sysm.P = P
+        y0 = sysm.initial_state()
+    finally:
+        sysm.P = saved
+    st, lst = m.flow_static(net, P), m.link_static(net, P)
+    nP, nL = sysm.n_flows, sysm.n_links
+    FST = np.zeros((len(gen.st_keys), nP))
+    for i, k in enumerate(gen.st_keys):
+        FST[i] = np.broadcast_to(np.asarray(st[k], dtype=float), (nP,))
+    LST = np.zeros((len(gen.lst_keys), nL))
+    for i, k in enumerate(gen.lst_keys):
+        LST[i] = np.broadcast_to(np.asarray(lst[k], dtype=float), (nL,))
+    par = np.array([float(getattr(P, nm)) for nm in gen.param_names])
+    return y0, FST, LST, par
 
 
 if __name__ == "__main__":  # python -m ecocc.dde.codegen: refresh the shipped sources of the registry models

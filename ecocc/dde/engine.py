@@ -1,35 +1,31 @@
 """The numba engine's Python side: checks, array preparation and results.
 
-The compiled loops are generated or written in :mod:`ecocc.dde.codegen`
-(+ :mod:`ecocc.dde.integrator`), :mod:`ecocc.dde.kernels` and
-:mod:`ecocc.dde.lanes` (numba JIT, cached on disk); the lock-step kernel is
-also compiled ahead of time, at install time (:mod:`ecocc.dde.aot`).  This
-module imports none of them until a solver is called.
+One compiled integrator per method, generic over models: :mod:`ecocc.dde.codegen` generates a model's
+right-hand side from its laws and copies the method templates under it -- :mod:`ecocc.dde.integrator`
+(adaptive Dormand--Prince 5(4) or Bogacki--Shampine 3(2): the tableau is an argument),
+:mod:`ecocc.dde.lanes` (the same adaptive method for 8 members in lock-step) and :mod:`ecocc.dde.rk4`
+(fixed-step classical RK4) -- into one module per model, compiled on first use on a machine (numba.pycc
+into the kernel cache, else numba's JIT; cached on disk).  No model is transcribed by hand.  This module
+imports none of them until a solver is called.
 
-* :func:`solve_adaptive`: the Dormand--Prince 5(4) method of steps of
-  :func:`ecocc.dde.adaptive.solve_dde`, one run, **every model**: the
-  kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`).
-* :func:`solve_fixed_aecp`: classical RK4 on a uniform grid, batched
-  (AECP/CLTCP).
-* :func:`solve_adaptive_aecp_batch`: the adaptive method for many members
-  (gains and RTT scalings) in lock-step groups of members with the same
-  delays (:mod:`ecocc.dde.lanes`), for :func:`ecocc.batch.simulate_map`
-  (AECP/CLTCP); returns arrays.
+* :func:`solve_adaptive`: the method of steps of :func:`ecocc.dde.adaptive.solve_dde` (``"RK45"`` or
+  ``"RK23"``), one run.
+* :func:`solve_fixed`: classical RK4 on a uniform grid, one run or a batch of members in parallel.
+* :func:`solve_adaptive_batch`: the adaptive method for many members (numeric parameters and RTT
+  scalings) in lock-step groups of members with the same delays, for :func:`ecocc.batch.simulate_map`;
+  returns arrays.
 
-The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so
-:meth:`Trajectory.from_solution` works unchanged.
+The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so :meth:`Trajectory.from_solution`
+works unchanged.
 
-Scope: networks without forward delays (``delay_split="feedback"``, the
-papers' placement, and no explicit ``forward_delays_s``); anything else
-raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on
-the NumPy solver with ``engine="auto"`` (:func:`resolve_engine`).  Not
-supported inside the compiled loop: ``progress`` callbacks (called once at
-the end), Ctrl-C (``interrupted`` status) and checkpoints.
+Scope: every model the generated right-hand side serves (:func:`codegen_gap`), on networks without
+forward delays (``delay_split="feedback"``, the papers' placement, and no explicit ``forward_delays_s``);
+anything else raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on the NumPy
+solver with ``engine="auto"`` (:func:`resolve_engine`).  Not supported inside the compiled loop:
+``progress`` callbacks (called once at the end), Ctrl-C (``interrupted`` status) and checkpoints.
 
-numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is
-False, ``engine="auto"`` uses the NumPy solver (saying so once) and
-``engine="numba"`` raises ``InputError``, except for the stability map if
-its kernel was compiled at install time.
+numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is False, ``engine="auto"`` uses the
+NumPy solver (saying so once) and ``engine="numba"`` raises ``InputError``.
 """
 from __future__ import annotations
 
@@ -43,11 +39,11 @@ import numpy as np
 
 from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
-from .aot import installed_usable
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
-#: models of the AECP-specific kernels (fixed-step RK4 batches, the stability map's lock-step groups); the
-#: adaptive kernel is generated for every model (:mod:`ecocc.dde.codegen`)
+#: the models :func:`ecocc.side_by_side.compare_protocols` runs compiled (its choice, unchanged); no kernel is
+#: limited to them any more: every kernel (adaptive, lock-step, fixed-step) is generated for every model the
+#: generated right-hand side serves (:func:`codegen_gap`, :mod:`ecocc.dde.codegen`)
 SUPPORTED_MODELS = ("aecp", "cltcp")
 ENGINES = ("auto", "numpy", "numba")
 #: ``$ECOCC_ENGINE``: what ``engine="auto"`` (the default everywhere) means; "auto" unless set
@@ -75,7 +71,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     """The engine a run uses: ``"numba"`` or ``"numpy"``.
 
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
-    where there is one for ``kernel`` (``"adaptive"``: every model; ``"fixed"`` and ``"lanes"``: AECP/CLTCP)
+    where there is one for ``kernel`` (``"adaptive"``, ``"lanes"``, ``"fixed"``: every model the generated kernels serve)
     and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
     stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
     ``"numpy"`` are checked as asked (:func:`check_engine`).
@@ -88,7 +84,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     why = _unsupported(model, network, kernel)
     if why is not None:
         return "numpy"
-    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable("lanes")):
+    if not HAVE_NUMBA:
         _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
                             "slower); pip install 'ecocc[fast]' for the compiled engine")
         return "numpy"
@@ -96,20 +92,33 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
 
 
 def codegen_gap(model):
-    """Why the generated kernel cannot serve ``model`` yet, or None.
+    """Why the generated kernel cannot serve ``model``, or None.
 
-    The generated right-hand side (:mod:`ecocc.dde.codegen`) mirrors ``NetworkSystem.rhs`` as it was before
-    two hooks were added: AQM drops taken out of the queue input (``link_drop_fraction``: Reno, HSTCP,
-    Scalable TCP on RED) and per-pair extras of the link signal (``pair_extras``: XCP).  Until the kernels
-    follow them, those models run on the NumPy solver rather than compiled and wrong.
+    The generated right-hand side (:mod:`ecocc.dde.codegen`) follows every hook of ``NetworkSystem.rhs``:
+    AQM drops taken out of the queue input and counted as lost (``link_drop_fraction``: Reno, HSTCP,
+    Scalable TCP on RED) and the per-pair extras of the link signal it knows (``pair_extras`` in
+    :data:`ecocc.dde.codegen.PAIR_EXTRAS`: XCP).  A model declaring another extra runs on the NumPy solver.
+
+    Parameters
+    ----------
+    model : NetworkModel or None
+        The model (None: nothing to check).
+
+    Returns
+    -------
+    str or None
+        Why the generated kernel cannot run the model (one sentence naming the hook), or None.
     """
-    from ..models.base import NetworkModel
     if model is None:
         return None
-    if type(model).link_drop_fraction is not NetworkModel.link_drop_fraction:
-        return f"model {model.name!r} drops packets at the link (link_drop_fraction), which the generated kernel ignores"
-    if getattr(model, "pair_extras", ()):
-        return f"model {model.name!r} needs per-pair extras {tuple(model.pair_extras)}, which the generated kernel lacks"
+    from .codegen import PAIR_EXTRAS
+    extras = tuple(getattr(model, "pair_extras", ()))
+    unknown = [k for k in extras if k not in PAIR_EXTRAS]
+    if unknown:
+        return (f"model {model.name!r} needs per-pair extras {tuple(unknown)}, which the generated kernel lacks "
+                f"(it computes {PAIR_EXTRAS})")
+    if "n_active" in extras and not getattr(model, "signal_uses_arrival", False):
+        return f"model {model.name!r} needs the pair extra 'n_active' without signal_uses_arrival"
     return None
 
 
@@ -117,9 +126,15 @@ def _unsupported(model, network, kernel):
     gap = codegen_gap(model)
     if gap is not None:
         return f"'numpy': {gap}"
-    if kernel != "adaptive" and model is not None and getattr(model, "name", None) not in SUPPORTED_MODELS:
-        return (f"'numpy' for model {getattr(model, 'name', model)!r}: the numba {kernel} kernel is for "
-                f"{SUPPORTED_MODELS} only (the adaptive one serves every model)")
+    if kernel == "lanes" and model is not None:
+        # the generated lock-step right-hand side (codegen._lanes_rhs) does not follow these two hooks yet
+        from ..models.base import NetworkModel
+        if type(model).link_drop_fraction is not NetworkModel.link_drop_fraction:
+            return (f"'auto' (one compiled run per point): model {model.name!r} drops packets at the link "
+                    "(link_drop_fraction), which the generated lock-step kernel does not follow yet")
+        if getattr(model, "pair_extras", ()):
+            return (f"'auto' (one compiled run per point): model {model.name!r} needs per-pair extras "
+                    f"{tuple(model.pair_extras)}, which the generated lock-step kernel does not compute yet")
     if network is not None and np.any(network.arrays.pair_fwd_s > 0):
         return ("'numpy' for networks with forward delays (delay_split='propagation' or explicit "
                 "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
@@ -127,83 +142,80 @@ def _unsupported(model, network, kernel):
 
 
 def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` (every
-    model), ``"fixed"`` or ``"lanes"`` (AECP/CLTCP; the lanes kernel is also compiled at install time and
-    runs without numba, :mod:`ecocc.dde.aot`)."""
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
+    ``"lanes"`` or ``"fixed"`` (every model the generated kernels serve, :func:`codegen_gap`)."""
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine in ("numpy", "auto"):
         return
-    if not HAVE_NUMBA and not (kernel == "lanes" and installed_usable(kernel)):
+    if not HAVE_NUMBA:
         raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
     why = _unsupported(model, network, kernel)
     if why is not None:
         raise InputError("engine", engine, why)
 
 
-class _Arrays:
-    """Plain arrays of a (possibly batched) AECP NetworkSystem for the kernels."""
-
-    def __init__(self, sysm, B):
-        a = sysm.a
-        lay = sysm.layout
-        self.P, self.L = sysm.n_flows, sysm.n_links
-        self.n = sysm.n
-        assert lay["flow:x"].start == 0 and lay["link:r"].start == self.P and lay["queue"].start == self.P + self.L
-        assert lay["sent"].start == self.P + 6 * self.L
-        self.B = B
-        self.fps = np.ascontiguousarray(a.flow_pair_start, dtype=np.int64)
-        self.pl = np.ascontiguousarray(a.pair_link, dtype=np.int64)
-        # links x flows, CSR: the same summation order as NetworkSystem.rhs's routing product
-        self.lptr, self.lflows = a.flows_by_link()
-        self.start = np.ascontiguousarray(a.start_s, dtype=float)
-        self.stop = np.ascontiguousarray(a.stop_s, dtype=float)
-        self.C = np.ascontiguousarray(sysm.C, dtype=float)
-        self.buf = np.ascontiguousarray(a.buffer_pkts, dtype=float)
-        self.ctimes = np.ascontiguousarray(sysm.cross_times, dtype=float)
-        self.ctable = np.ascontiguousarray(sysm.cross_table, dtype=float)
-        P_ = sysm.P
-
-        def per_member(v):
-            return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (B,)))
-        self.alpha = per_member(P_.alpha_per_s)
-        self.beta = per_member(P_.beta_per_s)
-        self.Tq = per_member(P_.T_s)
-        q0 = np.asarray(sysm.lst["q0"], dtype=float)
-        self.q0 = np.ascontiguousarray(np.broadcast_to(q0.reshape(-1, self.L) if q0.ndim == 2 else q0, (B, self.L)))
-        bwd = np.asarray(sysm.bwd, dtype=float)
-        self.bwd = np.ascontiguousarray(np.broadcast_to(bwd, (B, self.pl.size)))
+#: the arguments of the generated fixed-step kernel (:func:`ecocc.dde.rk4.fixed_kernel_strided`), in order
+FIXED_ARGS = ("first", "stride", "Y0", "t0", "h", "n_grid", "tiny", "special", "t_eval", "out_y", "keep_s", "hsrc",
+              "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "res")
+#: fields of the generated kernels' ``D`` that are per system or per member (delays, RTTs, static fields,
+#: parameters); the others (``Dg``) are shared by the members of a batch
+_D_MEMBER = (4, 5, 13, 14, 15)
+_D_SHARED = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)
 
 
-def _fixed_setup(ar, t0, t_end, step_s):
-    """Grid, ring size and lookup plans exactly as :func:`solve_fixed` builds them."""
-    from .fixed import _C, _Plan
-    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
-    h = (t_end - t0) / n_grid
-    dmax = float(ar.bwd.max()) if ar.bwd.size else 0.0
-    M = int(math.ceil(dmax / h)) + 3
-    B = ar.B
-    bwd = ar.bwd if B > 1 else ar.bwd[0]
-    plan = _Plan(np.arange(ar.pl.size), bwd, B, ar.n, h, M)  # comps only size the plan; offsets/weights use d
-    offs, Ws, kneed = [], [], []
-    for c in _C:
-        off, Wc, kn = plan.stage[c]
-        offs.append(np.broadcast_to(off, (B, ar.pl.size)))
-        Ws.append(np.broadcast_to(Wc, (B, ar.pl.size, 4)))
-        kneed.append(kn)
-    return n_grid, h, dmax, M, np.ascontiguousarray(np.stack(offs)), np.ascontiguousarray(np.stack(Ws)), \
-        np.asarray(kneed, dtype=np.int64)
+def _shared_data(systems, gen):
+    """The generated kernel's ``D`` of every system, checked to differ only in the per-member fields."""
+    from . import codegen
+    data = [codegen.kernel_data(s, gen)[0] for s in systems]
+    for i, d in enumerate(data):
+        if codegen.generate(systems[i]) is not gen:
+            raise InputError("systems", i, "systems of one model with the same options")
+        for k in _D_SHARED:
+            v, v0 = d[k], data[0][k]
+            if not (np.array_equal(v, v0) if isinstance(v, np.ndarray) else v == v0):
+                raise InputError("systems", i, "systems of one network that differ only in their delays and "
+                                 "numeric parameters")
+    return data
 
 
-def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.fixed.solve_fixed` for an AECP ``NetworkSystem``.
+def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESolution:
+    """Compiled :func:`ecocc.dde.fixed.solve_fixed` (classical RK4 on a uniform grid) for any model.
 
-    ``y0`` of shape ``(n,)`` (default: ``sysm.initial_state()``) or
-    ``(B, n)`` for a batch (``sysm`` then carries batched parameters, delays
-    and ``q0``, as :func:`ecocc.batch.simulate_batch` builds it).  Returns a
-    ``DDESolution`` shaped as ``solve_fixed``'s.
+    The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen` around :mod:`ecocc.dde.rk4`) and
+    agrees with the NumPy solver to round-off (same grid, stages, masks, clamps and Hermite past).
+
+    Parameters
+    ----------
+    systems : NetworkSystem or list of NetworkSystem
+        One run, or a batch: one system per member (one model on one network, differing only in delays and
+        numeric parameters, as :func:`ecocc.batch.simulate_batch` builds them), integrated from their
+        initial states, the members in parallel over the cores.
+    t_end : float
+        End time, seconds.
+    step_s : float
+        Requested step, seconds (shrunk so that the grid ends at ``t_end``; ``settings["step_s"]``).
+    t_eval : array of float, optional
+        Output times, seconds (default: the grid).
+    progress : callable, optional
+        Called once with the time reached, seconds.
+
+    Returns
+    -------
+    DDESolution
+        Shaped as ``solve_fixed``'s: ``y`` ``(len(t_eval), n)``, or ``(len(t_eval), B, n)`` for a batch, with
+        ``settings["member_status"]`` and ``settings["member_t_failed_s"]`` (s).
     """
-    check_engine("numba", sysm.model, sysm.net, kernel="fixed")
+    from . import codegen
+    batched = isinstance(systems, (list, tuple))
+    members = list(systems) if batched else [systems]
+    if not members:
+        raise InputError("systems", systems, "at least one NetworkSystem")
+    for sm in members:
+        check_engine("numba", sm.model, sm.net, kernel="fixed")
+        why = codegen.supported(sm)
+        if why is not None:
+            raise InputError("engine", "numba", f"'numpy' for {why}")
     wall0 = _time.perf_counter()
     t0 = 0.0
     t_end = float(t_end)
@@ -211,17 +223,19 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
         raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
     if not (step_s > 0 and math.isfinite(step_s)):
         raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
-    y0 = sysm.initial_state() if y0 is None else np.asarray(y0, dtype=float)
-    batched = y0.ndim == 2
-    Y0 = np.ascontiguousarray(y0 if batched else y0[None, :])
-    B = Y0.shape[0]
-    ar = _Arrays(sysm, B)
-    n_grid, h, dmax, M, off, W, kneed = _fixed_setup(ar, t0, t_end, step_s)
-    prob = sysm.problem(y0=y0)
-    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
+    s0 = members[0]
+    prob = s0.problem()
     jumps = prob.jumps[(prob.jumps >= t0) & (prob.jumps <= t_end)]
     if jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    h = (t_end - t0) / n_grid
+    gen = codegen.generate(s0)
+    data = _shared_data(members, gen)
+    B = len(members)
+    dmax = max(float(np.max(d[4], initial=0.0)) for d in data)
+    M = int(math.ceil(dmax / h)) + 3  # solve_fixed's ring (reported); the history keeps the same past
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))  # nudge_time is set
     kinks = prob.kinks[(prob.kinks > t0) & (prob.kinks <= t_end)]
     special = np.zeros(n_grid + 2, dtype=np.bool_)
     ks = np.ceil((kinks - t0) / h - 1e-9).astype(np.int64)
@@ -230,25 +244,36 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
         t_eval_arr = t0 + h * np.arange(n_grid + 1)
         t_eval_arr[-1] = t_end
     else:
-        t_eval_arr = np.asarray(t_eval, dtype=float)
+        t_eval_arr = np.array(t_eval, dtype=float)
         if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
             raise ValueError("t_eval must lie in [t0, t_end]")
-    out_y = np.empty((t_eval_arr.size, B, ar.n))
-    t_failed = np.full(B, np.nan)
-    n_clamp = np.zeros(B, dtype=np.int64)
-    nfev = np.zeros(B, dtype=np.int64)
-    k_reached = np.zeros(B, dtype=np.int64)
-    from .kernels import _fixed_kernel
-    _fixed_kernel(Y0, t0, h, n_grid, tiny, special, off, W, kneed, M, np.ascontiguousarray(t_eval_arr), out_y,
-                  ar.P, ar.L, ar.fps, ar.pl, ar.lptr, ar.lflows, ar.start, ar.stop, ar.C, ar.buf, ar.ctimes,
-                  ar.ctable, ar.alpha, ar.beta, ar.Tq, ar.q0, t_failed, n_clamp, nfev, k_reached)
+    n = s0.n
+    qb = s0.layout["queue"]
+
+    def stack(k):
+        return np.ascontiguousarray(np.stack([d[k] for d in data]))
+    args = dict(
+        Y0=np.ascontiguousarray(np.stack([sm.initial_state() for sm in members]), dtype=float), t0=t0, h=float(h),
+        n_grid=int(n_grid), tiny=float(tiny), special=special, t_eval=np.ascontiguousarray(t_eval_arr),
+        out_y=np.empty((B, t_eval_arr.size, n)), keep_s=1.5 * dmax + 3 * h, hsrc=gen.hsrc(s0.n_flows, s0.n_links),
+        iq=int(qb.start), L=int(s0.n_links), buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
+        Dg=tuple(data[0][k] for k in _D_SHARED), FST=stack(13), LST=stack(14), par=stack(15), bwd=stack(4),
+        rtt=stack(5), res=np.zeros((B, 4)), first=0, stride=1)
+    run, info = codegen.kernel(gen, args, "fixed")
+    rest = [args[k] for k in FIXED_ARGS[2:]]
+    nt = min(_n_threads(), B)
+    with ThreadPoolExecutor(max_workers=nt) as pool:
+        for _ in pool.map(lambda first: run(first, nt, *rest), range(nt)):  # re-raises a thread's exception
+            pass
+    res = args["res"]
+    t_failed = res[:, 0]
     alive = ~np.isfinite(t_failed)
     status, message = Status.SUCCESS, (
         f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4, numba kernel: order 4 in smooth "
         "regions, lower near queue clamps, kinks and jumps off the grid)")
     t_reached = t_end
     ty = t_eval_arr
-    yy = out_y
+    yy = np.ascontiguousarray(args["out_y"].transpose(1, 0, 2))  # (time, member, n)
     if not alive.all():
         status = Status.FAILED
         if batched:
@@ -264,30 +289,30 @@ def solve_fixed_aecp(sysm, t_end, step_s, *, y0=None, t_eval=None, progress=None
     if not batched:
         yy = yy[:, 0, :]
     settings = dict(step_s=h, step_requested_s=float(step_s), n_grid_steps=n_grid, delay_max_s=dmax,
-                    ring_segments=M, batch_size=B if batched else None, engine="numba")
+                    ring_segments=M, batch_size=B if batched else None, engine="numba", kernel=gen.name, **info)
     if batched:
         settings["member_status"] = [Status.SUCCESS.value if a else Status.FAILED.value for a in alive]
         settings["member_t_failed_s"] = t_failed.tolist()
-    return DDESolution(ty, yy, status, message, t_reached, int(k_reached.max()), 0, int(nfev.max()),
-                       int(n_clamp.sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
+    return DDESolution(ty, yy, status, message, t_reached, int(res[:, 3].max()), 0, int(res[:, 2].max()),
+                       int(res[:, 1].sum()), 0, h, h, _time.perf_counter() - wall0, "RK4-fixed", settings)
 
 
 #: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
                  "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
                  "counters", "reals")
-#: the arguments of the AECP lock-step kernel (:func:`ecocc.dde.lanes._adaptive_lanes_strided`), in order
-_AECP_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-              "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "P", "L", "fps", "pl", "bwd",
-              "lptr", "lflows", "start", "stop", "C", "buf", "ctimes", "ctable", "alpha", "beta", "Tq", "q0",
-              "counters", "reals")
+#: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
+LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps",
+              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
+              "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "counters",
+              "reals", "codes")
 _OUTPUTS = ("out_y", "counters", "reals")
-LANES_ARGS = (("first", "stride") + _AECP_ARGS[:_AECP_ARGS.index("bps") + 1] + ("bps_ptr",)
-              + _AECP_ARGS[_AECP_ARGS.index("bps") + 1:_AECP_ARGS.index("out_y") + 1]
-              + ("n_int", "ocomp", "overlap") + _AECP_ARGS[_AECP_ARGS.index("out_y") + 1:] + ("codes",))
+#: the adaptive methods of the compiled kernels (the NumPy solver's tableaux): Dormand-Prince 5(4) and
+#: Bogacki-Shampine 3(2); one generic integrator serves both (the tableau is an argument)
+METHODS = tuple(_TABLEAUX)
 
 
-def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
+def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45"):
     """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
     delays, output grid.  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
@@ -303,7 +328,9 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     if prob.jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
     n = sysm.n
-    tab = _TABLEAUX["RK45"]
+    if method not in _TABLEAUX:
+        raise InputError("method", method, f"one of {tuple(_TABLEAUX)}")
+    tab = _TABLEAUX[method]
     Cc = np.asarray(tab["C"], dtype=float)
     n_st = Cc.size
     A = np.zeros((n_st, n_st))
@@ -333,24 +360,6 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     return args
 
 
-def _adaptive_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps):
-    """The AECP lock-step kernel's arguments for one AECP ``NetworkSystem`` (a dict keyed by ``_AECP_ARGS``)."""
-    check_engine("numba", sysm.model, sysm.net, kernel="lanes")
-    args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
-    ar = _Arrays(sysm, 1)
-    lk = sysm.lookups[sysm.lk_index["fb"]]
-    args.update(
-        dcomp=np.unique(lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0]).astype(np.int64),
-        P=ar.P, L=ar.L, fps=ar.fps, pl=ar.pl, bwd=ar.bwd[0], lptr=ar.lptr, lflows=ar.lflows, start=ar.start,
-        stop=ar.stop, C=ar.C, buf=ar.buf, ctimes=ar.ctimes, ctable=ar.ctable, alpha=float(ar.alpha[0]),
-        beta=float(ar.beta[0]), Tq=float(ar.Tq[0]), q0=ar.q0[0])
-    for k, v in args.items():
-        if isinstance(v, np.ndarray) and k not in _OUTPUTS:
-            args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
-    return args
-
-
 def _adaptive_status(code, counters, reals, max_steps):
     n_inacc, t_reached = int(counters[4]), float(reals[2])
     if code == 0:
@@ -364,7 +373,7 @@ def _adaptive_status(code, counters, reals, max_steps):
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                 max_steps=10_000_000):
+                 max_steps=10_000_000, method="RK45"):
     """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
     adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`)."""
     from . import codegen
@@ -372,7 +381,7 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps)
+                        max_steps=max_steps, method=method)
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
     qb = sysm.layout["queue"]
@@ -382,8 +391,30 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
 
 
 def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                   max_steps=10_000_000, progress=None) -> DDESolution:
-    """Compiled :func:`ecocc.dde.adaptive.solve_dde` (method ``"RK45"``) for a ``NetworkSystem`` of any model.
+                   max_steps=10_000_000, progress=None, method="RK45") -> DDESolution:
+    """Compiled :func:`ecocc.dde.adaptive.solve_dde` for a ``NetworkSystem`` of any model.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+    t_end : float
+        End time, seconds.
+    rtol, atol : float, float or array
+        Tolerances (``atol`` per component: log-states in log units, queues and counters in packets).
+    t_eval : array of float
+        Output times, seconds (required).
+    max_step, first_step : float
+        Largest step and first step, seconds (``first_step=None``: chosen as the NumPy solver does).
+    max_steps : int
+    progress : callable, optional
+        Called once with the time reached, seconds.
+    method : {"RK45", "RK23"}
+        Dormand--Prince 5(4) (default) or Bogacki--Shampine 3(2), the NumPy solver's tableaux, run by the same
+        generic integrator (:mod:`ecocc.dde.integrator`).
+
+    Returns
+    -------
+    DDESolution
 
     The kernel is generated from the model's laws (:mod:`ecocc.dde.codegen`) and compiled by numba on its
     first use on a machine (cached on disk).  ``t_eval`` is required (outputs only at those times).  Same
@@ -391,7 +422,7 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     """
     wall0 = _time.perf_counter()
     gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
-                           first_step=first_step, max_steps=max_steps)
+                           first_step=first_step, max_steps=max_steps, method=method)
     from . import codegen
     fn, info = codegen.kernel(gen, kw)
     code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
@@ -403,15 +434,11 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
         progress(t_reached)
     return DDESolution(kw["t_eval"][:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached, n_steps, n_rej,
                        nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
-                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
+                       float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
                             kernel=gen.name, **info))
-
-
-#: kernel arguments that differ between the members of a batch (per member: a row, or a segment of ``bps``)
-_PER_MEMBER = ("y0", "bps", "out_y", "dmin", "keep_s", "bwd", "alpha", "beta", "Tq", "q0", "counters", "reals")
 
 
 def _n_threads() -> int:
@@ -428,44 +455,100 @@ def _n_threads() -> int:
         return os.cpu_count() or 1
 
 
-def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end, *, rtol=1e-7, atol=None,
-                              t_eval, max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False,
-                              overlap=False):
-    """The adaptive kernel for ``B`` members, in lock-step groups (:mod:`ecocc.dde.lanes`, numba JIT).
+def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1e-7, atol=None, t_eval,
+                         max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False, overlap=False,
+                         method="RK45"):
+    """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
-    ``systems``: AECP ``NetworkSystem`` objects of one network that differ only in their delays (an RTT
-    scaling); member ``b`` uses ``systems[member_system[b]]`` with the gains ``alpha[b]``, ``beta[b]``,
-    ``Tq[b]`` and link targets ``q0[b]`` (shape ``(B, n_links)``).  Members of one system are advanced
-    :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in parallel over the cores.
+    Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
+    parallel over the cores.  The kernel is generated from the model's laws with the single-run one
+    (:mod:`ecocc.dde.codegen`) and compiled on its first use on a machine (cached).
 
-    ``components``: the state components to output (default all); ``dynamics_only``: integrate (and
-    control the error of) only the rates, rate factors and queues, not the counters that follow them in
-    the state (lost, arrived, departed, queue area, sent), which feed nothing back; ``components`` must
-    then be among the first ``n_flows + 2 n_links``.  ``overlap``: allow steps longer than the smallest
-    delay, with delayed values inside a step corrected iteratively (see :func:`ecocc.dde.lanes._adaptive_lanes`);
-    without it steps never exceed the smallest delay, as in :func:`solve_adaptive`.
+    Parameters
+    ----------
+    systems : list of NetworkSystem
+        Systems of one model on one network that differ only in their delays (an RTT scaling).
+    member_system : sequence of int
+        Member ``b`` uses ``systems[member_system[b]]``.
+    member_params : sequence of ModelParams
+        Member ``b``'s parameters (the model's parameter object: its numeric fields may differ between
+        members, its options may not).
+    t_end : float
+        End time, seconds.
+    rtol : float
+    atol : float or array, optional
+        Default: the systems' :meth:`~ecocc.system.NetworkSystem.default_atol`.
+    t_eval : array of float
+        Output times, seconds.
+    max_step : float
+        Seconds.
+    max_steps : int
+    components : sequence of int, optional
+        The state components to output (default all).
+    dynamics_only : bool
+        Integrate (and control the error of) only the flow states, link states and queues, not the counters
+        that follow them in the state (lost, arrived, departed, queue area, sent), which feed nothing back;
+        ``components`` must then be among those.
+    overlap : bool
+        Allow steps longer than the smallest delay, with delayed values inside a step corrected iteratively
+        (see :func:`ecocc.dde.lanes.lanes_kernel`); without it steps never exceed the smallest delay, as in
+        :func:`solve_adaptive`.
+    method : {"RK45", "RK23"}
 
-    Returns ``(out_y, status, counters)``: outputs ``(B, len(t_eval), len(components))`` (NaN after a
-    member failed), one :class:`Status` per member, the kernel's counters ``(B, 6)`` (steps, rejected,
-    nfev, clamp events, inaccurate steps, outputs written; steps, rejections and nfev are its group's).
+    Returns
+    -------
+    out_y : ndarray
+        ``(B, len(t_eval), len(components))`` (NaN after a member failed).
+    status : list of Status
+        One per member.
+    counters : ndarray
+        ``(B, 6)``: steps, rejected, nfev, clamp events, inaccurate steps, outputs written (steps, rejections
+        and nfev are its group's).
     """
-    from .aot import LANES, kernel
+    from . import codegen
+    from .aot import LANES
     W = LANES
     ms = np.asarray(member_system, dtype=np.int64)
-    per_sys = {i: _adaptive_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
-                                 atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps)
-               for i in np.unique(ms)}  # only the systems this call uses
-    first = next(iter(per_sys.values()))
-    for kw in per_sys.values():
-        for k in _AECP_ARGS:
-            if k not in _PER_MEMBER and isinstance(first[k], np.ndarray) and not np.array_equal(first[k], kw[k]):
-                raise InputError("systems", k, "systems of one network that differ only in their delays")
     B = ms.size
-    alpha, beta, Tq = (np.broadcast_to(np.asarray(v, dtype=float), (B,)) for v in (alpha, beta, Tq))
-    q0 = np.asarray(q0, dtype=float).reshape(B, -1)
+    if len(member_params) != B:
+        raise InputError("member_params", f"{len(member_params)} parameter sets", f"one per member ({B})")
+    used = [int(i) for i in np.unique(ms)]  # only the systems this call uses
+    for i in used:
+        check_engine("numba", systems[i].model, systems[i].net, kernel="lanes")
+        why = codegen.supported(systems[i])
+        if why is not None:
+            raise InputError("engine", "numba", f"'numpy' for {why}")
+    per_sys = {i: _method_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
+                               atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps,
+                               method=method) for i in used}
+    s0 = systems[used[0]]
+    gen = codegen.generate(s0)
+    data = {i: codegen.kernel_data(systems[i], gen)[0] for i in used}
+    D0 = data[used[0]]
+    for i in used:
+        if codegen.generate(systems[i]) is not gen:
+            raise InputError("systems", i, "systems of one model with the same options")
+        for k, v in enumerate(data[i]):
+            if k in (4, 5, 13, 14, 15):  # delays, RTTs, static fields, parameters: per system / member
+                continue
+            same = np.array_equal(v, D0[k]) if isinstance(v, np.ndarray) else v == D0[k]
+            if not same:
+                raise InputError("systems", i, "systems of one network that differ only in their delays")
+        for k in ("dcomp", "Cc", "t_eval", "atol_v"):
+            if not np.array_equal(per_sys[i][k], per_sys[used[0]][k]):
+                raise InputError("systems", i, "systems of one network that differ only in their delays")
+    fields = {}  # (system, parameter object) -> (y0, FST, LST, par), computed once
+    for b in range(B):
+        key = (int(ms[b]), id(member_params[b]))
+        if key not in fields:
+            Pm = member_params[b]
+            if codegen.generate_for(s0, Pm) is not gen:
+                raise InputError(f"member_params[{b}]", Pm, "parameters with the same options (strings, booleans, "
+                                 "None) as the other members: only numeric fields may differ")
+            fields[key] = codegen.member_fields(systems[ms[b]], gen, Pm)
     # groups: the members of one system, W at a time; a short last group repeats its last member
     lanes_of = []
-    for i in np.unique(ms):
+    for i in used:
         idx = np.flatnonzero(ms == i)
         for g0 in range(0, idx.size, W):
             members = idx[g0:g0 + W]
@@ -476,32 +559,45 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
     bl = [per_sys[i]["bps"] for i in sys_of]
     ptr = np.zeros(G + 1, dtype=np.int64)
     np.cumsum([b.size for b in bl], out=ptr[1:])
-
-    def per_group(k):
-        return np.ascontiguousarray(np.stack([per_sys[i][k] for i in sys_of]))
-
+    first = per_sys[used[0]]
     ne, n = first["out_y"].shape
-    n_int = first["P"] + 2 * first["L"] if dynamics_only else n
+    qb = s0.layout["queue"]
+    iq, L = int(qb.start), int(s0.n_links)
+    n_int = iq + L if dynamics_only else n
     ocomp = np.arange(n, dtype=np.int64) if components is None else np.asarray(components, dtype=np.int64)
     if ocomp.ndim != 1 or ocomp.size == 0 or ocomp.min() < 0 or ocomp.max() >= n_int:
         raise InputError("components", components, f"a non-empty list of state indices in [0, {n_int})"
-                         + (" (dynamics_only: rates, rate factors and queues)" if dynamics_only else ""))
+                         + (" (dynamics_only: flow states, link states and queues)" if dynamics_only else ""))
     no = ocomp.size
+
+    def lane_flat(arrs):  # W member arrays (n,) or (k, n) -> lane-flat (n * W,) or (k, n * W): [q * W + w]
+        a = np.stack(arrs)
+        if a.ndim == 3:
+            return np.moveaxis(a, 0, -1).reshape(a.shape[1], a.shape[2] * a.shape[0])
+        return a.T.reshape(-1)
+
+    f_of = [[fields[(int(ms[b]), id(member_params[b]))] for b in row] for row in grp]
     col = dict(first)
-    # flat lane layout [component * W + lane] (ecocc.dde.lanes)
-    col.update(y0=np.ascontiguousarray(np.stack([np.repeat(per_sys[i]["y0"], W) for i in sys_of])),
-               bps=np.concatenate(bl), out_y=np.empty((G, ne, no * W)), dmin=per_group("dmin"),
-               keep_s=per_group("keep_s"), bwd=per_group("bwd"), alpha=np.ascontiguousarray(alpha[grp]),
-               beta=np.ascontiguousarray(beta[grp]), Tq=np.ascontiguousarray(Tq[grp]),
-               q0=np.ascontiguousarray(q0[grp].transpose(0, 2, 1).reshape(G, -1)),
-               counters=np.zeros((G, W, 6), dtype=np.int64), reals=np.zeros((G, W, 3)))
-    col.update(bps_ptr=ptr, n_int=n_int, ocomp=ocomp, overlap=bool(overlap),
-               codes=np.zeros((G, W), dtype=np.int64))
-    run = kernel("lanes")  # releases the GIL: one call per thread, each taking every n-th group
+    col.update(
+        y0=np.ascontiguousarray(np.stack([lane_flat([f[0] for f in row]) for row in f_of])),
+        FST=np.ascontiguousarray(np.stack([lane_flat([f[1] for f in row]) for row in f_of])),
+        LST=np.ascontiguousarray(np.stack([lane_flat([f[2] for f in row]) for row in f_of])),
+        par=np.ascontiguousarray(np.stack([lane_flat([f[3] for f in row]) for row in f_of])),
+        bps=np.concatenate(bl), bps_ptr=ptr, out_y=np.empty((G, ne, no * W)),
+        dmin=np.array([per_sys[i]["dmin"] for i in sys_of]), keep_s=np.array([per_sys[i]["keep_s"] for i in sys_of]),
+        bwd=np.ascontiguousarray(np.stack([data[i][4] for i in sys_of])),
+        rtt=np.ascontiguousarray(np.stack([data[i][5] for i in sys_of])),
+        hsrc=gen.hsrc(s0.n_flows, L), iq=iq, L=L, buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
+        Dg=tuple(D0[k] for k in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)),
+        n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), counters=np.zeros((G, W, 6), dtype=np.int64),
+        reals=np.zeros((G, W, 3)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
+    run, info = codegen.kernel(gen, col, "lanes")  # releases the GIL: one call per thread, each taking every n-th group
+    _last_lanes_info.clear()
+    _last_lanes_info.update(info, kernel=gen.name)
     args = [col[k] for k in LANES_ARGS[2:]]
-    n = min(_n_threads(), G)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        for _ in pool.map(lambda first: run(first, n, *args), range(n)):  # re-raises a thread's exception
+    nt = min(_n_threads(), G)
+    with ThreadPoolExecutor(max_workers=nt) as pool:
+        for _ in pool.map(lambda first: run(first, nt, *args), range(nt)):  # re-raises a thread's exception
             pass
     codes = col["codes"]
     out = np.full((B, ne, no), np.nan)
@@ -517,3 +613,19 @@ def solve_adaptive_aecp_batch(systems, member_system, alpha, beta, Tq, q0, t_end
             out[b, :n_out] = out_l[g, :n_out, :, w]
     status = [_adaptive_status(int(c), counters[b], reals[b], max_steps)[0] for b, c in enumerate(code_of)]
     return out, status, counters
+
+
+#: how the last :func:`solve_adaptive_batch` of this process obtained its kernel (``codegen.kernel``'s info)
+_last_lanes_info: dict = {}
+
+
+def lanes_kernel_info() -> dict:
+    """How this process's last lock-step batch obtained its kernel.
+
+    Returns
+    -------
+    dict
+        Empty before the first batch; else ``compiled`` (``"aot"`` or ``"jit"``), the module or why none was
+        used, whether it was built now, ``kernel`` (the generated module's name).
+    """
+    return dict(_last_lanes_info)

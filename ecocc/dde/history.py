@@ -19,7 +19,24 @@ import numpy as np
 
 
 def hermite(s, h, y0, y1, f0, f1):
-    """Cubic Hermite interpolant on a segment of length ``h`` at ``s`` in [0,1]."""
+    """Evaluate the cubic Hermite interpolant of a segment of length ``h`` at ``s`` in [0, 1].
+
+    Parameters
+    ----------
+    s : float or numpy.ndarray
+        Position in the segment as a fraction of its length (0 at the start, 1 at the end).
+    h : float or numpy.ndarray
+        Segment length, seconds.
+    y0, y1 : float or numpy.ndarray
+        State at the start and at the end of the segment (units of the state component).
+    f0, f1 : float or numpy.ndarray
+        Derivative of the segment at its start and its end (state units per second).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The interpolated state, broadcast over the arguments.
+    """
     s2 = s * s
     s3 = s2 * s
     h00 = 2 * s3 - 3 * s2 + 1
@@ -30,12 +47,29 @@ def hermite(s, h, y0, y1, f0, f1):
 
 
 def first_crossing(y0, y1, f0, f1, h, level):
-    """Smallest s in (0, 1] where the cubic Hermite segment crosses ``level`` (1.0 if none).
+    """Find the smallest s in (0, 1] where a cubic Hermite segment crosses ``level`` (1.0 if none).
 
     The cubic's critical points cut [0, 1] into at most three monotone pieces; the first piece whose
     ends straddle the level is bisected to the last floating-point number.  Plain arithmetic (no
     companion-matrix eigenvalues), so :mod:`ecocc.dde.kernels` compiles this same function with numba
     without linking LAPACK.
+
+    Parameters
+    ----------
+    y0, y1 : float
+        State at the start and at the end of the segment.
+    f0, f1 : float
+        Derivative of the segment at its start and its end (state units per second).
+    h : float
+        Segment length, seconds.
+    level : float
+        The level to cross (same units as ``y0``).
+
+    Returns
+    -------
+    float
+        The crossing as a fraction of the segment, in (0, 1]; exactly 1.0 also when the segment does not
+        cross (a start exactly on the level does not count as a crossing).
     """
     d = y0 - level
     c = h * f0
@@ -90,12 +124,40 @@ def first_crossing(y0, y1, f0, f1, h, level):
 
 
 def nudge(t, h):
-    """A hair (``1e-7 h``, at least a few ulps of ``t``) used to pick the side of a breakpoint."""
+    """Return a hair (``1e-7 h``, at least a few ulps of ``t``) used to pick the side of a breakpoint.
+
+    Parameters
+    ----------
+    t : float
+        The time being looked up, seconds.
+    h : float
+        The current step size, seconds.
+
+    Returns
+    -------
+    float
+        ``max(1e-7 h, 8 eps max(1, |t|))``, seconds.
+    """
     return max(1e-7 * h, 8 * 2.220446049250313e-16 * max(1.0, abs(t)))
 
 
 class HermiteHistory:
-    """Growing store of nodes with pruning of the far past."""
+    """Growing store of Hermite nodes with pruning of the far past.
+
+    Parameters
+    ----------
+    t0 : float
+        Time of the first node, seconds.
+    y0 : numpy.ndarray
+        State at ``t0``, shape ``(n,)``.
+    n : int
+        Number of state components.
+    capacity : int, optional
+        Number of nodes allocated at first (the store doubles when full).
+    keep_s : float, optional
+        How far back from the last node lookups may go, seconds; older nodes may be pruned when the
+        store is full.  ``inf`` keeps everything.
+    """
 
     def __init__(self, t0: float, y0: np.ndarray, n: int, capacity: int = 256, keep_s: float = np.inf):
         self.n = n
@@ -133,7 +195,17 @@ class HermiteHistory:
             setattr(self, name, new)
 
     def append(self, t1: float, y1: np.ndarray, f_start: np.ndarray, f_end: np.ndarray):
-        """Add the segment from the last node to ``(t1, y1)``."""
+        """Add the segment from the last node to ``(t1, y1)``.
+
+        Parameters
+        ----------
+        t1 : float
+            Time of the new node, seconds (>= the last node's time).
+        y1 : numpy.ndarray
+            State at ``t1``, shape ``(n,)``.
+        f_start, f_end : numpy.ndarray
+            Derivative of the new segment at its start and its end, shape ``(n,)`` (state units per second).
+        """
         self._ensure()
         k = self.m - 1
         self.FA[k] = f_start
@@ -143,7 +215,13 @@ class HermiteHistory:
         self.m += 1
 
     def append_jump(self, y_new: np.ndarray):
-        """A state jump at the last node's time."""
+        """Add a state jump at the last node's time (a zero-length segment lookups never select).
+
+        Parameters
+        ----------
+        y_new : numpy.ndarray
+            State right after the jump, shape ``(n,)``.
+        """
         self._ensure()
         k = self.m - 1
         self.FA[k] = 0.0
@@ -153,11 +231,40 @@ class HermiteHistory:
         self.m += 1
 
     def segment_index(self, tau_sel: np.ndarray) -> np.ndarray:
+        """Find the segment holding each selection time.
+
+        Parameters
+        ----------
+        tau_sel : numpy.ndarray
+            Times, seconds (usually the lookup times nudged towards the middle of the current step).
+
+        Returns
+        -------
+        numpy.ndarray
+            Segment indices ``k`` with ``T[k] <= tau_sel < T[k+1]``, clipped to the stored segments (the
+            last segment for times at or after the last node, the first for times before the first).
+        """
         k = np.searchsorted(self.T[: self.m], tau_sel, side="right") - 1
         return np.clip(k, 0, max(self.m - 2, 0))
 
     def eval(self, tau: np.ndarray, comps: np.ndarray, tau_sel: np.ndarray | None = None) -> np.ndarray:
-        """Values of ``y[comps]`` at times ``tau`` (all within the stored range)."""
+        """Evaluate ``y[comps]`` at times ``tau`` (all within the stored range).
+
+        Parameters
+        ----------
+        tau : numpy.ndarray
+            Lookup times, seconds.
+        comps : numpy.ndarray
+            State component indices, broadcast against ``tau``.
+        tau_sel : numpy.ndarray or None, optional
+            Times used to choose the segment (``tau`` nudged to one side of a breakpoint); None uses ``tau``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The interpolated values, shape of ``tau`` and ``comps`` broadcast (the initial state while only
+            one node is stored).
+        """
         if tau_sel is None:
             tau_sel = tau
         if self.m < 2:

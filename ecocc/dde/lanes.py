@@ -1,57 +1,45 @@
-"""Lock-step ("lanes") adaptive kernel: ``LANES`` members of one network advanced together.
+"""The compiled lock-step ("lanes") adaptive method, generic over models (a source template).
 
-the generated adaptive kernel (:mod:`ecocc.dde.integrator`) integrates one member; a map of
-10,000 points calls it 10,000 times, and each of its ~1,000 steps per point
-pays the step's bookkeeping (stage loops, history lookups, error norm, step
-control) for a 4-flow network: about 1.3 us per step.
+Like :mod:`ecocc.dde.integrator`, this file is Python source that :mod:`ecocc.dde.codegen` copies, verbatim,
+under the right-hand side it generates from a model's laws; here the generated function is
+``_model_rhs_lanes``, which evaluates the model for ``W = LANES`` members at once (every state-like array
+flat, component-major with the lane last, ``[q * W + w]``; the history segment of a lookup and its Hermite
+weights shared by the lanes, the values per lane).  It is never compiled on its own.
 
-Here ``W = LANES`` members that share the network *and its delays* (the
-points of a map row at one RTT scale; any sweep of the gains ``alpha``,
-``beta``, ``T``, ``q0``) share the steps.  Every state-like array is flat,
-component-major with the lane last (``[q * W + w]``), so the stage sums and
-the exponentials are long contiguous loops that LLVM vectorizes, and the
-step's bookkeeping is paid once per ``W`` members.  The algorithm is
-the generated adaptive kernel's, line by line, with the step decisions taken over
-the lanes:
+``W`` members that share the network *and its delays* (the points of a map row at one RTT scale; any
+sweep of the model's numeric parameters) share the steps, so the step's bookkeeping (stage loops, history
+lookups, error norm, step control) is paid once per ``W`` members.  The algorithm is the generated adaptive
+kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken over the lanes:
 
-* the error of a step is the largest over the live lanes (a step is
-  rejected if any lane's error exceeds the tolerance), so every lane meets
-  its tolerance on every step;
-* a free queue that crosses a bound in any lane cuts the step at the first
-  crossing over the lanes (every lane gets that mesh point; each lane
-  projects only its own crossing queues);
+* the error of a step is the largest over the live lanes (a step is rejected if any lane's error exceeds
+  the tolerance), so every lane meets its tolerance on every step;
+* a free queue that crosses a bound in any lane cuts the step at the first crossing over the lanes (every
+  lane gets that mesh point; each lane projects only its own crossing queues);
 * breakpoints are the same for all lanes (same delays, same flow starts);
-* saturation masks, clamps, projections and status are per lane; a lane
-  whose state becomes non-finite at the smallest step is marked failed
-  (status 2) and left out of later decisions while the others go on.
+* saturation masks, clamps, projections and status are per lane; a lane whose state becomes non-finite at
+  the smallest step is marked failed (status 2) and left out of later decisions while the others go on.
 
-With ``W`` identical lanes it takes exactly the generated adaptive kernel's steps
-(``tests/test_lanes.py``; values agree to round-off: the exponential here is
-a polynomial, within a few ulp of libm's).  With different lanes, each lane's
-result differs from its own single run by a tolerance-sized amount (another
+With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
+different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
 mesh).
 
-Optionally (``overlap``) steps may be longer than the smallest delay: a
-delayed value that falls inside the step is extrapolated in a first pass and
-then taken from the step's own continuous extension, pass after pass, until
-two passes agree to ``OVERLAP_TOL`` of the tolerance; the stages that look
-only into the accepted past are not recomputed.  At small RTTs this takes
-several times fewer steps than the capped method of steps.
+Optionally (``overlap``) steps may be longer than the smallest delay: a delayed value that falls inside the
+step is extrapolated in a first pass and then taken from the step's own continuous extension, pass after
+pass, until two passes agree to ``OVERLAP_TOL`` of the tolerance; the stages that look only into the
+accepted past are not recomputed.  At small RTTs this takes several times fewer steps than the capped
+method of steps.
 
-Optionally only the dynamics (rates, rate factors, queues: the first
-``P + 2 L`` components) are integrated and error-controlled; the counters
-that follow them (lost, arrived, departed, queue area, sent) feed nothing
-back, and a stability map does not need them.
+Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
+integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
+feed nothing back, and a stability map does not need them.
 """
-from __future__ import annotations
-
-import math
+import math  # noqa: F401
 
 import numpy as np
 from numba import njit
 
-from .aot import LANES
-from .kernels import _first_crossing, _history_new, _history_room, _index_at, _segment_at, _tiny
+from ecocc.dde.aot import LANES
+from ecocc.dde.kernels import _first_crossing, _history_new, _history_room, _shift_segments, _tiny  # noqa: F401
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -59,66 +47,18 @@ OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
 
 
-# exp without a libm call, so the loop over flows x lanes vectorizes: exp(x) = 2^k p(r) with
-# k = round(x / ln 2), r = x - k ln 2 (ln 2 split so that k ln2_hi is exact), p the degree-12 Taylor
-# polynomial (|r| <= ln2/2: truncation 2e-17), 2^k from its bits.  Within 4 ulp of libm's exp on
-# [-708, 709] (3 measured on 10^6 points, tests/test_lanes.py); inf above 709, 0 below -708 (libm: finite to 709.78, subnormal to
-# -745), NaN for NaN.  Rates e^709 packets/s and e^-708 do not occur in a meaningful run.
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_X_MAX = 709.0
-_X_MIN = -708.0
-
-
-@njit(cache=True, inline="always")
-def _exp_reduced(x):
-    """``(p, k)`` with ``exp(x) = p 2^k`` for ``x`` clamped to ``[_X_MIN, _X_MAX]`` (scalars only: no array
-    arguments, so no reference counting where it is inlined)."""
-    xc = min(max(x, _X_MIN), _X_MAX)
-    k = math.floor(xc * _LOG2E + 0.5)
-    r = (xc - k * _LN2_HI) - k * _LN2_LO
-    p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
-        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r * (
-            1.0 / 39916800 + r * (1.0 / 479001600))))))))))))
-    return p, (np.int64(k) + 1023) << 52
-
-
-@njit(cache=True, inline="always")
-def _exp_select(x, v):
-    """The special cases of the polynomial exp: ``v = p 2^k`` outside ``[_X_MIN, _X_MAX]`` and for NaN."""
-    v = np.inf if x > _X_MAX else v
-    v = 0.0 if x < _X_MIN else v
-    return x if x != x else v
-
-
 @njit(cache=True)
-def exp_poly(x):
-    """The kernel's exponential on a 1-D array (the same two loops as in its right-hand side), for tests."""
-    n = x.size
-    tmp = np.empty(n)
-    ib = np.empty(n, dtype=np.int64)
-    fb = ib.view(np.float64)
-    out = np.empty(n)
-    for k in range(n):
-        tmp[k], ib[k] = _exp_reduced(x[k])
-    for k in range(n):
-        out[k] = _exp_select(x[k], tmp[k] * fb[k])
-    return out
-
-
-@njit(cache=True)
-def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp,
-                    overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp,
-                    P, L, fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
-                    counters, reals, codes):
-    """the generated adaptive kernel (:mod:`ecocc.dde.integrator`) for ``W = LANES`` lanes: ``y0`` ``(n * W,)`` flat
-    (``[q * W + w]``); per-lane ``alpha``, ``beta``, ``Tq`` ``(W,)``, ``q0`` ``(L * W,)``; outputs ``out_y``
-    ``(len(t_eval), len(ocomp) * W)`` (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals``
-    ``(W, 3)`` and status ``codes`` ``(W,)`` as the single kernel's.
+def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
+                 Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals, codes):
+    """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
+    ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
+    ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
+    :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
+    (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 3)`` and status ``codes`` ``(W,)`` as
+    the single kernel's.
 
     Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
-    or ``P + 2 L`` for the dynamics.  ``ocomp`` must lie below ``n_int``.
+    or ``iq + L`` for the dynamics (flow states, link states, queues).  ``ocomp`` must lie below ``n_int``.
 
     ``overlap``: steps may be longer than the smallest delay ``dmin``.  A delayed value that falls inside
     the step being taken is then predicted by extrapolating the last history segment and corrected with
@@ -133,17 +73,16 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     m_int = n_int * W
     n_st = Cc.size
     t0 = 0.0
-    iv, iq = P, P + L
-    ilost, iarr, idep, iqa, isent = P + 2 * L, P + 3 * L, P + 4 * L, P + 5 * L, P + 6 * L
     LW = L * W
-    PW = P * W
-    HT, HY, HFA, HFB, m = _history_new(t0, y0[iv * W:iv * W + LW])
-    zv = np.empty(pl.size * W)
-    kcur = np.zeros(pl.size, dtype=np.int64)
-    rate = np.empty(P * W)
-    tmp = np.empty(max(P, 1) * W)
-    ib = np.empty(max(P, 1) * W, dtype=np.int64)
-    fb = ib.view(np.float64)
+    # the history holds only the components the model reads through a delay (hsrc), lane-flat
+    nh = hsrc.size
+    nhW = max(nh, 1) * W
+    h0 = np.zeros(nhW)
+    for c in range(nh):
+        for w in range(W):
+            h0[c * W + w] = y0[hsrc[c] * W + w]
+    HT, HY, HFA, HFB, m = _history_new(t0, h0)
+    kcur = Wk[3]
     acc = np.empty(W)
     # state rows: y, the stage value, the step's end value
     YY, YI, YN, YP = 0, 1, 2, 3  # YP: the step's end value of the previous pass (overlap)
@@ -171,108 +110,13 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     Qd = np.empty((nd, no * W))
     spow = np.empty(nd)
     vacc = np.empty(W)
-    QV = np.zeros((nd, LW))  # overlap: continuous-extension coefficients of v in the step being taken
+    QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
     n_pass = 0  # overlap: the pass of the step being taken (0: delayed values in the step extrapolated)
     t_cur, h_cur = t0, 1.0
 
-    # The model and the history lookups as closures: numba inlines them with the arrays they use taken from
-    # this scope, so no array is passed (a helper with array arguments costs two reference-count updates per
-    # array and call: measured 270 ns against 70 ns per right-hand side of 8 lanes).
-
-    def lookup(s, nudge):
-        """``v[pl[j]](s - bwd[j])`` for every lane into ``zv[j * W + w]`` (the history lookup of :mod:`ecocc.dde.codegen`); the
-        segment and the Hermite weights are shared by the lanes (same mesh, same delays)."""
-        for j in range(pl.size):
-            tau = s - bwd[j]
-            tsel = tau + nudge
-            l = pl[j]
-            o = j * W
-            if tsel < t0:
-                for w in range(W):
-                    zv[o + w] = y0[(iv + l) * W + w]
-                continue
-            if n_pass > 0 and tsel > t_cur:  # inside the step being taken: its extension from the last pass
-                th = (tau - t_cur) / h_cur
-                sp = 1.0
-                for jd in range(nd):
-                    sp *= th
-                    spow[jd] = sp
-                for w in range(W):
-                    val = 0.0
-                    for jd in range(nd):
-                        val += QV[jd, l * W + w] * spow[jd]
-                    zv[o + w] = Y[YY, (iv + l) * W + w] + h_cur * val
-                continue
-            if m < 2:
-                for w in range(W):
-                    zv[o + w] = HY[0, l * W + w]
-                continue
-            k = _segment_at(HT, m, kcur[j], tsel)
-            kcur[j] = k
-            ta = HT[k]
-            hh = HT[k + 1] - ta
-            hs = hh if hh > 0 else 1.0
-            s_ = (tau - ta) / hs
-            s2 = s_ * s_
-            s3 = s2 * s_
-            # history.hermite, the same operations in the same order
-            h00 = 2 * s3 - 3 * s2 + 1
-            h10 = (s3 - 2 * s2 + s_) * hh
-            h01 = -2 * s3 + 3 * s2
-            h11 = (s3 - s2) * hh
-            for w in range(W):
-                lw = l * W + w
-                zv[o + w] = h00 * HY[k, lw] + h10 * HFA[k, lw] + h01 * HY[k + 1, lw] + h11 * HFB[k, lw]
-
-    def rhs(tt, yr, fr):
-        """``kernels._rhs1`` for every lane: state ``Y[yr]``, delayed values ``zv``, derivative into ``F[fr]``
-        (the counters' only if ``full``)."""
-        for k in range(PW):  # the rates e^u of all flows and lanes: one vectorized loop
-            tmp[k], ib[k] = _exp_reduced(Y[yr, k])
-        for k in range(PW):
-            rate[k] = _exp_select(Y[yr, k], tmp[k] * fb[k])
-        for p in range(P):
-            o = p * W
-            if start[p] <= tt and tt < stop[p]:
-                j0 = fps[p]
-                for w in range(W):
-                    acc[w] = zv[j0 * W + w]
-                for j in range(j0 + 1, fps[p + 1]):
-                    for w in range(W):
-                        acc[w] = min(acc[w], zv[j * W + w])
-                for w in range(W):
-                    F[fr, o + w] = alpha[w] * (acc[w] - Y[yr, o + w])
-            else:
-                for w in range(W):
-                    F[fr, o + w] = 0.0
-                    rate[o + w] = 0.0
-            if full:
-                for w in range(W):
-                    F[fr, (isent + p) * W + w] = rate[o + w]
-        kc = _index_at(ctimes, tt)
-        for l in range(L):
-            for w in range(W):
-                acc[w] = 0.0
-            for j in range(lptr[l], lptr[l + 1]):
-                o = lflows[j] * W
-                for w in range(W):
-                    acc[w] += rate[o + w]
-            Cl = C[l]
-            cl = ctable[kc, l]
-            for w in range(W):
-                arrival = acc[w] + cl
-                q = Y[yr, (iq + l) * W + w]
-                F[fr, (iv + l) * W + w] = beta[w] * (1 - (arrival + (q - q0[l * W + w]) / Tq[w]) / Cl)
-                F[fr, (iq + l) * W + w] = arrival - Cl
-            if full:
-                for w in range(W):
-                    arrival = acc[w] + cl
-                    dq = arrival - Cl
-                    lw = l * W + w
-                    F[fr, (ilost + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0
-                    F[fr, (iarr + l) * W + w] = arrival
-                    F[fr, (idep + l) * W + w] = (arrival if arrival < Cl else Cl) if sat_lo[lw] else Cl
-                    F[fr, (iqa + l) * W + w] = Y[yr, (iq + l) * W + w]
+    # Helpers as closures: numba inlines them with the arrays they use taken from this scope, so no array is
+    # passed (a helper with array arguments costs two reference-count updates per array and call).  The
+    # model's right-hand side with its history lookups, _model_rhs_lanes, is generated (inlined too).
 
     def ext_coeff(j, o):
         """``acc[w]``: the ``j``-th coefficient of the step's continuous extension of the component at flat
@@ -353,8 +197,8 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 if not masks(YY, FRAW):
                     break
                 fr = FTMP  # the lanes whose masks changed re-evaluate with the new masks
-            lookup(t, nud)
-            rhs(t + nud, YY, fr)
+            _model_rhs_lanes(t, nud, Y[YY], sat_lo, sat_hi, F[fr], full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
+                             n_pass, t_cur, h_cur, QV, Y[YY])
             nfev += 1
             if rep == 1:
                 for q in range(n):
@@ -448,8 +292,8 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                         if a_ != 0.0:
                             for k in range(m_int):
                                 Y[yr, k] += a_ * F[s_, k]
-                    lookup(s_t, nud)
-                    rhs(s_t + nud, yr, i)
+                    _model_rhs_lanes(s_t, nud, Y[yr], sat_lo, sat_hi, F[i], full, D, Wk, t0, y0, HT, HY, HFA, HFB,
+                                     m, n_pass, t_cur, h_cur, QV, Y[YY])
                     nfev += 1
                     if i == n_st:  # unclamped: the derivative at the step's end if it is accepted
                         for k in range(nW):
@@ -472,11 +316,11 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                         break
                 for k in range(m_int):
                     Y[YP, k] = Y[YN, k]
-                for jd in range(nd):  # the step's continuous extension of v, for the next pass
-                    for l in range(L):
-                        ext_coeff(jd, (iv + l) * W)
+                for jd in range(nd):  # the step's continuous extension of the history, for the next pass
+                    for c in range(nh):
+                        ext_coeff(jd, hsrc[c] * W)
                         for w in range(W):
-                            QV[jd, l * W + w] = acc[w]
+                            QV[jd, c * W + w] = acc[w]
                 n_pass += 1
             if overlapping and n_pass + 1 >= OVERLAP_PASSES and diff > OVERLAP_TOL:
                 n_rej += 1
@@ -593,8 +437,8 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                     for l in range(L):
                         k = (iq + l) * W + w
                         qv = Y[YN, k]
-                        Y[YN, k + L * W] += max(qv - buf[l], 0.0)  # lost: component P + 2 L + l
-                        Y[YN, k + 3 * L * W] -= max(-qv, 0.0)  # departed: P + 4 L + l
+                        Y[YN, k + L * W] += max(qv - buf[l], 0.0)  # lost: component iq + L + l
+                        Y[YN, k + 3 * L * W] -= max(-qv, 0.0)  # departed: iq + 3 L + l
                         Y[YN, k] = min(max(qv, 0.0), buf[l])
             retake = False
             break
@@ -603,11 +447,13 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         # accept: history append (prune / grow first), as the single kernel
         if m + 1 > HT.size:
             HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
-            kcur -= cut
-        for lw in range(LW):
-            HFA[m - 1, lw] = F[FF, iv * W + lw]
-            HFB[m - 1, lw] = F[n_st, iv * W + lw]
-            HY[m, lw] = Y[YN, iv * W + lw]
+            _shift_segments(Wk, cut)
+        for c in range(nh):
+            o = hsrc[c] * W
+            for w in range(W):
+                HFA[m - 1, c * W + w] = F[FF, o + w]
+                HFB[m - 1, c * W + w] = F[n_st, o + w]
+                HY[m, c * W + w] = Y[YN, o + w]
         HT[m] = t + h
         m += 1
         # dense output from the pair's continuous extension (coefficients once per step)
@@ -657,17 +503,22 @@ def _adaptive_lanes(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         reals[w, 1] = hmax_seen
 
 
-@njit(cache=True, nogil=True)  # nogil: solve_adaptive_aecp_batch calls it from a thread pool
-def _adaptive_lanes_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr,
-                            t_eval, out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, P, L,
-                            fps, pl, bwd, lptr, lflows, start, stop, C, buf, ctimes, ctable, alpha, beta, Tq, q0,
-                            counters, reals, codes):
-    """:func:`_adaptive_lanes` for the groups ``first, first + stride, ...`` (leading axis of the per-group
-    arrays; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``).  One call per thread: neighbouring groups cost
-    about the same (the caller orders them by delays), so striding balances the threads, and the arguments
-    are converted once per thread rather than once per group."""
+@njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
+def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
+                         out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf,
+                         Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
+    """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
+    arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
+    ``reals``, ``codes``; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``; ``Dg``: the fields of ``D`` the groups
+    share).  One call per thread: neighbouring groups cost about the same (the caller orders them by delays),
+    so striding balances the threads, and the arguments are converted once per thread rather than once per
+    group."""
+    P, Lg, fps, pl, lptr, lflows, start, stop, C, ctimes, ctable = Dg
+    W = LANES
     for g in range(first, y0.shape[0], stride):
-        _adaptive_lanes(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps,
-                        bps[bps_ptr[g]:bps_ptr[g + 1]], t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo,
-                        dmin[g], keep_s[g], dcomp, P, L, fps, pl, bwd[g], lptr, lflows, start, stop, C, buf, ctimes,
-                        ctable, alpha[g], beta[g], Tq[g], q0[g], counters[g], reals[g], codes[g])
+        D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
+        Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
+              np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]))
+        lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
+                     t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
+                     iq, L, buf, D, Wk, counters[g], reals[g], codes[g])

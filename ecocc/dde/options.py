@@ -24,7 +24,33 @@ MAX_RING_BYTES = 4 * 2**30
 
 
 def real(field, value, *, lo=None, hi=None, lo_open=False, allow_inf=False, allowed=None) -> float:
-    """A real scalar (not bool) in the stated range; returns it as float."""
+    """Check a real scalar option (not a bool) against a range; return it as float.
+
+    Parameters
+    ----------
+    field : str
+        The option's name, as the caller wrote it, for the error message.
+    value : object
+        The value to check; a Python or NumPy real number (a 0-d numeric array is accepted).
+    lo, hi : float or None, optional
+        Closed bounds (``lo`` is open when ``lo_open``); None for no bound.
+    lo_open : bool, optional
+        Refuse ``value == lo``.
+    allow_inf : bool, optional
+        Accept ``+inf`` (``-inf`` and NaN are always refused).
+    allowed : str or None, optional
+        What is allowed, in words, for the error message; None derives it from the bounds.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-number, NaN, an infinity not allowed, or a value out of range.
+    """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
@@ -49,6 +75,29 @@ def _range_text(lo, hi, lo_open, allow_inf):
 
 
 def integer(field, value, *, lo=1, hi=None) -> int:
+    """Check an integer option (not a bool) against a range; return it as int.
+
+    Parameters
+    ----------
+    field : str
+        The option's name, for the error message.
+    value : object
+        The value to check; a Python or NumPy integer (floats such as ``3.0`` are refused).
+    lo : int, optional
+        Smallest allowed value.
+    hi : int or None, optional
+        Largest allowed value; None for no bound.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-integer or a value out of ``[lo, hi]``.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise InputError(field, value, f"an integer >= {lo}")
     v = int(value)
@@ -58,18 +107,77 @@ def integer(field, value, *, lo=1, hi=None) -> int:
 
 
 def flag(field, value) -> bool:
+    """Check a boolean option; return it as bool.
+
+    Parameters
+    ----------
+    field : str
+        The option's name, for the error message.
+    value : object
+        The value to check: ``True``/``False`` or a NumPy bool (``0``/``1`` are refused).
+
+    Returns
+    -------
+    bool
+        The value.
+
+    Raises
+    ------
+    InputError
+        For anything but a bool.
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise InputError(field, value, "True or False")
     return bool(value)
 
 
 def rtol(value, field="rtol") -> float:
+    """Check a relative tolerance (dimensionless, finite, at least :data:`RTOL_MIN`); return it as float.
+
+    Parameters
+    ----------
+    value : object
+        The tolerance.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    float
+        The tolerance.
+
+    Raises
+    ------
+    InputError
+        For a non-number, a non-finite number or one below :data:`RTOL_MIN` (100 machine epsilons).
+    """
     return real(field, value, lo=RTOL_MIN,
                 allowed=f"a finite number >= {RTOL_MIN:.3g} (100 x machine epsilon: float64 cannot meet less)")
 
 
 def atol(value, n, field="atol") -> np.ndarray:
-    """A scalar or ``n`` values, each finite and >= 0; returns the ``(n,)`` array."""
+    """Check an absolute tolerance, scalar or one per state component; return the ``(n,)`` array.
+
+    Parameters
+    ----------
+    value : float or array_like
+        One tolerance for all components or ``n`` tolerances, each finite and >= 0, in the units of the
+        matching state component (packets for windows and queues, packets/s for rates).
+    n : int
+        Number of state components.
+    field : str, optional
+        The option's name, for the error message (an element is named ``atol[i]``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``, a fresh copy (a scalar is broadcast).
+
+    Raises
+    ------
+    InputError
+        For a bool, text, None, an array of the wrong shape, or any element negative or not finite.
+    """
     if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
         raise InputError(field, value, f"a number >= 0 or {n} numbers >= 0 (one per state component)")
     try:
@@ -88,22 +196,102 @@ def atol(value, n, field="atol") -> np.ndarray:
 
 
 def max_step(value, field="max_step") -> float:
+    """Check a largest step size in seconds (> 0, ``inf`` for no limit); return it as float.
+
+    Parameters
+    ----------
+    value : object
+        The largest step, seconds.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    float
+        The largest step, seconds (possibly ``inf``).
+
+    Raises
+    ------
+    InputError
+        For a non-number, NaN, ``-inf`` or a value <= 0.
+    """
     return real(field, value, lo=0.0, lo_open=True, allow_inf=True,
                 allowed="a number of seconds > 0 (inf for no limit)")
 
 
 def first_step(value, field="first_step"):
+    """Check an initial step size in seconds (None or finite > 0).
+
+    Parameters
+    ----------
+    value : float or None
+        The first step, seconds; None lets the solver choose.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    float or None
+        The first step in seconds, or None.
+
+    Raises
+    ------
+    InputError
+        For a non-number, a non-finite number or a value <= 0.
+    """
     if value is None:
         return None
     return real(field, value, lo=0.0, lo_open=True, allowed="None or a finite number of seconds > 0")
 
 
 def t_end(value, t0, field="t_end") -> float:
+    """Check an end time in seconds (finite, strictly after ``t0``); return it as float.
+
+    Parameters
+    ----------
+    value : object
+        The end time, seconds.
+    t0 : float
+        The start time, seconds.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    float
+        The end time, seconds.
+
+    Raises
+    ------
+    InputError
+        For a non-number, a non-finite number or a time <= ``t0``.
+    """
     return real(field, value, lo=t0, lo_open=True, allowed=f"a finite time in seconds after t0 = {t0:g}")
 
 
 def t_eval(value, t0, t_end_, field="t_eval"):
-    """None, or finite times, non-decreasing, in ``[t0, t_end]``, at most :data:`MAX_SAMPLES`."""
+    """Check output times: None, or finite non-decreasing times in ``[t0, t_end]``, at most :data:`MAX_SAMPLES`.
+
+    Parameters
+    ----------
+    value : array_like or None
+        Output times, seconds; None for the solver's own steps.
+    t0, t_end_ : float
+        Start and end of the run, seconds (the last time may exceed ``t_end_`` by 1e-12 relative, round-off).
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The times as a float array, or None.
+
+    Raises
+    ------
+    InputError
+        For non-numbers, a multidimensional array, more than :data:`MAX_SAMPLES` times, non-finite or
+        decreasing times, or times outside ``[t0, t_end_]``.
+    """
     if value is None:
         return None
     try:
@@ -125,6 +313,25 @@ def t_eval(value, t0, t_end_, field="t_eval"):
 
 
 def callable_or_none(field, value):
+    """Check that an option is None or callable; return it unchanged.
+
+    Parameters
+    ----------
+    field : str
+        The option's name, for the error message.
+    value : object
+        The value to check (a callback such as an event function).
+
+    Returns
+    -------
+    callable or None
+        The value.
+
+    Raises
+    ------
+    InputError
+        If the value is neither None nor callable.
+    """
     if value is not None and not callable(value):
         raise InputError(field, value, "None or a callable")
     return value

@@ -47,7 +47,15 @@ import numpy as np
 
 
 class Throttled:
-    """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars)."""
+    """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars).
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(t)`` with ``t`` the simulated time in seconds; None makes every call a no-op.
+    every_s : float, optional
+        Least wall-clock time between two calls, seconds.
+    """
 
     def __init__(self, fn, every_s: float = 0.2):
         import time
@@ -63,13 +71,34 @@ class Throttled:
             self._last = now
 
     def final(self, t):
+        """Call ``fn(t)`` now, however recently it was called (the end of a run).
+
+        Parameters
+        ----------
+        t : float
+            Simulated time, seconds.
+        """
         if self.fn is not None:
             self.fn(t)
 
 
 @dataclass
 class Lookup:
-    """Delayed values a right-hand side needs: ``y[comps](t - delays)``."""
+    """Delayed values a right-hand side needs: ``y[comps](t - delays)``.
+
+    Parameters
+    ----------
+    comps : array_like of int
+        State component indices, shape ``(m,)``.
+    delays : array_like of float
+        Delay of each entry, seconds (finite, >= 0; 0 reads the current state), shape ``(m,)`` or a batch
+        ``(B, m)``.
+
+    Raises
+    ------
+    InputError
+        For a delay count that does not match ``comps``, or a negative or non-finite delay.
+    """
 
     comps: np.ndarray
     delays: np.ndarray
@@ -88,7 +117,45 @@ class Lookup:
 
 @dataclass
 class DDEProblem:
-    """A delay-differential initial-value problem (see module docstring)."""
+    """A delay-differential initial-value problem (see module docstring).
+
+    Parameters
+    ----------
+    n : int
+        Size of the state.
+    rhs : callable
+        ``rhs(t, y, Z, sat_lo, sat_hi)``: the raw derivative, broadcasting over leading axes of ``y``.
+    y0 : array_like
+        State at ``t0``, shape ``(n,)``.
+    t0 : float, optional
+        Start time, seconds.
+    lookups : sequence of Lookup, optional
+        Delayed values ``rhs`` receives in ``Z``, one array per lookup.
+    history : callable or None, optional
+        ``history(t_array, comps) -> values`` for ``t < t0``; None: constant ``y0``.
+    bounded : array_like of int, optional
+        Components the solver keeps in ``[lower, upper]``.
+    lower, upper : array_like of float, optional
+        Bounds of the ``bounded`` components (broadcast to their shape; ``upper`` may be ``inf``).
+    jumps : array_like of float, optional
+        Times, seconds, at which ``apply_jump`` changes the state.
+    apply_jump : callable or None, optional
+        ``apply_jump(t, y) -> y`` at a jump time.
+    kinks : array_like of float, optional
+        Times, seconds, at which ``rhs`` changes non-smoothly without a state jump.
+    breakpoint_depth : int, optional
+        How many delays breakpoints are propagated through.
+    names : sequence of str or None, optional
+        Component names, for messages.
+    nudge_time : bool, optional
+        ``rhs`` depends on time only through piecewise-constant inputs (see the attribute comment).
+    project : callable or None, optional
+        ``project(y_raw) -> y``: how a state that left the bounds is put back (default: clip).
+    state_delays : callable or None, optional
+        ``state_delays(t, y) -> [None or array per lookup]``: extra delays, seconds (adaptive solver only).
+    state_delay_max_s : float, optional
+        Upper bound of the extra delays, seconds.
+    """
 
     n: int
     rhs: Callable
@@ -119,7 +186,19 @@ class DDEProblem:
     state_delay_max_s: float = 0.0
 
     def project_state(self, y):
-        """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval."""
+        """Put the bounded components of ``y`` (shape ``(..., n)``) back in their interval.
+
+        Parameters
+        ----------
+        y : numpy.ndarray
+            Raw state, shape ``(..., n)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``project(y)`` when the problem has its own projection, else a copy of ``y`` with the ``bounded``
+            components clipped to ``[lower, upper]``.
+        """
         if self.project is not None:
             return self.project(y)
         y = y.copy()
@@ -135,7 +214,13 @@ class DDEProblem:
         self.kinks = np.unique(np.asarray(self.kinks, dtype=float))
 
     def positive_delays(self) -> np.ndarray:
-        """Distinct positive delays of all lookups (flattened over batches)."""
+        """List the distinct positive constant delays of all lookups (flattened over batches).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted distinct delays > 0, seconds (empty without lookups).
+        """
         if not self.lookups:
             return np.zeros(0)
         d = np.concatenate([np.ravel(lk.delays) for lk in self.lookups])
@@ -143,15 +228,46 @@ class DDEProblem:
         return np.unique(d)
 
     def history_values(self, t: np.ndarray, comps: np.ndarray) -> np.ndarray:
-        """State before ``t0``: the user's function, else constant ``y0``."""
+        """Return the state before ``t0``: the user's ``history`` function, else the constant ``y0``.
+
+        Parameters
+        ----------
+        t : numpy.ndarray
+            Times before ``t0``, seconds.
+        comps : numpy.ndarray
+            State component indices, broadcast against ``t``.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``history(t, comps)``, or ``y0[..., comps]`` broadcast against ``t`` (a fresh array).
+        """
         if self.history is None:
             y0 = self.y0
             return np.broadcast_to(y0[..., comps], np.broadcast_shapes(np.shape(t), y0[..., comps].shape)).copy()
         return self.history(t, comps)
 
     def breakpoints(self, t_end: float, depth: int | None = None, max_count: int = 200_000) -> np.ndarray:
-        """Sorted breakpoints in ``(t0, t_end]``: jumps, kinks and their
-        propagation through the delays (``t_b + d1 + ... + dk``, ``k <= depth``)."""
+        """List the breakpoints in ``(t0, t_end]``: ``t0``, jumps, kinks and their propagation through the delays.
+
+        A breakpoint ``t_b`` propagates to ``t_b + d1 + ... + dk`` for ``k <= depth`` over the positive
+        constant delays ``d``.
+
+        Parameters
+        ----------
+        t_end : float
+            End of the run, seconds.
+        depth : int or None, optional
+            Propagation depth; None uses ``breakpoint_depth``.
+        max_count : int, optional
+            Propagation stops at the first level that would hold more than this many breakpoints (that level
+            and deeper ones are left out; the error control then meets them with smaller steps).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted breakpoints, seconds, with points closer than 1e-12 relative merged.
+        """
         depth = self.breakpoint_depth if depth is None else depth
         src = np.concatenate([[self.t0], self.jumps, self.kinks])
         src = np.unique(src[(src >= self.t0) & (src <= t_end)])

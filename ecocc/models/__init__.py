@@ -24,7 +24,25 @@ REGISTRY = {cls.name: cls for cls in (AECP, CLTCP, PETCP, Symbiosis, Reno, HSTCP
 
 
 def get_model(model) -> NetworkModel:
-    """A model instance from a registry name or an instance."""
+    """A model instance from a registry name, a model class or an instance.
+
+    Parameters
+    ----------
+    model : str or NetworkModel or type
+        A name of :data:`REGISTRY` (case-insensitive: ``"aecp"``, ``"cltcp"``, ``"petcp"``,
+        ``"symbiosis"``, ``"reno"``, ``"hstcp"``, ``"stcp"``, ``"fast"``, ``"xcp"``), a
+        :class:`NetworkModel` subclass (instantiated) or an instance (returned as is).
+
+    Returns
+    -------
+    NetworkModel
+        A new instance for a name or class; ``model`` itself for an instance.
+
+    Raises
+    ------
+    InputError
+        If the name is not in the registry (the message lists the names).
+    """
     if isinstance(model, NetworkModel):
         return model
     if isinstance(model, type) and issubclass(model, NetworkModel):

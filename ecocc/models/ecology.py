@@ -47,7 +47,19 @@ from ..errors import InputError, check, check_finite
 
 @dataclass
 class EcologyResult:
-    """Output of an ecology simulation: samples (time x species) and status."""
+    """Output of an ecology simulation: samples (time x species) and status.
+
+    Attributes
+    ----------
+    t_s : ndarray
+        Sample times (s), shape ``(n_out,)``.
+    states : ndarray
+        Populations, shape ``(n_out, number of species)`` (units of ``K``).
+    status : Status
+        The solver's status; anything but ``SUCCESS`` means the samples may be wrong.
+    message : str
+        The solver's message.
+    """
 
     t_s: np.ndarray
     states: np.ndarray
@@ -56,6 +68,7 @@ class EcologyResult:
 
     @property
     def ok(self) -> bool:
+        """True when the solver reached the end time with the requested accuracy."""
         return self.status == Status.SUCCESS
 
 
@@ -71,12 +84,23 @@ def _t_eval(t_end, n_out):
 
 @dataclass(frozen=True)
 class LogisticParams:
-    """x' = r x (1 - x(t - delay)/K).
+    """Logistic / Hutchinson model ``x' = r x (1 - x(t - delay)/K)`` (eq. 1 of 002).
 
-    r_per_s : intrinsic growth rate r (1/s, > 0)
-    K : carrying capacity (> 0)
-    x0 : initial population, also the constant history for t < 0 (> 0)
-    delay_s : delay of the density feedback (s, >= 0)
+    Parameters
+    ----------
+    r_per_s : float
+        Intrinsic growth rate r (1/s, > 0), default 1.
+    K : float
+        Carrying capacity (> 0; any population unit, e.g. packets), default 100.
+    x0 : float
+        Initial population, also the constant history for t < 0 (> 0, unit of ``K``), default 1.
+    delay_s : float
+        Delay of the density feedback (s, >= 0), default 0.
+
+    Raises
+    ------
+    InputError
+        If a value is not finite or breaks its bound.
     """
 
     r_per_s: float = 1.0
@@ -91,24 +115,86 @@ class LogisticParams:
         object.__setattr__(self, "delay_s", check_finite("LogisticParams.delay_s", self.delay_s, nonneg=True))
 
     def simulate(self, t_end_s: float, **kw) -> "EcologyResult":
+        """Integrate the model from 0 to ``t_end_s``: :func:`simulate_logistic` with these parameters.
+
+        Parameters
+        ----------
+        t_end_s : float
+            End time (s, > 0).
+        **kw
+            ``rtol``, ``atol``, ``n_out``, ``method`` of :func:`simulate_logistic`.
+
+        Returns
+        -------
+        EcologyResult
+            Samples of ``x`` and the solver status.
+        """
         return simulate_logistic(self, t_end_s, **kw)
 
     def solution(self, t):
+        """Closed form of the undelayed equation at times ``t``: :func:`logistic_solution`.
+
+        Parameters
+        ----------
+        t : array_like
+            Times (s).
+
+        Returns
+        -------
+        ndarray
+            ``x(t)`` (unit of ``K``), ``delay_s`` ignored.
+        """
         return logistic_solution(t, self)
 
 
 def logistic_solution(t, P: LogisticParams):
-    """Closed form of the undelayed logistic equation (``delay_s`` ignored)."""
+    """Closed form of the undelayed logistic equation: ``x(t) = K / (1 + (K/x0 - 1) e^{-r t})``.
+
+    Parameters
+    ----------
+    t : array_like
+        Times (s).
+    P : LogisticParams
+        ``r_per_s``, ``K``, ``x0`` (``delay_s`` is ignored).
+
+    Returns
+    -------
+    ndarray
+        ``x(t)`` (unit of ``K``), shape of ``t``.
+    """
     t = np.asarray(t, dtype=float)
     return P.K / (1.0 + (P.K / P.x0 - 1.0) * np.exp(-P.r_per_s * t))
 
 
 def hutchinson_stable(P: LogisticParams) -> bool:
-    """Local asymptotic stability of x* = K for the delayed logistic: r*delay < pi/2."""
+    """Local asymptotic stability of x* = K for Hutchinson's delayed logistic: ``r delay < pi/2``.
+
+    Parameters
+    ----------
+    P : LogisticParams
+        ``r_per_s`` (1/s) and ``delay_s`` (s).
+
+    Returns
+    -------
+    bool
+        True iff ``r_per_s * delay_s < pi/2`` (always True without delay).
+    """
     return P.r_per_s * P.delay_s < math.pi / 2
 
 
 def logistic_problem(P: LogisticParams) -> DDEProblem:
+    """The delayed logistic equation as a one-component :class:`~ecocc.dde.problem.DDEProblem`.
+
+    Parameters
+    ----------
+    P : LogisticParams
+        The model; ``x0`` is also the constant history before t = 0.
+
+    Returns
+    -------
+    DDEProblem
+        ``x' = r x (1 - x(t - delay_s)/K)``, state named ``"x"``, one lookup at ``delay_s``.
+    """
     r, K = P.r_per_s, P.K
 
     def rhs(t, y, Z, lo, hi):
@@ -155,27 +241,33 @@ def logistic_dde():
 
 def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9, n_out=1001,
                       method="RK45", engine="auto") -> EcologyResult:
-    """Integrate the (delayed) logistic equation.
+    """Integrate the (delayed) logistic equation with the project's adaptive DDE solver.
 
     Parameters
     ----------
     P : LogisticParams
-        Rate (1/s), capacity, initial population and delay (s).
+        The model.
     t_end_s : float
-        End time (s).
+        End time (s, > 0).
     rtol, atol : float
-        Tolerances of the adaptive solver.
+        Tolerances of :func:`ecocc.dde.adaptive.solve_dde` (default 1e-9 each; atol in population units).
     n_out : int
-        Output samples, evenly spaced from 0 to ``t_end_s``.
+        Number of equally spaced output samples on ``[0, t_end_s]`` (>= 2, default 1001).
     method : {"RK45", "RK23"}
-        The NumPy solver's method (the compiled one is RK45).
+        Runge-Kutta pair of the NumPy solver (the compiled one is RK45).
     engine : {"auto", "numba", "numpy"}
-        ``"auto"``: compiled where numba is installed (and ``method="RK45"``).
+        ``"auto"``: compiled (:mod:`ecocc.dde.user`) where numba is installed and ``method="RK45"``, else
+        the NumPy solver.
 
     Returns
     -------
     EcologyResult
-        Times (s), populations (one column), status.
+        ``states`` of shape ``(n_out, 1)``; check ``ok`` / ``status`` before using them.
+
+    Raises
+    ------
+    InputError
+        If ``t_end_s`` is not finite and positive, ``n_out < 2``, or a solver setting is not allowed.
     """
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     t_eval = _t_eval(t_end, n_out)
@@ -193,18 +285,34 @@ def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9
 
 @dataclass(frozen=True)
 class LotkaVolterraParams:
-    """N_i' = eps_i N_i (1 - (N_i + sum_{j != i} gamma_ij N_j)/K_i).
-
-    n : number of species (>= 1)
-    K : carrying capacities (scalar or n values, > 0)
-    eps_per_s : growth rates (scalar or n values, > 0)
-    gamma : competition coefficients: a scalar (every off-diagonal entry) or
-        an n x n matrix whose diagonal is ignored (>= 0)
-    N0 : population of each species when it joins (scalar or n values, > 0)
-    join_s : join time of each species (scalar or n values, >= 0)
+    """Lotka-Volterra competition ``N_i' = eps_i N_i (1 - (N_i + sum_{j != i} gamma_ij N_j)/K_i)`` (eq. 2-3 of 002).
 
     Defaults: Fig. 1 of 002 (K = 100, eps = 1.95, gamma = 0.9, species 2
     joins at 10 s; N0 = 1 is our choice, the paper does not print it).
+    Validated values are stored as tuples (``gamma`` as an n x n tuple of
+    tuples with a unit diagonal).
+
+    Parameters
+    ----------
+    n : int
+        Number of species (>= 1).
+    K : float or sequence of float
+        Carrying capacities (scalar or n values, > 0; any population unit).
+    eps_per_s : float or sequence of float
+        Growth rates (1/s; scalar or n values, > 0).
+    gamma : float or array_like
+        Competition coefficients (dimensionless, >= 0): a scalar (every off-diagonal entry) or an
+        n x n matrix whose diagonal is ignored.
+    N0 : float or sequence of float
+        Population of each species when it joins (scalar or n values, > 0).
+    join_s : float or sequence of float
+        Join time of each species (s; scalar or n values, >= 0).
+
+    Raises
+    ------
+    InputError
+        If ``n`` is not an integer >= 1, a field has the wrong length or shape, or a value is not finite
+        or breaks its bound.
     """
 
     n: int = 2
@@ -245,21 +353,74 @@ class LotkaVolterraParams:
         return np.array(self.gamma, dtype=float)
 
     def simulate(self, t_end_s: float, **kw) -> "EcologyResult":
+        """Integrate the model from 0 to ``t_end_s``: :func:`simulate_lotka_volterra` with these parameters.
+
+        Parameters
+        ----------
+        t_end_s : float
+            End time (s, > 0).
+        **kw
+            ``rtol``, ``atol``, ``n_out``, ``method`` of :func:`simulate_lotka_volterra`.
+
+        Returns
+        -------
+        EcologyResult
+            Samples of every species and the solver status.
+        """
         return simulate_lotka_volterra(self, t_end_s, **kw)
 
     def equilibrium(self) -> np.ndarray:
+        """The interior equilibrium ``M N* = K``: :func:`lv_equilibrium`.
+
+        Returns
+        -------
+        ndarray
+            ``N*`` per species (unit of ``K``); entries may be negative when the species cannot coexist.
+        """
         return lv_equilibrium(self)
 
 
 def lv_equilibrium(P: LotkaVolterraParams) -> np.ndarray:
-    """Interior equilibrium: the solution of M N* = K (all species present)."""
+    """Interior equilibrium: the solution of ``M N* = K`` (all species present).
+
+    Parameters
+    ----------
+    P : LotkaVolterraParams
+        The model (``M`` = :attr:`LotkaVolterraParams.interaction`).
+
+    Returns
+    -------
+    ndarray
+        ``N*`` per species (unit of ``K``); an entry <= 0 means no interior equilibrium with that
+        species present.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If ``M`` is singular (e.g. every gamma_ij = 1).
+    """
     return np.linalg.solve(P.interaction, np.array(P.K))
 
 
 def lv_coexistence(P: LotkaVolterraParams) -> bool:
-    """Two species: eq. (4) of 002, gamma_12 < K1/K2 and gamma_21 < K2/K1
-    (for identical species gamma < 1).  n species with a symmetric gamma:
-    the interior equilibrium is positive and M is positive definite."""
+    """Whether the species coexist at a stable interior equilibrium.
+
+    One species: True.  Two species: eq. (4) of 002, gamma_12 < K1/K2 and
+    gamma_21 < K2/K1 (for identical species gamma < 1).  n >= 3 species with a
+    symmetric gamma: the interior equilibrium is positive and M is positive
+    definite.  For n >= 3 with a non-symmetric gamma only the positivity of the
+    interior equilibrium is tested (necessary, not sufficient for stability).
+
+    Parameters
+    ----------
+    P : LotkaVolterraParams
+        The model.
+
+    Returns
+    -------
+    bool
+        The test above.
+    """
     M, K = P.interaction, np.array(P.K)
     if P.n == 1:
         return True
@@ -271,6 +432,21 @@ def lv_coexistence(P: LotkaVolterraParams) -> bool:
 
 
 def lv_problem(P: LotkaVolterraParams) -> DDEProblem:
+    """The Lotka-Volterra system as a :class:`~ecocc.dde.problem.DDEProblem` (no delays).
+
+    Species ``i`` is 0 before ``join_s[i]`` and jumps to ``N0[i]`` at that time (a jump of the
+    problem, so the solver stops exactly there).
+
+    Parameters
+    ----------
+    P : LotkaVolterraParams
+        The model.
+
+    Returns
+    -------
+    DDEProblem
+        ``n`` components named ``N1``..``Nn``.
+    """
     eps, K, M = np.array(P.eps_per_s), np.array(P.K), P.interaction
     join, N0 = np.array(P.join_s), np.array(P.N0)
 
@@ -366,22 +542,28 @@ def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9
     Parameters
     ----------
     P : LotkaVolterraParams
-        Rates (1/s), capacities, competition coefficients, initial populations, join times (s).
+        The model (with each species' join time).
     t_end_s : float
-        End time (s).
+        End time (s, > 0).
     rtol, atol : float
-        Tolerances of the adaptive solver.
+        Tolerances of :func:`ecocc.dde.adaptive.solve_dde` (default 1e-9 each; atol in population units).
     n_out : int
-        Output samples, evenly spaced from 0 to ``t_end_s``.
+        Number of equally spaced output samples on ``[0, t_end_s]`` (>= 2, default 1001).
     method : {"RK45", "RK23"}
-        The NumPy solver's method (the compiled one is RK45).
+        Runge-Kutta pair of the NumPy solver (the compiled one is RK45).
     engine : {"auto", "numba", "numpy"}
-        ``"auto"``: compiled where numba is installed (and ``method="RK45"``).
+        ``"auto"``: compiled (:mod:`ecocc.dde.user`) where numba is installed and ``method="RK45"``, else
+        the NumPy solver.
 
     Returns
     -------
     EcologyResult
-        Times (s), populations (one column per species), status.
+        ``states`` of shape ``(n_out, n)``; check ``ok`` / ``status`` before using them.
+
+    Raises
+    ------
+    InputError
+        If ``t_end_s`` is not finite and positive, ``n_out < 2``, or a solver setting is not allowed.
     """
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     t_eval = _t_eval(t_end, n_out)
@@ -396,7 +578,31 @@ def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9
 # ---------------------------------------------------------------------------
 
 def discrete_logistic(eps: float, K: float, x0: float, n_steps: int) -> np.ndarray:
-    """Iterates x_0..x_n of x_{k+1} = x_k + eps x_k (1 - x_k/K)."""
+    """Iterates ``x_0 .. x_n`` of the discrete logistic map ``x_{k+1} = x_k + eps x_k (1 - x_k/K)``.
+
+    The discretisation 002 Section III-C warns about (no convergence for eps >= 2).
+
+    Parameters
+    ----------
+    eps : float
+        Growth per step (dimensionless, > 0).
+    K : float
+        Carrying capacity (> 0).
+    x0 : float
+        Initial population (> 0, unit of ``K``).
+    n_steps : int
+        Number of steps (>= 1).
+
+    Returns
+    -------
+    ndarray
+        The ``n_steps + 1`` iterates, starting with ``x0``.
+
+    Raises
+    ------
+    InputError
+        If ``eps``, ``K`` or ``x0`` is not finite and positive, or ``int(n_steps) < 1``.
+    """
     eps = check_finite("eps", eps, positive=True)
     K = check_finite("K", K, positive=True)
     x0 = check_finite("x0", x0, positive=True)
@@ -409,7 +615,21 @@ def discrete_logistic(eps: float, K: float, x0: float, n_steps: int) -> np.ndarr
 
 
 def discrete_logistic_stable(eps: float) -> bool:
-    """Linear stability of x* = K: |1 - eps| < 1, i.e. 0 < eps < 2."""
+    """Linear stability of the fixed point x* = K of the discrete logistic map: ``abs(1 - eps) < 1``.
+
+    The multiplier at ``K`` is ``1 - eps``, so the test is ``0 < eps < 2`` (at eps = 2 the iterates still
+    approach K, but only algebraically, and this returns False).
+
+    Parameters
+    ----------
+    eps : float
+        Growth per step (dimensionless).
+
+    Returns
+    -------
+    bool
+        True iff ``0 < eps < 2``.
+    """
     return 0.0 < eps < 2.0
 
 

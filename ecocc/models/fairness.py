@@ -7,10 +7,28 @@ import numpy as np
 def max_min_fair_pairs(pair_link, pair_flow, n_links, n_flows, capacity_pps):
     """Max-min fair rates for ``n_flows`` flows given as (link, flow) pairs, each pair once.
 
-    Returns ``(rates_pps, saturated_links)``.  Capacities that are NaN
+    Progressive filling: all unfrozen flows grow at the same pace until a link
+    saturates; the flows crossing it are frozen.  Capacities that are NaN
     (time-varying cross traffic) give NaN rates for the flows crossing them.
     Each round saturates at least one link, so at most ``n_links`` rounds of
     O(pairs) work.
+
+    Parameters
+    ----------
+    pair_link, pair_flow : array_like of int
+        Link index and flow index of each (link, flow) pair of the routing.
+    n_links, n_flows : int
+        Number of links and flows.
+    capacity_pps : array_like
+        Capacity left to the flows on each link (packets/s), NaN where unknown.
+
+    Returns
+    -------
+    rates_pps : ndarray
+        Max-min fair rate of each flow (packets/s); NaN for flows crossing a NaN capacity, ``inf``
+        for flows crossing no finite-capacity link.
+    saturated_links : ndarray of bool
+        Links whose capacity the allocation uses up.
     """
     pl = np.asarray(pair_link, dtype=np.int64)
     pf = np.asarray(pair_flow, dtype=np.int64)

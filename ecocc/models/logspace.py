@@ -77,20 +77,97 @@ class LogSpaceLaws:
         return [getattr(P, k) for k in self.p_keys]
 
     def flow(self, u, fb, own, qdelay, st, P):
+        """Derivatives of the stored flow states (``d ln x/dt`` for log states).
+
+        Parameters
+        ----------
+        u : sequence of array_like
+            Stored flow states in the model's order (logarithms for log states).
+        fb : array_like
+            Path feedback, or its logarithm ``phi`` when ``signal_in_log`` (unit of the signal).
+        own : array_like or None
+            The flow's delayed own load (None becomes 0).
+        qdelay : array_like
+            Current queueing delay of the path (s).
+        st : dict
+            Per-flow static arrays (``st_keys``).
+        P : ModelParams
+            The numeric parameters, passed at call time (``p_keys``).
+
+        Returns
+        -------
+        list of array_like
+            One derivative per flow state, in the model's order (1/s for log states).
+        """
         args = list(u) + [fb, 0.0 if own is None else own, qdelay] + [st[k] for k in self.st_keys] + self._p(P)
         return [fn(*args) for fn in self.flow_fns]
 
     def link(self, u, q, y, C, lst, P):
+        """Derivatives of the stored link states (``d ln r/dt`` for log states).
+
+        Parameters
+        ----------
+        u : sequence of array_like
+            Stored link states in the model's order (logarithms for log states).
+        q : array_like
+            Queue (packets).
+        y : array_like
+            Arrival rate (packets/s).
+        C : array_like
+            Capacity (packets/s).
+        lst : dict
+            Per-link static arrays (``lst_keys``).
+        P : ModelParams
+            The numeric parameters.
+
+        Returns
+        -------
+        list of array_like
+            One derivative per link state, in the model's order (1/s for log states).
+        """
         args = list(u) + [q, y, C] + [lst[k] for k in self.lst_keys] + self._p(P)
         return [fn(*args) for fn in self.link_fns]
 
     def signal_log(self, u, q, y, C, lst, P):
+        """Logarithm of the link signal from the stored link states (only when ``signal_in_log``).
+
+        Parameters
+        ----------
+        u, q, C, lst, P
+            As in :meth:`link` (per (link, flow) pair).
+        y : array_like or None
+            The link's load (packets/s); None becomes 0.
+
+        Returns
+        -------
+        array_like
+            ``log(signal)`` (AECP: ``ln r_l``, the stored state itself).
+        """
         args = list(u) + [q, 0.0 if y is None else y, C] + [lst[k] for k in self.lst_keys] + self._p(P)
         return self.signal_fn(*args)
 
 
 def derive(model, P, st_keys, lst_keys) -> LogSpaceLaws | None:
-    """Derive (and cache on ``model``) the log-space laws; None if the model opts out."""
+    """Derive the log-space laws of ``model`` (cached per process); None if the model opts out.
+
+    Cached by model class, instance attributes, parameter class, non-numeric
+    parameter values and static keys; numeric parameters stay symbols and are
+    passed at call time.
+
+    Parameters
+    ----------
+    model : NetworkModel
+        The model (its laws run once on SymPy symbols).
+    P : ModelParams or BatchParams
+        Parameters; their numeric fields become arguments, the others (choices, flags) are fixed.
+    st_keys, lst_keys : sequence of str
+        Names of the flow and link static arrays the laws read.
+
+    Returns
+    -------
+    LogSpaceLaws or None
+        Compiled laws; None if ``model.derive_log_laws`` is False or the model has no log state.
+    """
     if not getattr(model, "derive_log_laws", True) or not (any(model.flow_log) or any(model.link_log)):
         return None
     items = _param_items(P)
@@ -116,7 +193,7 @@ _CACHE: dict = {}
 def _derive(model, fixed, p_keys, st_keys, lst_keys):
     import sympy as sp
     from types import SimpleNamespace
-    from .base import SYMPY_OPS as ops
+    from .base import SYMPY_EXACT_OPS as ops  # the whole laws (no linearization branch choice)
 
     R = dict(real=True)
     Ps = SimpleNamespace(**fixed, **{k: sp.Symbol(f"P_{k}", **R) for k in p_keys})

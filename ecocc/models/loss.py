@@ -36,9 +36,17 @@ from .base import ModelParams
 class LossParams(ModelParams):
     """Queue management of a loss-based model.
 
+    Parameters
+    ----------
     aqm : "droptail" or "red"
     red_min_th_pkts, red_max_th_pkts : RED thresholds (packets)
     red_p_max : RED drop probability at ``red_max_th_pkts``
+
+    Raises
+    ------
+    InputError
+        If ``aqm`` is not one of the choices, a threshold is not finite (min >= 0, max > 0),
+        ``red_max_th_pkts <= red_min_th_pkts`` or ``red_p_max`` is not in (0, 1].
     """
 
     aqm: str = "red"
@@ -58,16 +66,52 @@ class LossParams(ModelParams):
 
 
 def loss_events_per_rtt(ops, own_window, p):
-    """Window decreases per round trip: ``min(W(t - tau) p, 1)`` (see the module docstring)."""
+    """Window decreases per round trip: ``min(W(t - tau) p, 1)`` (see the module docstring).
+
+    Parameters
+    ----------
+    ops : SimpleNamespace
+        :data:`ecocc.models.base.NUMPY_OPS` or ``SYMPY_OPS``.
+    own_window : array_like
+        The flow's window one propagation RTT ago, ``W(t - tau)`` (packets).
+    p : array_like
+        Loss probability on the path, one backward delay old (dimensionless, summed over the links).
+
+    Returns
+    -------
+    array_like
+        Loss events per round trip (dimensionless), capped at 1.
+    """
     return ops.minimum(own_window * p, 1.0 + 0.0 * p)
 
 
 def red_probability(ops, q, P):
-    """RED drop probability at queue ``q`` (packets) for profile ``P``."""
+    """RED drop probability at queue ``q`` for profile ``P`` (Floyd & Jacobson 1993, no averaging).
+
+    ``0`` below ``red_min_th_pkts``, ``red_p_max (q - min_th)/(max_th - min_th)`` up to
+    ``red_max_th_pkts``, ``1`` above.  The symbolic layer's ``SYMPY_OPS`` (linearization) gets the ramp
+    only (the linearization point lies on it); exact symbolic ops (``exact=True``: generated kernels,
+    log-space laws) and NumPy get the whole profile.
+
+    Parameters
+    ----------
+    ops : SimpleNamespace
+        :data:`ecocc.models.base.NUMPY_OPS`, ``SYMPY_OPS`` or exact SymPy ops.
+    q : array_like or expression
+        Instantaneous queue (packets).
+    P : LossParams
+        The RED profile (``red_min_th_pkts``, ``red_max_th_pkts``, ``red_p_max``).
+
+    Returns
+    -------
+    array_like
+        Drop probability, in [0, 1] (NumPy).
+    """
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
-    if getattr(ops, "lib", "") == "sympy":
-        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there)
+    if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
+        # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there); with
+        # exact symbolic ops (generated kernels, log-space laws) the whole profile below
         return ramp
     return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
 
@@ -85,30 +129,115 @@ class WindowFlow:
     needs_own_delayed = True
 
     def flow_rate(self, ops, s, qdelay, P, st):
+        """Sending rate ``x = W / (tau + Q)`` (self-clocking, MGT's ``W/R``).
+
+        Parameters
+        ----------
+        ops, P
+            As in :meth:`ecocc.models.base.NetworkModel.flow_rate` (not used).
+        s : dict
+            ``s["W"]``: congestion window (packets).
+        qdelay : array_like
+            Current queueing delay ``Q`` of the flow's path (s).
+        st : dict
+            ``st["rtt"]``: propagation RTT ``tau`` (s).
+
+        Returns
+        -------
+        array_like
+            Sending rate (packets/s).
+        """
         return s["W"] / (st["rtt"] + qdelay)
 
     def own_load(self, ops, s, P, st):
+        """The window itself; the system passes it one propagation RTT late as ``W(t - tau)``.
+
+        Parameters
+        ----------
+        ops, P, st
+            As in :meth:`ecocc.models.base.NetworkModel.own_load` (not used).
+        s : dict
+            ``s["W"]``: congestion window (packets), one RTT old.
+
+        Returns
+        -------
+        array_like
+            ``W(t - tau)`` (packets), the ``own`` argument of the flow law.
+        """
         return s["W"]
 
 
 class LossBasedLink:
-    """Mixin: the link side of a loss-based model (signal = loss probability)."""
+    """Mixin: the link side of a loss-based model (signal = loss probability).
+
+    Flows add the probabilities of the links they cross (``path_aggregate = "sum"``).
+    """
 
     path_aggregate = "sum"
     signal_uses_arrival = True
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
+        """Loss probability the link imposes: RED's ``p(q)``, or tail drop's ``max(0, 1 - C/y)`` at a full buffer.
+
+        Parameters
+        ----------
+        ops, ls, P
+            As in :meth:`ecocc.models.base.NetworkModel.link_signal`; ``P.aqm`` selects the rule.
+        q : array_like
+            Queue (packets), one backward delay old.
+        y : array_like
+            Arrival rate including cross traffic (packets/s), same delay.
+        C : array_like
+            Capacity (packets/s).
+        lst : dict
+            ``lst["buffer"]``: buffer size (packets), from :meth:`link_static`.
+
+        Returns
+        -------
+        array_like
+            Loss probability (dimensionless, in [0, 1]); flows add them along their path.
+        """
         if P.aqm == "red":
             return red_probability(ops, q, P)
         full = q >= lst["buffer"] * (1 - 1e-9)
         return ops.where(full, ops.maximum(0.0 * y, 1 - C / ops.maximum(y, 1e-300)), 0.0 * y)
 
     def link_drop_fraction(self, ops, ls, q, y, C, P, lst):
+        """RED drops ``p(q)`` of the arrival before it is queued; tail drop drops nothing early (None).
+
+        Parameters
+        ----------
+        ops, ls, y, C, lst
+            As in :meth:`ecocc.models.base.NetworkModel.link_drop_fraction` (not used).
+        q : array_like
+            Current queue (packets).
+        P : LossParams
+            ``aqm`` and the RED profile.
+
+        Returns
+        -------
+        array_like or None
+            :func:`red_probability` of ``q`` with RED, None with tail drop.
+        """
         if P.aqm == "red":
             return red_probability(ops, q, P)
         return None
 
     def link_static(self, net, P):
+        """The buffer of each link, which the tail-drop signal needs.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``net.arrays.buffer_pkts``; the symbolic layer's one-link stand-in has none).
+        P : LossParams
+            The parameters (not used).
+
+        Returns
+        -------
+        dict
+            ``{"buffer": buffer sizes}`` (packets; ``inf`` when the network has no buffer array).
+        """
         import math
         # the symbolic layer's one-link stand-in has no buffer: infinite (RED is what it linearizes)
         return {"buffer": getattr(net.arrays, "buffer_pkts", math.inf)}
@@ -119,8 +248,28 @@ def red_equilibrium(net, P, window_gap, what):
 
     ``window_gap(W, p)`` is the model's per-flow balance (zero at equilibrium).
     Solves for the queue ``q`` with ``R = tau + q/C``, ``N W (1 - p(q)) / R = C``
-    (the RED drops never reach the queue) and ``window_gap(W, p(q)) = 0``.
-    Returns the dict of :meth:`NetworkModel.equilibrium` or None.
+    (the RED drops never reach the queue) and ``window_gap(W, p(q)) = 0``,
+    by Brent's method on the RED ramp ``(red_min_th_pkts, red_max_th_pkts)``.
+
+    Parameters
+    ----------
+    net : ecocc.network.Network
+        The network: one link, every flow with the same propagation RTT ``tau`` (s), no cross traffic.
+    P : LossParams
+        RED profile (``aqm`` must be ``"red"``).
+    window_gap : callable
+        ``window_gap(W, p) -> float``, window ``W`` in packets, loss probability ``p``; positive below
+        the equilibrium queue and negative above it.
+    what : str
+        The ``source`` entry of the result (the equation solved).
+
+    Returns
+    -------
+    dict or None
+        The dict of :meth:`ecocc.models.base.NetworkModel.equilibrium`: ``rate_pps`` (per flow, packets/s),
+        ``queue_pkts`` (shape (1,), packets), ``window_pkts`` (per flow, packets), ``loss_probability``
+        (shape (1,)) and ``source``; None when the network or AQM does not fit, or ``window_gap`` does not
+        change sign on the ramp (no equilibrium there).
     """
     import types
 

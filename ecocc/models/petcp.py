@@ -31,11 +31,19 @@ from .base import ModelParams, NetworkModel
 class PETCPParams(ModelParams):
     """PE-TCP parameters (Section 4.3 of 000).
 
+    Parameters
+    ----------
     a_pps2 : additive increase a (packets/s per second); 125 = 1 Mbps/s at
         1000-byte packets
     b_per_s : multiplicative gain b (1/s)
     T_s : queue time constant T (s)
     delayed_feedback : whether the sender sees X and q one backward delay late
+
+    Raises
+    ------
+    InputError
+        If ``a_pps2``, ``b_per_s`` or ``T_s`` is not finite and positive, or ``delayed_feedback`` is not
+        a bool.
     """
 
     a_pps2: float = 125.0
@@ -50,6 +58,11 @@ class PETCPParams(ModelParams):
 
 
 class PETCP(NetworkModel):
+    """PE-TCP: logistic rate growth with an additive term, eq. (4)-(5) of 000 (Sec. 3.1).
+
+    See the module docstring for the equations, units and the delay and multi-link choices.
+    """
+
     name = "petcp"
     Params = PETCPParams
     flow_states = ("x",)
@@ -61,23 +74,99 @@ class PETCP(NetworkModel):
     description = "PE-TCP, eq. (4)-(5) of 000"
 
     def flow_rate(self, ops, s, qdelay, P, st):
+        """Sending rate: the source state ``x_i`` itself (eq. 4 of 000).
+
+        Parameters
+        ----------
+        ops, s, qdelay, P, st
+            As in :meth:`ecocc.models.base.NetworkModel.flow_rate`; ``s["x"]`` is the rate (packets/s);
+            ``qdelay`` is not used.
+
+        Returns
+        -------
+        array_like
+            ``x_i`` (packets/s).
+        """
         return s["x"]
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
+        """Normalised load ``rho_l = (y_l + q_l/T)/C_l``, the bracket of eq. (4) of 000 (``(X + q/T)/B``).
+
+        Parameters
+        ----------
+        ops, ls, lst
+            As in :meth:`ecocc.models.base.NetworkModel.link_signal` (not used).
+        q : array_like
+            Queue (packets), one backward delay old when ``delayed_feedback``.
+        y : array_like
+            Arrival rate X including cross traffic (packets/s), same delay.
+        C : array_like
+            Capacity B (packets/s).
+        P : PETCPParams
+            ``T_s`` (s).
+
+        Returns
+        -------
+        array_like
+            ``rho_l`` (dimensionless); flows take the max over their path.
+        """
         return (y + q / P.T_s) / C
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        """Eq. (4) of 000 (Sec. 3.1): ``x_i' = a + b x_i (1 - rho)`` with ``rho = (X + q/T)/B``.
+
+        Parameters
+        ----------
+        ops, s, own, qdelay, P, st
+            As in :meth:`ecocc.models.base.NetworkModel.flow_law`; ``s["x"]`` is the rate (packets/s);
+            ``own`` and ``qdelay`` are not used.
+        fb : array_like
+            ``rho``: the largest normalised load on the path (dimensionless), see :meth:`link_signal`.
+
+        Returns
+        -------
+        dict
+            ``{"x": x_i'}`` (packets/s per second).
+        """
         x = s["x"]
         return {"x": P.a_pps2 + P.b_per_s * x * (1 - fb)}
 
     def initial_flow_state(self, net, P):
+        """A flow starts at its initial rate: ``x = initial_rate_pps``.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``net.arrays.initial_rate_pps``, packets/s).
+        P : PETCPParams
+            The parameters (not used).
+
+        Returns
+        -------
+        dict
+            ``{"x": array over the flows}`` (packets/s).
+        """
         return {"x": net.arrays.initial_rate_pps}
 
     def equilibrium(self, net, P):
-        """Theorem 1 (single link): x* = (C - c)/N, q* = a T C N / (b (C - c)).
+        """Theorem 1 of 000 (Sec. 4.1), single link: x* = (C - c)/N, q* = a T C N / (b (C - c)).
 
         With no cross traffic (c = 0) this is the paper's x* = B/N,
-        q* = a T N / b.
+        q* = a T N / b.  With constant cross traffic c the bracket of eq. (4)
+        is ``-q/(T C)`` at full utilization, so ``a = b x* q*/(T C)``.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (capacity and cross traffic in packets/s).
+        P : PETCPParams
+            ``a_pps2``, ``b_per_s``, ``T_s``.
+
+        Returns
+        -------
+        dict or None
+            ``rate_pps`` (per flow, packets/s), ``queue_pkts`` (shape (1,), packets) and ``source``;
+            None for more than one link, time-varying cross traffic or ``c >= C``.
         """
         if net.n_links != 1:
             return None

@@ -35,10 +35,18 @@ from .base import ModelParams, NetworkModel
 class SymbiosisParams(ModelParams):
     """TCP Symbiosis parameters (eq. 9 of 002).
 
+    Parameters
+    ----------
     epsilon_per_s : intrinsic growth rate eps (1/s)
     gamma : competition coefficient (0 < gamma < 1 for coexistence, eq. 4)
     available : "paper" (eq. 17) or "measured"
     rate : "window" or "propagation"
+
+    Raises
+    ------
+    InputError
+        If ``epsilon_per_s`` is not finite and positive, ``gamma`` not finite and >= 0, or a choice is not
+        one of those listed.
     """
 
     epsilon_per_s: float = 1.95
@@ -51,6 +59,11 @@ class SymbiosisParams(ModelParams):
 
 
 class Symbiosis(NetworkModel):
+    """TCP Symbiosis: Lotka-Volterra window law driven by available bandwidth, eq. (8)-(9) of 002.
+
+    See the module docstring for the equations and the choices the paper leaves open.
+    """
+
     name = "symbiosis"
     Params = SymbiosisParams
     flow_states = ("w",)
@@ -62,27 +75,132 @@ class Symbiosis(NetworkModel):
     description = "TCP Symbiosis, eq. (8)-(9) of 002"
 
     def flow_rate(self, ops, s, qdelay, P, st):
+        """Sending rate: ``w/(tau + Q)`` (``rate="window"``) or ``w/tau`` (``rate="propagation"``, eq. 18).
+
+        Parameters
+        ----------
+        ops : SimpleNamespace
+            As in :meth:`ecocc.models.base.NetworkModel.flow_rate` (not used).
+        s : dict
+            ``s["w"]``: congestion window (packets).
+        qdelay : array_like
+            Current queueing delay ``Q`` of the path (s).
+        P : SymbiosisParams
+            ``rate`` selects the form.
+        st : dict
+            ``st["rtt"]``: propagation RTT ``tau`` (s).
+
+        Returns
+        -------
+        array_like
+            Sending rate (packets/s).
+        """
         if P.rate == "window":
             return s["w"] / (st["rtt"] + qdelay)
         return s["w"] / st["rtt"]
 
     def flow_load(self, ops, s, qdelay, P, st):
+        """Load a link signals on: ``w_k/tau_k`` (eq. 17, ``available="paper"``) or the sending rate.
+
+        Parameters
+        ----------
+        ops, s, qdelay, P, st
+            As in :meth:`flow_rate`; ``P.available`` selects the form.
+
+        Returns
+        -------
+        array_like
+            The flow's share of the link load (packets/s).
+        """
         if P.available == "paper":
             return s["w"] / st["rtt"]
         return self.flow_rate(ops, s, qdelay, P, st)
 
     def own_load(self, ops, s, P, st):
+        """The flow's own ``w_i/tau_i``, added back to the link's spare capacity (eq. 17 excludes k = i).
+
+        Parameters
+        ----------
+        ops, P
+            As in :meth:`ecocc.models.base.NetworkModel.own_load` (not used).
+        s : dict
+            ``s["w"]``: window (packets), one propagation RTT old when the system passes it.
+        st : dict
+            ``st["rtt"]``: propagation RTT ``tau`` (s).
+
+        Returns
+        -------
+        array_like
+            ``w_i/tau_i`` (packets/s).
+        """
         return s["w"] / st["rtt"]
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
+        """Spare capacity ``C_l - y_l``, with ``y_l = c_l + sum_k w_k/tau_k`` (or the arrival rate if measured).
+
+        Parameters
+        ----------
+        ops, ls, q, P, lst
+            As in :meth:`ecocc.models.base.NetworkModel.link_signal` (not used).
+        y : array_like
+            Load of the link including cross traffic (packets/s), one backward delay old.
+        C : array_like
+            Capacity (packets/s).
+
+        Returns
+        -------
+        array_like
+            Spare capacity (packets/s; negative when oversubscribed); flows take the min over the path.
+        """
         return C - y  # spare capacity left by the load
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        """Eq. (9) of 002 (Sec. II-B): ``w_i' = eps (1 - (w_i + gamma (K_i - A_i) tau_i)/(K_i tau_i)) w_i``.
+
+        The available bandwidth is ``A_i = min(K_i, fb + own)``: the path's smallest spare capacity
+        plus the flow's own ``w_i/tau_i`` (eq. 17: ``K - A_i = sum_{k != i} w_k/tau_k``), capped at ``K_i``.
+
+        Parameters
+        ----------
+        ops : SimpleNamespace
+            As in :meth:`ecocc.models.base.NetworkModel.flow_law`.
+        s : dict
+            ``s["w"]``: congestion window (packets).
+        fb : array_like
+            Smallest spare capacity on the path, one backward delay old (packets/s).
+        own : array_like
+            ``w_i/tau_i`` one propagation RTT ago (packets/s), see :meth:`own_load`.
+        qdelay : array_like
+            Not used.
+        P : SymbiosisParams
+            ``epsilon_per_s`` (1/s) and ``gamma``.
+        st : dict
+            ``st["K"]``: physical bandwidth ``K_i`` (packets/s); ``st["rtt"]``: ``tau_i`` (s).
+
+        Returns
+        -------
+        dict
+            ``{"w": w_i'}`` (packets/s).
+        """
         w, K, tau = s["w"], st["K"], st["rtt"]
         A = ops.minimum(K, fb + own)
         return {"w": P.epsilon_per_s * (1 - (w + P.gamma * (K - A) * tau) / (K * tau)) * w}
 
     def initial_flow_state(self, net, P):
+        """A flow starts with the window of its initial rate over its propagation RTT: ``w = x0 tau``.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``initial_rate_pps`` x0 in packets/s, ``rtt_s`` tau in s).
+        P : SymbiosisParams
+            The parameters (not used).
+
+        Returns
+        -------
+        dict
+            ``{"w": array over the flows}`` (packets).
+        """
         a = net.arrays
         return {"w": a.initial_rate_pps * a.rtt_s}
 
@@ -108,11 +226,20 @@ class Symbiosis(NetworkModel):
         queue (``inf``).  ``gamma >= 1`` (no coexistence, eq. 4) or
         time-varying cross traffic: ``None``.
 
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            One link; capacity ``C``, constant cross traffic ``c`` and physical bandwidths ``K_i``
+            in packets/s, RTTs ``tau_i`` in s.
+        P : SymbiosisParams
+            ``gamma``, ``available`` and ``rate``.
+
         Returns
         -------
-        dict with ``rate_pps`` (packets/s actually sent), ``window_pkts``,
-        ``queue_pkts`` (shape (1,)), ``survives`` (bool per flow), ``capped``
-        (A_i = K_i at equilibrium) and ``source``.
+        dict or None
+            ``rate_pps`` (packets/s actually sent), ``window_pkts`` (packets), ``queue_pkts`` (shape (1,),
+            packets), ``survives`` (bool per flow), ``capped`` (A_i = K_i at equilibrium) and ``source``;
+            None for more than one link, ``gamma >= 1`` or time-varying cross traffic.
         """
         if net.n_links != 1 or not (P.gamma < 1):
             return None

@@ -40,9 +40,16 @@ from .base import ModelParams, NetworkModel
 class XCPParams(ModelParams):
     """XCP parameters (Katabi et al. 2002, Section 3.5 and Theorem 1).
 
+    Parameters
+    ----------
     alpha : efficiency-controller gain on spare bandwidth, 0.4
     beta : gain on the persistent queue, 0.226 (= sqrt(2) alpha^2)
     shuffle : fraction gamma_s of the traffic reallocated per interval, 0.1
+
+    Raises
+    ------
+    InputError
+        If ``alpha`` or ``beta`` is not finite and positive, or ``shuffle`` is not finite and >= 0.
     """
 
     alpha: float = 0.4
@@ -53,6 +60,11 @@ class XCPParams(ModelParams):
 
 
 class XCP(NetworkModel):
+    """XCP (Katabi, Handley & Rohrs 2002) as a rate fluid model with explicit feedback (baseline).
+
+    See the module docstring for the law and the modelling choices.
+    """
+
     name = "xcp"
     Params = XCPParams
     flow_states = ("x",)
@@ -63,9 +75,38 @@ class XCP(NetworkModel):
     description = "XCP (Katabi, Handley, Rohrs 2002) fluid model, explicit feedback, baseline"
 
     def flow_rate(self, ops, s, qdelay, P, st):
+        """Sending rate: the flow state ``x_i`` itself.
+
+        Parameters
+        ----------
+        ops, s, qdelay, P, st
+            As in :meth:`ecocc.models.base.NetworkModel.flow_rate`; ``s["x"]`` is the rate (packets/s);
+            ``qdelay`` is not used.
+
+        Returns
+        -------
+        array_like
+            ``x_i`` (packets/s).
+        """
         return s["x"]
 
     def link_static(self, net, P):
+        """Control interval ``d_l`` of each link: the mean propagation RTT of the flows routed through it.
+
+        A link no flow crosses gets 0.1 s (never used).
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (RTTs in s); the symbolic layer's one-link stand-in gives every flow's RTT.
+        P : XCPParams
+            The parameters (not used).
+
+        Returns
+        -------
+        dict
+            ``{"d": array over the links}`` (s).
+        """
         a = net.arrays
         if not hasattr(a, "routing"):  # the symbolic layer's one-link stand-in: every flow has RTT tau
             return {"d": a.rtt_s}
@@ -75,6 +116,36 @@ class XCP(NetworkModel):
         return {"d": d}
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
+        """Per-flow rate feedback of the link: ``[(h + phi^+)/N_l - (h + phi^-) x_i/y_l] / d_l^2``.
+
+        Katabi et al. 2002, Section 3.5: aggregate feedback ``phi = alpha d (C - y) - beta q``
+        (efficiency controller), shuffled traffic ``h = max(0, gamma_s y d - |phi|)``; the positive part
+        is shared equally, the negative part in proportion to the rates (fairness controller).  Summed
+        over the flows of a link this is ``phi/d^2``, the Section 4 fluid model
+        ``y' = -(alpha/d)(y - C) - (beta/d^2) q``.
+
+        Parameters
+        ----------
+        ops, ls
+            As in :meth:`ecocc.models.base.NetworkModel.link_signal` (``ls`` not used).
+        q : array_like
+            Persistent queue ``Q`` (packets), one backward delay old.
+        y : array_like
+            Arrival rate including cross traffic (packets/s), same delay.
+        C : array_like
+            Capacity (packets/s).
+        P : XCPParams
+            ``alpha``, ``beta``, ``shuffle``.
+        lst : dict
+            ``d``: control interval (s); ``n_active``: active flows on the link, same delay as ``y``;
+            ``rate``: the flow's current rate ``x_i`` (packets/s).  Per (link, flow) pair.
+
+        Returns
+        -------
+        array_like
+            Rate change the link asks of the flow (packets/s per second); flows take the min over the
+            path (Section 3.3).
+        """
         d, n, x = lst["d"], lst["n_active"], lst["rate"]
         phi = P.alpha * d * (C - y) - P.beta * q
         h = ops.maximum(0.0 * phi, P.shuffle * y * d - ops.maximum(phi, -phi))
@@ -83,13 +154,57 @@ class XCP(NetworkModel):
         return (pos / ops.maximum(n, 1.0) - neg * x / ops.maximum(y, 1e-9)) / (d * d)
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        """``x_i' = min_{l in i} feedback_l``: the flow applies the smallest feedback on its path.
+
+        Parameters
+        ----------
+        ops, s, own, qdelay, P, st
+            As in :meth:`ecocc.models.base.NetworkModel.flow_law` (not used).
+        fb : array_like
+            Smallest per-flow feedback of :meth:`link_signal` on the path (packets/s per second).
+
+        Returns
+        -------
+        dict
+            ``{"x": fb}`` (packets/s per second).
+        """
         return {"x": fb}
 
     def initial_flow_state(self, net, P):
+        """A flow starts at its initial rate: ``x = initial_rate_pps``.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``net.arrays.initial_rate_pps``, packets/s).
+        P : XCPParams
+            The parameters (not used).
+
+        Returns
+        -------
+        dict
+            ``{"x": array over the flows}`` (packets/s).
+        """
         return {"x": net.arrays.initial_rate_pps}
 
     def equilibrium(self, net, P):
-        """Single link, constant cross traffic ``c``: ``x_i = (C - c)/N``, ``q = 0``."""
+        """Single link, constant cross traffic ``c``: ``x_i = (C - c)/N``, ``q = 0``.
+
+        ``phi = 0`` needs ``y = C`` and ``q = 0`` (since ``q' = y - C``); shuffling equalizes the shares.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (capacity and cross traffic in packets/s).
+        P : XCPParams
+            The parameters (the equilibrium does not depend on them).
+
+        Returns
+        -------
+        dict or None
+            ``rate_pps`` (per flow, packets/s), ``queue_pkts`` (``[0.0]``, packets) and ``source``; None for
+            more than one link, time-varying cross traffic or ``c >= C``.
+        """
         if net.n_links != 1:
             return None
         from .aecp import _mean_cross

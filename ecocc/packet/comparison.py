@@ -30,8 +30,24 @@ CONV_BIN_S = 1.0         # bins of the convergence time (s)
 
 
 def binned(tr: Trajectory, edges_s: np.ndarray):
-    """Per-bin mean rates (bins x flows, packets/s), queues (bins x links, packets), departures
-    (bins x links, packets/s) and whether each flow is active over the whole bin."""
+    """Reduce a run to per-bin means from its cumulative counters (linear between samples).
+
+    Parameters
+    ----------
+    tr : Trajectory
+        A fluid or packet-level run.
+    edges_s : numpy.ndarray
+        Bin edges, seconds, increasing.
+
+    Returns
+    -------
+    rate : numpy.ndarray
+        Mean sending rate per bin and flow, packets/s, shape ``(n_bins, n_flows)``.
+    queue : numpy.ndarray
+        Mean queue per bin and link, packets, shape ``(n_bins, n_links)``.
+    departures : numpy.ndarray
+        Mean departure rate per bin and link, packets/s, shape ``(n_bins, n_links)``.
+    """
     def at(series):
         return np.array([np.interp(edges_s, tr.t_s, series[:, j]) for j in range(series.shape[1])]).T
     dt = np.diff(edges_s)[:, None]
@@ -47,7 +63,30 @@ def _active_bins(net, edges):
 
 
 def convergence_time(rate_bins, edges, steady_pps, flows_at_end, bin_s):
-    """End time (s) of the first bin after which all ``flows_at_end`` stay in the band; None if never."""
+    """Return the end time of the first bin after which all ``flows_at_end`` stay in the band; None if never.
+
+    The band is +-:data:`CONV_BAND` of each flow's steady rate, at least
+    :data:`CONV_MIN_PKTS_PER_BIN` packets per bin.
+
+    Parameters
+    ----------
+    rate_bins : numpy.ndarray
+        Binned rates, packets/s, shape ``(n_bins, n_flows)``.
+    edges : numpy.ndarray
+        Bin edges, seconds, ``n_bins + 1`` of them.
+    steady_pps : array_like
+        Final-window mean rate per flow, packets/s.
+    flows_at_end : numpy.ndarray
+        Boolean mask of the flows judged (active at the end).
+    bin_s : float
+        Bin width, seconds.
+
+    Returns
+    -------
+    float or None
+        Seconds (an edge of ``edges``; ``edges[0]`` when always inside); None if the last bin is outside
+        the band or no flow is judged.
+    """
     if not np.any(flows_at_end):
         return None
     x = rate_bins[:, flows_at_end]
@@ -63,7 +102,27 @@ def convergence_time(rate_bins, edges, steady_pps, flows_at_end, bin_s):
 
 @dataclass
 class Comparison:
-    """Fluid and packet runs of one scenario, reduced to the same bins and window."""
+    """Fluid and packet runs of one scenario, reduced to the same bins and window.
+
+    Built by :func:`build_comparison` (which also sets the per-bin activity :meth:`plot` needs).
+
+    Attributes
+    ----------
+    scenario : str
+        Scenario name.
+    fluid, packet : Trajectory
+        The two runs.
+    edges_s : numpy.ndarray
+        Bin edges, seconds (the packet run's sampling instants).
+    rows : list of dict
+        Table rows: ``quantity``, ``unit``, ``fluid``, ``packet``, ``paper``.
+    rms : dict
+        RMS differences per flow (packets/s and fraction of capacity) and per link (packets).
+    paper_source, paper_where : str
+        Where the paper's numbers come from.
+    notes : list of str
+        What the comparison assumes or leaves out.
+    """
 
     scenario: str
     fluid: Trajectory
@@ -93,7 +152,13 @@ class Comparison:
         return head, body
 
     def format_table(self) -> str:
-        """The side-by-side table as text."""
+        """Format the side-by-side table as text.
+
+        Returns
+        -------
+        str
+            Fixed-width columns: quantity, unit, fluid, packet (ns-3), packet - fluid, paper (``-``: none).
+        """
         head, body = self._cells()
         w = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
 
@@ -102,13 +167,27 @@ class Comparison:
         return "\n".join([line(head), line(tuple("-" * k for k in w))] + [line(b) for b in body])
 
     def format_markdown(self) -> str:
-        """The side-by-side table as Markdown."""
+        """Format the side-by-side table as Markdown.
+
+        Returns
+        -------
+        str
+            A Markdown table with the columns of :meth:`format_table`.
+        """
         head, body = self._cells()
         lines = ["| " + " | ".join(head) + " |", "|---|---|---:|---:|---:|---:|"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
+        """Return the comparison as JSON-able data.
+
+        Returns
+        -------
+        dict
+            ``scenario``, ``bin_s`` and ``window_s`` (seconds), ``rows``, ``rms``, the paper's source, the notes,
+            and model, status and message of both runs (plus the packet run's ``solver`` record).
+        """
         return _jsonable({
             "scenario": self.scenario, "bin_s": float(self.edges_s[1] - self.edges_s[0]),
             "window_s": self.fluid_window(), "rows": self.rows, "rms": self.rms, "paper_source": self.paper_source,
@@ -119,11 +198,30 @@ class Comparison:
         })
 
     def fluid_window(self):
+        """Return the final window the steady values are averaged over.
+
+        Returns
+        -------
+        list of float
+            ``[t0, t1]`` in seconds: the packet run's ``summary_window_s`` before the last edge.
+        """
         t1 = float(self.edges_s[-1])
         return [max(0.0, t1 - self.packet.summary_window_s), t1]
 
     def plot(self, fig=None):
-        """Per-flow binned rates and per-link binned queues of both runs overlaid."""
+        """Plot per-flow binned rates and per-link binned queues of both runs overlaid.
+
+        Parameters
+        ----------
+        fig : matplotlib.figure.Figure or None, optional
+            Figure to draw into; None creates one.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Rates in Mbit/s at the packet run's packet size (packet solid, fluid dashed, inactive bins blank)
+            and queues in packets (bin means).
+        """
         import matplotlib.pyplot as plt
         e = self.edges_s
         tm = e[1:]
@@ -161,7 +259,24 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
                      with_paper: bool = True) -> Comparison:
     """Reduce both runs to the packet run's bins and final window; fill the table and RMS differences.
 
-    ``with_paper=False`` leaves the paper's numbers out (they describe the scenario's full run).
+    Parameters
+    ----------
+    sc : Scenario
+        The (scaled) scenario both runs used.
+    fluid : Trajectory
+        The fluid run.
+    packet : Trajectory
+        The packet-level run (its samples are the bin edges).
+    capacity_scale : float, optional
+        Factor the capacities were scaled by (the paper's rates are scaled alike).
+    with_paper : bool, optional
+        Include the paper's numbers; False leaves them out (they describe the scenario's full run).
+
+    Returns
+    -------
+    Comparison
+        Rows of steady means (rates in Mbit/s, queues in packets, utilization, loss ratio), Jain's index,
+        the RTT rate ratio, convergence times (s, or ``"never"``) and RMS differences.
     """
     from .paper import PAPER
     e = np.asarray(packet.t_s, dtype=float)
@@ -243,9 +358,46 @@ def compare(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, capacit
             progress=False, python=None, fluid_kwargs=None, symbiosis_tau="measured") -> Comparison:
     """Run ``scenario`` with the fluid model (:func:`ecocc.simulate`) and in ns-3, and compare.
 
-    Parameters are those of :func:`ecocc.packet.run_packet`; ``fluid_kwargs`` go to
-    :func:`ecocc.simulate.simulate` (e.g. ``engine="numba"``).  The fluid run uses the scenario's
-    model with the same parameter overrides, on the same (scaled) network, to the same end time.
+    The fluid run uses the scenario's model with the same parameter overrides, on the same (scaled)
+    network, to the same end time.
+
+    Parameters
+    ----------
+    scenario : str, Path or Scenario
+        A shipped name, a TOML path or a loaded scenario.
+    protocol : str, optional
+        Packet-level protocol; default the scenario model's.
+    t_end_s : float, optional
+        Simulated time, seconds (default: the scenario's duration; with another end time the paper's
+        numbers are left out).
+    bin_s : float
+        Bin width of the comparison, seconds.
+    seed : int
+        ns-3 random seed.
+    capacity_scale : float
+        Multiply every capacity (packet-level runs cost time in proportion to packets).
+    overrides : dict, optional
+        Model parameters for both runs.
+    progress : bool
+        Progress bars.
+    python : str, optional
+        Interpreter with the ``ns3`` wheel.
+    fluid_kwargs : dict, optional
+        Passed to :func:`ecocc.simulate.simulate` (e.g. ``engine="numba"``).
+    symbiosis_tau : {"measured", "propagation"}
+        TCP Symbiosis's tau_i at packet level (see :func:`ecocc.packet.spec.build_spec`).
+
+    Returns
+    -------
+    Comparison
+        The side-by-side comparison.
+
+    Raises
+    ------
+    InputError
+        For a bad scenario, protocol or parameter (fluid or packet level).
+    PacketBackendError
+        When the ns-3 child process fails.
     """
     from .. import scenarios
     from ..simulate import simulate

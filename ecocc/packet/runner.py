@@ -34,12 +34,31 @@ class PacketBackendError(EcoccError):
 
 
 def ns3_python() -> str:
-    """The interpreter the ns-3 child runs with: ``$ECOCC_NS3_PYTHON`` or this one."""
+    """Return the interpreter the ns-3 child runs with: ``$ECOCC_NS3_PYTHON`` or this one.
+
+    Returns
+    -------
+    str
+        Path of a Python interpreter.
+    """
     return os.environ.get(PYTHON_ENV) or sys.executable
 
 
 def available(python: str | None = None) -> tuple[bool, str]:
-    """Whether the ``ns3`` wheel can be imported by the child interpreter, and why not."""
+    """Tell whether the ``ns3`` wheel can be imported by the child interpreter, and why not.
+
+    Parameters
+    ----------
+    python : str or None, optional
+        Interpreter to ask; None: :func:`ns3_python`.
+
+    Returns
+    -------
+    ok : bool
+        The ``ns`` package is importable there.
+    reason : str
+        ``"ok"``, or why not (the interpreter cannot start, or lacks the package) and what to do.
+    """
     py = python or ns3_python()
     code = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('ns') else 1)"
     try:
@@ -56,8 +75,33 @@ def run_spec(spec: dict, *, progress: bool = False, python: str | None = None, l
              timeout_s: float | None = None) -> dict:
     """Run one specification in a child process started from a clean temporary directory.
 
-    Returns the raw sampled arrays (dict of NumPy arrays) plus ``wall_s``.
-    Raises :class:`PacketBackendError` with the tail of the child's log if it fails.
+    Parameters
+    ----------
+    spec : dict
+        A specification of :func:`ecocc.packet.spec.build_spec` (times in seconds, rates in packets/s).
+    progress : bool, optional
+        A progress bar in simulated seconds on stderr.
+    python : str or None, optional
+        Interpreter with the ``ns3`` wheel; None: :func:`ns3_python`.
+    log_path : str or path-like or None, optional
+        Where the child's stderr goes; None: a temporary file removed with the directory.
+    timeout_s : float or None, optional
+        Wall-clock limit, seconds, counted once the child's output has ended; None: no limit.
+
+    Returns
+    -------
+    dict
+        The raw sampled arrays of the child (cumulative counters per bin: ``t``, ``sent``, ``offered``,
+        ``departed``, ``dropped``, ``area``, ...) as NumPy arrays, plus ``wall_s`` (seconds).
+
+    Raises
+    ------
+    InputError
+        When the child refuses the scenario (it reports why).
+    PacketBackendError
+        When the child fails otherwise (the message carries the tail of its log).
+    subprocess.TimeoutExpired
+        When ``timeout_s`` passes (the child is killed).
     """
     py = python or ns3_python()
     env = dict(os.environ)
@@ -110,7 +154,24 @@ def run_spec(spec: dict, *, progress: bool = False, python: str | None = None, l
 
 
 def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
-    """Assemble a :class:`Trajectory` from the child's cumulative counters (see module docstring)."""
+    """Assemble a :class:`Trajectory` from the child's cumulative counters (see module docstring).
+
+    Parameters
+    ----------
+    spec : dict
+        The specification that was run.
+    data : dict
+        The arrays :func:`run_spec` returned.
+    net : Network
+        The scenario's network (flow start and stop times, for ``active``).
+
+    Returns
+    -------
+    Trajectory
+        Rates (packets/s) and queues (packets) as bin means ending at ``t_s``, the cumulative counters
+        (packets), the protocol's own variables, the model's equilibrium where the model and protocol
+        match (or ``{"error": ...}``), and status ``success`` only if the run reached ``t_end_s``.
+    """
     t = data["t"]
     dt = np.diff(t)
     sent = data["sent"]
@@ -174,6 +235,7 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
     Parameters
     ----------
     scenario : str, Path or Scenario
+        A shipped name, a TOML path or a loaded scenario.
     protocol : str, optional
         Packet-level protocol (:data:`ecocc.packet.spec.PROTOCOLS`); default the scenario model's.
     t_end_s : float, optional
@@ -194,11 +256,20 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
         TCP Symbiosis's tau_i (see :func:`ecocc.packet.spec.build_spec`).
     python : str, optional
         Interpreter with the ``ns3`` wheel (default ``$ECOCC_NS3_PYTHON`` or this one).
+    log_path : str or path-like, optional
+        Keep the child's stderr in this file (default: a temporary file, removed).
 
     Returns
     -------
     Trajectory
         Status ``success`` when the simulation reached ``t_end_s``.
+
+    Raises
+    ------
+    InputError
+        For a scenario, protocol or parameter the packet level cannot run.
+    PacketBackendError
+        When the ns-3 child process fails.
     """
     from .. import scenarios
     sc = scenario if isinstance(scenario, scenarios.Scenario) else scenarios.load(scenario)
@@ -211,7 +282,27 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
 
 
 def scaled_scenario(sc, capacity_scale: float = 1.0):
-    """``sc`` with every capacity (and cross-traffic rate) multiplied by ``capacity_scale``."""
+    """Return ``sc`` with every capacity (and cross-traffic rate) multiplied by ``capacity_scale``.
+
+    Flows' physical bandwidths and a ``r0_pps`` parameter are scaled too; delays are unchanged.
+
+    Parameters
+    ----------
+    sc : Scenario
+        The scenario.
+    capacity_scale : float, optional
+        Factor (> 0, dimensionless).
+
+    Returns
+    -------
+    Scenario
+        The scaled scenario (``sc`` itself when the factor is 1), its description saying so.
+
+    Raises
+    ------
+    InputError
+        For a factor that is not a finite number > 0.
+    """
     import dataclasses
     from ..errors import check_finite
     s = check_finite("capacity_scale", capacity_scale, positive=True)

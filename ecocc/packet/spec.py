@@ -43,7 +43,25 @@ MODEL_PROTOCOL = {"aecp": "aecp", "cltcp": "aecp", "petcp": "petcp", "symbiosis"
 
 
 def protocol_for(model: str, protocol: str | None = None) -> str:
-    """The packet-level protocol of a scenario model, or the explicit ``protocol``."""
+    """Return the packet-level protocol of a scenario model, or the explicit ``protocol``.
+
+    Parameters
+    ----------
+    model : str
+        The scenario's model (a key of :data:`MODEL_PROTOCOL`; checked only without ``protocol``).
+    protocol : str or None, optional
+        An explicit protocol, one of :data:`PROTOCOLS` (any case).
+
+    Returns
+    -------
+    str
+        The protocol, lower case.
+
+    Raises
+    ------
+    InputError
+        For an unknown ``protocol``, or a model without a packet-level protocol.
+    """
     if protocol is not None:
         p = str(protocol).lower()
         check(p in PROTOCOLS, "protocol", protocol, f"one of {', '.join(PROTOCOLS)}")
@@ -60,6 +78,7 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
     Parameters
     ----------
     sc : Scenario
+        The scenario (network in packets/s and seconds, ``packet_bytes`` 100 to 9000).
     protocol : str, optional
         One of :data:`PROTOCOLS`; default: the scenario model's (``reno`` -> ns-3 TcpNewReno).
     t_end_s : float, optional
@@ -75,6 +94,21 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
     symbiosis_tau : {"measured", "propagation"}
         TCP Symbiosis's tau_i of eq. (10): the smallest RTT the sender measured (002 defines tau_i so,
         "assumed to equal the propagation delay"; default), or the flow's propagation RTT given to it.
+
+    Returns
+    -------
+    dict
+        JSON-able: ``scenario``, ``model``, ``protocol``, ``driver_protocol``, ``packet_bytes``,
+        ``t_end_s`` and ``bin_s`` (s), ``seed``, ``access_factor``, the model ``params``, the ``red``
+        profile (or None), and per link (capacity in packets/s, delay in s, buffer in packets, q0, r0),
+        per flow (route, RTT, start/stop in s, rates in packets/s) and per cross-traffic source.
+
+    Raises
+    ------
+    InputError
+        For an unknown protocol, bad times or factors, a packet size outside 100-9000 bytes, a buffer
+        below one packet, an RTT shorter than twice its links' one-way delays, or routes the
+        packet-level topology cannot build.
     """
     check(symbiosis_tau in ("measured", "propagation"), "symbiosis_tau", symbiosis_tau, "'measured' or 'propagation'")
     net = sc.network

@@ -107,6 +107,7 @@ class Scenario:
         Returns
         -------
         Trajectory
+            The run on the scenario's network, to its ``duration_s`` (seconds, packets, packets/s).
         """
         from ..simulate import simulate
         params = dict(self.params)
@@ -122,6 +123,7 @@ def shipped() -> list[str]:
     Returns
     -------
     list of str
+        The names :func:`load` accepts, sorted.
     """
     folder = resources.files(__name__).joinpath(DATA)
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
@@ -138,13 +140,14 @@ def load(name_or_path) -> Scenario:
     Returns
     -------
     Scenario
+        The validated scenario (network in packets/s and seconds).
 
     Raises
     ------
     InputError
         Every user mistake raises :class:`~ecocc.errors.InputError` naming the field (``flows[1].rtt_ms``), the
-    value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
-    types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
+        value and what is allowed: a missing, unreadable or non-UTF-8 file, a directory, malformed TOML, wrong
+        types, out-of-range values, conflicting keys, and runs too large to finish (:mod:`ecocc.limits`).
     """
     check(isinstance(name_or_path, (str, Path)), "scenario", name_or_path, "a shipped name or a .toml path")
     ref = str(name_or_path)
@@ -264,6 +267,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     Returns
     -------
     Scenario
+        The validated scenario (network in packets/s and seconds).
 
     Raises
     ------

@@ -58,11 +58,39 @@ class LoopAnalysis:
     rational: object = None
 
     def to_control(self, pade_order=None):
-        """The loop as python-control objects; see :func:`ecocc.stability.to_control`."""
+        """Return the loop as python-control objects; see :func:`ecocc.stability.to_control`.
+
+        Parameters
+        ----------
+        pade_order : int or None, optional
+            Also give ``L(s)`` times the order-``pade_order`` Padé approximant of the delay (1 to 20).
+
+        Returns
+        -------
+        ControlLoop
+            The exact rational part, the delay in seconds, and the Padé product if asked for.
+
+        Raises
+        ------
+        InputError
+            For a ``pade_order`` that is not an integer from 1 to 20.
+        """
         from .control_io import to_control
         return to_control(self.rational, pade_order=pade_order)
 
     def as_dict(self) -> dict:
+        """Return the analysis as JSON-able data.
+
+        Returns
+        -------
+        dict
+            Model, parameters, N, ``rtt_s`` (s), ``capacity_pps`` (packets/s), ``loop``, the margins
+            (``phase_margin_deg``, ``phase_margin_unwrapped_deg`` in degrees, ``gain_margin``,
+            ``gain_margin_lower`` (factors), ``crossover_rad_s``, ``phase_crossover_rad_s`` (rad/s),
+            ``delay_margin_s``, ``critical_delay_s`` (s), ``stable``), the rightmost root
+            ``[real, imag]`` (1/s and rad/s), its residual, the root status and certified line (1/s),
+            ``consistent``, ``status`` and ``messages``.
+        """
         m = self.margins
         rm = self.roots.rightmost_per_s
         return {"model": self.model, "params": self.params, "n_flows": self.n_flows, "rtt_s": self.rtt_s,
@@ -85,15 +113,34 @@ NOT_LINEARIZED = ("hstcp", "stcp")
 def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=None, **params) -> LoopAnalysis:
     """Linearize ``model`` (N synchronous flows, one link) and analyse it.
 
+    Margins (delay exact) and certified characteristic roots of the same loop, with a verdict on
+    whether they agree.
+
     Parameters
     ----------
     model : str
+        Registry name (not ``hstcp``/``stcp``: :data:`NOT_LINEARIZED`).
     n_flows : int
+        Number of synchronous flows N.
     rtt_s : float
-        Round-trip (= feedback) delay (s).
+        Round-trip (= feedback) delay (s, > 0).
     capacity_pps : float
-        Bottleneck capacity (packets/s).
-    **params : model parameter overrides, e.g. ``alpha_per_s=1``.
+        Bottleneck capacity (packets/s, > 0).
+    n_nodes : int or None, optional
+        Chebyshev degree of the root collocation (:func:`ecocc.stability.characteristic_roots`); None: automatic.
+    **params
+        Model parameter overrides, e.g. ``alpha_per_s=1``.
+
+    Returns
+    -------
+    LoopAnalysis
+        ``status`` ``"ok"`` (frequency and root verdicts agree), ``"inconsistent"`` (they disagree, said in
+        ``messages``) or ``"uncertain"`` (roots not certified).
+
+    Raises
+    ------
+    InputError
+        For a model without a linearization, unknown or out-of-range parameters, or a bad RTT or capacity.
     """
     from ..models import get_model
     m = get_model(model)
@@ -141,13 +188,13 @@ class SimDecay:
     Attributes
     ----------
     growth_per_s : float
-        Slope of log(peak |x - x*|) over the second half of the run (1/s);
+        Slope of ``log(peak |x - x*|)`` over the second half of the run (1/s);
         negative = decaying.
     decays : bool
         Deviation in the last quarter is below ``decay_ratio`` of the one in
         the first quarter after the transient.
     amplitude_first, amplitude_last : float
-        Max |x - x*| (packets/s) in the second and last quarter.
+        Largest ``|x - x*|`` (packets/s, flow 1) in the second and last quarter.
     status : str
     regime : str
         ``"settled"`` (``amplitude_last`` below ``settle_fraction`` of the
@@ -167,13 +214,48 @@ class SimDecay:
 def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t_end_s=60.0,
                    perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, settle_fraction=0.01,
                    **params) -> SimDecay:
-    """Simulate ``model`` on ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` from
-    rates ``(1 + perturbation) C/N`` and judge the decay from the trajectory.
+    """Simulate ``model`` on a perturbed dumbbell and judge the decay from the trajectory.
 
-    Three regimes: settled (the last quarter's deviation is below
-    ``settle_fraction`` of the initial perturbation), decaying but not
-    settled (``decays``: the last quarter's deviation is below
-    ``decay_ratio`` times the second quarter's), growing or limit cycle.
+    The network is ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` and the flows start at rates
+    ``(1 + perturbation) C/N``.  Three regimes: settled (the last quarter's deviation is below
+    ``settle_fraction`` of the initial perturbation), decaying but not settled (``decays``: the last
+    quarter's deviation is below ``decay_ratio`` times the second quarter's), growing or limit cycle.
+
+    Parameters
+    ----------
+    model : str
+        Registry name.
+    n_flows : int
+        Number of flows N.
+    rtt_s : float
+        RTT of every flow, seconds.
+    capacity_pps : float
+        Bottleneck capacity C, packets/s.
+    t_end_s : float
+        Simulated time, seconds (output every ``min(0.01, rtt_s/5)`` s).
+    perturbation : float
+        Relative rate offset at the start (0.05: 5 % above the fair share).
+    decay_ratio : float
+        ``decays`` when the last quarter's largest deviation is below this times the second quarter's.
+    target_queue_pkts : float or None
+        Target queue of the bottleneck, packets (None: the model's parameter).
+    settle_fraction : float
+        Settled when the last quarter's largest deviation is below this fraction of
+        ``perturbation C/N``.
+    **params
+        Model parameter overrides.
+
+    Returns
+    -------
+    SimDecay
+        Envelope growth rate (1/s), the amplitudes (packets/s) of flow 1's deviation from the model's
+        equilibrium rate (C/N if it has none), ``decays``, the run status and the regime (``"failed"``
+        when the run did not succeed).
+
+    Raises
+    ------
+    InputError
+        For a bad network or parameter (from :func:`ecocc.dumbbell` and :func:`ecocc.simulate`).
     """
     from ..network import dumbbell
     from ..simulate import simulate

@@ -5,7 +5,7 @@ For ``z' = A0 z + sum_k A_k z(t - tau_k)`` the characteristic matrix is
 of ``f(s) = det Delta(s)`` (an entire function).  A root ``s`` has an
 eigenvector ``v`` with ``s v = (A0 + sum_k A_k e^{-s tau_k}) v``, so
 
-    |s| <= R(sigma) = ||A0|| + sum_k ||A_k|| exp(-sigma tau_k)   for Re s >= sigma
+    ``|s| <= R(sigma) = ||A0|| + sum_k ||A_k|| exp(-sigma tau_k)``   for ``Re s >= sigma``
 
 (spectral norms, after a diagonal similarity that balances the matrices --
 it changes no root and usually tightens the bound).  Every root with
@@ -39,7 +39,25 @@ MAX_STEP_RAD = math.pi / 4
 
 
 def balance(A0, As):
-    """A diagonal similarity ``D^{-1} A D`` applied to ``A0`` and every ``A_k`` (roots unchanged)."""
+    """Apply a diagonal similarity ``D^{-1} A D`` to ``A0`` and every ``A_k`` (roots unchanged).
+
+    ``D`` balances ``|A0| + sum_k |A_k|`` (:func:`scipy.linalg.matrix_balance`, no permutation), which
+    usually tightens :func:`root_bound`.
+
+    Parameters
+    ----------
+    A0 : numpy.ndarray
+        ``(n, n)`` matrix of the current state (1/s).
+    As : sequence of numpy.ndarray
+        ``(n, n)`` matrices of the delayed states (1/s).
+
+    Returns
+    -------
+    A0 : numpy.ndarray
+        The balanced ``A0`` (unchanged for ``n == 1`` or if balancing fails).
+    As : list of numpy.ndarray
+        The balanced ``A_k``.
+    """
     from scipy.linalg import matrix_balance
     n = A0.shape[0]
     if n == 1:
@@ -55,16 +73,49 @@ def balance(A0, As):
 
 
 def root_bound(A0, As, taus, sigma):
-    """``R(sigma)``: every root with ``Re s >= sigma`` has ``|s| <= R`` (1/s).
+    """Return ``R(sigma)``: every root with ``Re s >= sigma`` has ``|s| <= R``.
 
-    ``A0`` may be given as its spectral norm and ``As`` as theirs (floats) to save the SVDs."""
+    Parameters
+    ----------
+    A0 : numpy.ndarray or float
+        ``(n, n)`` matrix, or its spectral norm (a float, to save the SVD).
+    As : sequence of numpy.ndarray or float
+        The delayed matrices, or their spectral norms.
+    taus : sequence of float
+        Delays ``tau_k``, seconds, one per ``A_k``.
+    sigma : float
+        The line ``Re s = sigma``, 1/s.
+
+    Returns
+    -------
+    float
+        ``||A0|| + sum_k ||A_k|| exp(-sigma tau_k)``, 1/s (the exponent is capped at 700, so a very
+        negative ``sigma`` gives a huge but finite bound).
+    """
     nrm = lambda A: A if isinstance(A, float) else float(np.linalg.norm(A, 2))  # noqa: E731
     with np.errstate(over="ignore"):
         return nrm(A0) + sum(nrm(A) * math.exp(min(-sigma * t, 700.0)) for A, t in zip(As, taus))
 
 
 def char_det(s, A0, As, taus):
-    """``det Delta(s)`` for an array of complex ``s``."""
+    """Evaluate ``det Delta(s) = det(s I - A0 - sum_k A_k exp(-s tau_k))`` for an array of complex ``s``.
+
+    Parameters
+    ----------
+    s : array_like of complex
+        Points of the complex plane, 1/s.
+    A0 : numpy.ndarray
+        ``(n, n)`` matrix of the current state.
+    As : sequence of numpy.ndarray
+        ``(n, n)`` matrices of the delayed states.
+    taus : sequence of float
+        Delays, seconds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex determinants, shape of ``s`` (one-dimensional for ``n > 1``).
+    """
     s = np.asarray(s, complex)
     n = A0.shape[0]
     if n == 1:
@@ -104,10 +155,26 @@ def _refine(f, s, ph, min_len, max_pts):
 
 
 def count_zeros(f, box, h0, *, max_pts=4_000_000):
-    """Number of zeros of ``f`` inside ``box = (re_lo, re_hi, im_lo, im_hi)`` by the argument principle.
+    """Count the zeros of ``f`` inside ``box = (re_lo, re_hi, im_lo, im_hi)`` by the argument principle.
 
-    ``h0`` is the initial sample spacing along the boundary.  Returns ``(count, n_samples)``, or
-    ``(None, n)`` when the boundary passes (numerically) through a zero or the sampling budget is spent.
+    Parameters
+    ----------
+    f : callable
+        ``f(s)`` for an array of complex ``s``, analytic inside and on the box (e.g. :func:`char_det`).
+    box : tuple of float
+        ``(re_lo, re_hi, im_lo, im_hi)``, 1/s.
+    h0 : float
+        Initial sample spacing along the boundary, 1/s (at least 8 samples per side).
+    max_pts : int, optional
+        Sampling budget.
+
+    Returns
+    -------
+    count : int or None
+        Number of zeros with multiplicity; None when the boundary passes (numerically) through a zero,
+        the sampling budget is spent, or the count and its check at twice the density disagree.
+    n_samples : int
+        Samples used.
     """
     x0, x1, y0, y1 = box
     corners = [complex(x0, y0), complex(x1, y0), complex(x1, y1), complex(x0, y1)]
@@ -148,13 +215,38 @@ def count_zeros(f, box, h0, *, max_pts=4_000_000):
 
 
 def find_missing(f, newton, box, known, h0, *, max_boxes=400, min_size=1e-9, conjugate=True):
-    """Search ``box`` for zeros of ``f`` not in ``known`` (complex array).
+    """Search ``box`` for zeros of ``f`` not in ``known``.
 
     Boxes whose zero count exceeds the known roots inside them are bisected
-    (longer side first); Newton (``newton(s0) -> s or None``) is tried from
+    (longer side first, off-centre); Newton (``newton(s0) -> s or None``) is tried from
     the centre of each such box and accepted when it lands inside the box
-    and is new (with its conjugate when ``conjugate``: real coefficients).  Returns ``(new_roots, complete)``: ``complete`` is False
-    when a count failed or the box budget ran out.
+    and is new (with its conjugate when ``conjugate``: real coefficients).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(s)`` for an array of complex ``s`` (e.g. :func:`char_det`).
+    newton : callable
+        ``newton(s0) -> s or None``: Newton's method from ``s0``.
+    box : tuple of float
+        ``(re_lo, re_hi, im_lo, im_hi)``, 1/s.
+    known : array_like of complex
+        Zeros already known, 1/s.
+    h0 : float
+        Initial boundary sample spacing of :func:`count_zeros`, 1/s.
+    max_boxes : int, optional
+        Budget of boxes counted.
+    min_size : float, optional
+        Boxes smaller than this (relative to ``max(1, |centre|)``) are not split further.
+    conjugate : bool, optional
+        Add the conjugate of every new complex zero.
+
+    Returns
+    -------
+    new_roots : list of complex
+        Zeros found that were not in ``known``.
+    complete : bool
+        False when a count failed, a box became too small, or the box budget ran out.
     """
     found = list(known)
     new = []

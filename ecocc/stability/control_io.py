@@ -53,6 +53,12 @@ def to_control(loop, delay_s=None, *, pade_order=None) -> ControlLoop:
     Returns
     -------
     ControlLoop
+        The exact rational part, the delay in seconds kept apart, and the Padé product if asked for.
+
+    Raises
+    ------
+    InputError
+        For a ``pade_order`` that is not an integer from 1 to 20, a bad delay or an improper ``L``.
     """
     import control
     if hasattr(loop, "rational") and not hasattr(loop, "num"):
@@ -90,23 +96,31 @@ def bode_plot(loop, delay_s=None, *, omega_rad_s=None, ax=None, show_margins=Tru
     Parameters
     ----------
     loop : RationalLoop, LoopAnalysis or (num, den)
+        The loop ``L(s)``: coefficients in ``s`` (rad/s), highest power first.
     delay_s : float, optional
+        Loop delay (s); default the loop's own.
     omega_rad_s : array, optional
         Frequencies (rad/s); default two decades around the gain crossover
         (further up with a delay, to show its phase).
     ax : pair of matplotlib Axes, optional
         (magnitude axes, phase axes); default a new figure with two rows.
     show_margins : bool
-        Mark the gain crossover and the phase margin.
+        Mark the gain crossover and the phase margin (degrees).
     title : str, optional
+        Title; default one naming the delay and the loop.
     **line_kw
         Passed to ``Axes.semilogx`` for both curves (``color``, ``lw``, ``label`` ...).
 
     Returns
     -------
     dict
-        ``figure``, ``axes`` (mag, phase), ``magnitude``, ``phase`` (Line2D)
+        ``figure``, ``axes`` (mag, phase), ``magnitude`` (dB), ``phase`` (degrees) (Line2D)
         and ``markers`` (list of artists).
+
+    Raises
+    ------
+    InputError
+        For bad frequencies or a malformed loop.
     """
     import matplotlib.pyplot as plt
     if hasattr(loop, "rational") and not hasattr(loop, "num"):
@@ -154,10 +168,33 @@ def nyquist_plot(loop, delay_s=None, *, omega_rad_s=None, ax=None, max_magnitude
     Frequencies where ``|L| > max_magnitude`` (near integrators) are left
     out; the title says from which frequency the curve starts.
 
+    Parameters
+    ----------
+    loop : RationalLoop, LoopAnalysis or (num, den)
+        The loop ``L(s)``: coefficients in ``s`` (rad/s), highest power first.
+    delay_s : float, optional
+        Loop delay (s); default the loop's own.
+    omega_rad_s : array_like, optional
+        Frequencies (rad/s, > 0, at least two); default 8000 points from four decades below the gain
+        crossover up.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; default a new figure.
+    max_magnitude : float, optional
+        Points with ``|L(jw)|`` above this are left out (dimensionless).
+    title : str, optional
+        Title; default one naming the delay and where the curve starts.
+    **line_kw
+        Passed to ``Axes.plot`` for the curve.
+
     Returns
     -------
     dict
         ``figure``, ``axes``, ``positive``, ``negative`` (Line2D), ``critical_point``.
+
+    Raises
+    ------
+    InputError
+        For bad frequencies or a malformed loop.
     """
     import matplotlib.pyplot as plt
     if hasattr(loop, "rational") and not hasattr(loop, "num"):

@@ -35,15 +35,23 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     Parameters
     ----------
     model : str
+        Registry name (a model :func:`analyze` supports).
     x_name, y_name : str
         A model parameter field (e.g. ``"alpha_per_s"``) or ``"rtt_s"``,
-        ``"capacity_pps"``.
+        ``"capacity_pps"``, ``"n_flows"``.
     x_values, y_values : sequences of float
-    n_flows, rtt_s, capacity_pps : defaults for what is not on an axis
+        Grid values in the axis' unit (seconds for ``rtt_s``, packets/s for ``capacity_pps``).
+    n_flows, rtt_s, capacity_pps : int, float, float
+        Defaults for what is not on an axis: flows, RTT (s), capacity (packets/s).
     simulate_points : sequence of (x, y)
         Points at which the nonlinear model is simulated (``sim_t_end_s``
         seconds on a dumbbell) and the decay judged from the trajectory.
-    **params : other model parameters.
+    sim_t_end_s : float
+        Simulated time of each sample point, seconds.
+    n_nodes : int or None
+        Chebyshev degree of the root collocation; None: automatic.
+    **params
+        Other model parameters.
 
     Returns
     -------
@@ -54,6 +62,11 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         agree), ``roots_certified``; on ``sample``:
         ``sample_x``, ``sample_y``, ``sim_decays``, ``sim_growth_per_s``,
         ``sim_regime``, ``predicted_stable``.
+
+    Raises
+    ------
+    InputError
+        For ``x_name == y_name``, or any point :func:`analyze` refuses.
     """
     import xarray as xr
     if x_name == y_name:
@@ -112,8 +125,22 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
 
 
 def plot_stability_map(ds, ax=None):
-    """Plot a :func:`stability_map` dataset: rightmost root real part, the
-    stability boundary and simulated samples.  Returns the figure."""
+    """Plot a :func:`stability_map` dataset: rightmost root real part, the stability boundary and simulated samples.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A map of :func:`stability_map`.
+    ax : matplotlib.axes.Axes or None, optional
+        Axes to draw on; None creates a figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure: real part of the rightmost root (1/s, colour), the boundary ``Re = 0``, the exact
+        critical delay (s) when the y axis is ``rtt_s`` (not for Reno), the simulated samples by regime and
+        the points whose roots were not certified.
+    """
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt

@@ -89,6 +89,13 @@ class MarginResult:
     phase_margin_unwrapped_deg: float = math.nan
 
     def as_dict(self) -> dict:
+        """Return the result as plain data (tuples as lists).
+
+        Returns
+        -------
+        dict
+            Every field by name, units as in the attribute names (seconds, rad/s, degrees).
+        """
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
@@ -109,7 +116,27 @@ def _as_loop(loop, delay_s=None):
 
 
 def frequency_response(loop, omega_rad_s, delay_s=None) -> np.ndarray:
-    """``L(jw) exp(-jw tau)`` at the given frequencies (rad/s), exactly."""
+    """Evaluate ``L(jw) exp(-jw tau)`` at the given frequencies, exactly.
+
+    Parameters
+    ----------
+    loop : RationalLoop or (num, den)
+        ``L(s)`` as polynomial coefficients in ``s`` (rad/s), highest first.
+    omega_rad_s : array_like
+        Angular frequencies, rad/s.
+    delay_s : float, optional
+        Loop delay (s, >= 0); default ``loop.delay_s`` (0 for a ``(num, den)`` pair).
+
+    Returns
+    -------
+    numpy.ndarray
+        Complex values (dimensionless), shape of ``omega_rad_s``.
+
+    Raises
+    ------
+    InputError
+        For a negative or non-finite delay, or an improper or empty ``L``.
+    """
     num, den, d, _ = _as_loop(loop, delay_s)
     w = np.asarray(omega_rad_s, float)
     s = 1j * w
@@ -117,7 +144,22 @@ def frequency_response(loop, omega_rad_s, delay_s=None) -> np.ndarray:
 
 
 def unwrapped_phase_rad(num, den, w, delay_s):
-    """Continuous phase of ``L(jw) e^{-jw tau}`` (rad), from root angles."""
+    """Return the continuous phase of ``L(jw) e^{-jw tau}``, from root angles.
+
+    Parameters
+    ----------
+    num, den : array_like
+        Coefficients of ``L`` in ``s`` (rad/s), highest power first.
+    w : array_like
+        Angular frequencies, rad/s (> 0, increasing, for the unwrapping to be continuous).
+    delay_s : float
+        Loop delay, seconds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Phase in radians, continuous in ``w`` (not wrapped to (-pi, pi]).
+    """
     w = np.asarray(w, float)
     z, p = np.roots(num), np.roots(den)
     ph = np.full(w.shape, math.atan2(0.0, 1.0) if num[0] / den[0] > 0 else math.pi)
@@ -136,7 +178,19 @@ def _root_angle(w, r):
 
 
 def gain_crossovers(num, den) -> np.ndarray:
-    """Positive ``w`` (rad/s) with ``|L(jw)| = 1``: roots of ``|N(jw)|^2 - |D(jw)|^2``."""
+    """Return the positive ``w`` with ``|L(jw)| = 1``: roots of ``|N(jw)|^2 - |D(jw)|^2``.
+
+    Parameters
+    ----------
+    num, den : array_like
+        Coefficients of ``L = N/D`` in ``s`` (rad/s), highest power first.
+
+    Returns
+    -------
+    numpy.ndarray
+        Gain crossover frequencies, rad/s, ascending (polished by Brent's method on ``|L| - 1``);
+        empty if there is none (or ``|L| = 1`` identically).
+    """
     def mag2(c):
         # |P(jw)|^2 = P(jw) P(-jw) as a real polynomial in w
         pj = np.array([c[k] * (1j) ** (len(c) - 1 - k) for k in range(len(c))])
@@ -167,9 +221,21 @@ def _ds_dtau_sign(num, den, w, tau):
 
 
 def delay_crossings(num, den, max_delay_s):
-    """List of (delay_s, omega_rad_s, direction) where roots cross the
-    imaginary axis as the delay grows from 0 to ``max_delay_s``; direction
-    +1 = into the right half plane (a complex pair: 2 roots)."""
+    """List where roots cross the imaginary axis as the delay grows from 0 to ``max_delay_s``.
+
+    Parameters
+    ----------
+    num, den : array_like
+        Coefficients of ``L = N/D`` in ``s`` (rad/s), highest power first.
+    max_delay_s : float
+        Largest delay considered, seconds.
+
+    Returns
+    -------
+    list of tuple
+        ``(delay_s, omega_rad_s, direction)`` sorted by delay: the delay (s), the crossing frequency
+        (rad/s) and +1 into the right half plane, -1 out of it, 0 tangent (a complex pair: 2 roots).
+    """
     out = []
     for w in gain_crossovers(num, den):
         L = np.polyval(num, 1j * w) / np.polyval(den, 1j * w)
@@ -199,10 +265,19 @@ def margins(loop, delay_s=None, *, max_delay_s=None, messages=()) -> MarginResul
     max_delay_s : float, optional
         Largest delay considered for the stability intervals (default
         ``max(10 * delay_s, 100 / w_c, 1)``).
+    messages : sequence of str, optional
+        Messages to carry into the result ahead of the ones this analysis adds.
 
     Returns
     -------
     MarginResult
+        Phase margin (degrees), gain margins, crossover frequencies (rad/s), delay margin and critical
+        delay (s), the verdict at ``delay_s`` from the crossing count, and the stable delay intervals.
+
+    Raises
+    ------
+    InputError
+        For a negative or non-finite delay, or an improper or empty ``L``.
     """
     num, den, tau, hidden = _as_loop(loop, delay_s)
     msgs = list(messages)
@@ -357,7 +432,29 @@ class PadeCheck:
 
 
 def pade_check(loop, delay_s=None, orders=(1, 2, 3, 4, 6, 8)) -> PadeCheck:
-    """Cross-check the exact margins with Padé approximants (python-control)."""
+    """Cross-check the exact margins with Padé approximants (python-control).
+
+    Parameters
+    ----------
+    loop : RationalLoop or (num, den)
+        ``L(s)`` as polynomial coefficients in ``s`` (rad/s), highest first.
+    delay_s : float, optional
+        Loop delay (s); default ``loop.delay_s``.
+    orders : sequence of int, optional
+        Padé orders to try.
+
+    Returns
+    -------
+    PadeCheck
+        Per order the phase margin (degrees), gain margin and crossover (rad/s) of
+        ``control.stability_margins`` on the Padé loop, its phase-margin error against the exact one,
+        and the exact :class:`MarginResult`.
+
+    Raises
+    ------
+    InputError
+        For a bad delay or an improper ``L``.
+    """
     import control
     num, den, tau, _ = _as_loop(loop, delay_s)
     exact = margins((num, den), tau)

@@ -43,12 +43,34 @@ class NetworkLinearization:
 
 
 def equilibrium_state(sysm: NetworkSystem) -> np.ndarray:
-    """The full state vector at the model's analytic equilibrium (all flows active)."""
+    """Build the full state vector at the model's analytic equilibrium (all flows active).
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network (one flow state; the equilibrium from ``model.equilibrium``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``: flow states (rates in packets/s, or windows in packets, logs where the solver keeps
+        logs), link states (the rate factor: the largest equilibrium rate through the link, packets/s),
+        queues in packets; counters zero.
+
+    Raises
+    ------
+    InputError
+        For a model/network without an analytic equilibrium (e.g. time-varying cross traffic), a model with
+        more than one flow state, or a link with a link state that is not saturated at equilibrium.
+    """
     m, net, lay = sysm.model, sysm.net, sysm.layout
     eq = m.equilibrium(net, sysm.P)
     if not eq or "rate_pps" not in eq or np.any(~np.isfinite(eq["rate_pps"])):
         raise InputError("equilibrium", m.name, "a model/network with an analytic equilibrium "
                          "(constant cross traffic; see the model's equilibrium())")
+    if len(m.flow_states) != 1:
+        raise InputError("model", m.name, "a model with one flow state for the analytic equilibrium state "
+                         f"(this one has {len(m.flow_states)}: {m.flow_states}); pass y_eq instead")
     y = np.zeros(sysm.n)
     rates = np.asarray(eq["rate_pps"], float)
     (fv,) = m.flow_states
@@ -74,26 +96,45 @@ def equilibrium_state(sysm: NetworkSystem) -> np.ndarray:
 
 def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_step=1e-6, protocols=None,
                       **overrides) -> NetworkLinearization:
-    """Jacobians of the simulated right-hand side at equilibrium (see module docstring).
+    """Compute the Jacobians of the simulated right-hand side at equilibrium (see module docstring).
 
     Parameters
     ----------
-    model : registry name or model
-    network : Network (every flow active at ``t_s``)
+    model : str or NetworkModel
+        Registry name or model.
+    network : Network
+        The network; every flow must be active at ``t_s``.
+    params : ModelParams or dict or None, optional
+        Model parameters (None: defaults); a dict per protocol on a mixed network.
     t_s : float, optional
-        Time at which the right-hand side is evaluated (default: the last
-        start plus the longest lookup delay, so that every delayed value is
+        Time at which the right-hand side is evaluated, seconds (default: the last
+        start plus the longest lookup delay, at least twice the longest RTT, so that every delayed value is
         read while all flows are active); flow activity and cross traffic are
         read there.
     y_eq : array, optional
         Equilibrium state (default: :func:`equilibrium_state`).
     rel_step : float
-        Relative step of the central differences.
+        Relative step of the central differences (times ``max(1, |y_c|)``).
     protocols : dict, optional
         Mixed protocols, as for :func:`ecocc.simulate`: a network whose flows name several protocols is
         linearized through the composite :class:`ecocc.mixed.MixedSystem`, i.e. the member laws block by
         block, coupled through the shared queue and arrivals.  A composite has no analytic equilibrium:
         ``y_eq`` is then required (:meth:`ecocc.mixed.MixedSystem.state_at`).
+    **overrides
+        Model parameter overrides (``member__field`` on a mixed network).
+
+    Returns
+    -------
+    NetworkLinearization
+        ``A0`` and one ``A_k`` per distinct positive delay (seconds, ascending; zero-delay lookups go into
+        ``A0``), over the flow, link and queue states (1/s in the solver's coordinates), the row names, and
+        the largest ``|f(y_eq)|`` as ``residual``.
+
+    Raises
+    ------
+    InputError
+        For unknown protocols or parameters, a flow stopped before ``t_s``, a mixed network without ``y_eq``,
+        or no analytic equilibrium.
     """
     from ..mixed import Mixed, MixedSystem, resolve_protocols
     members, flow_member = resolve_protocols(network, model, params, protocols, overrides)
@@ -187,14 +228,34 @@ def network_jacobians(model, network, params=None, *, t_s=None, y_eq=None, rel_s
 
 
 def rightmost_roots_scaled(lin: NetworkLinearization, scales, *, n_nodes=None, tol_real=1e-9, return_status=False):
-    """Rightmost root for every delay scale factor (delays ``s * d_k``), certified.
+    """Find the rightmost characteristic root for every delay scale factor (delays ``s * d_k``), certified.
 
     Each scale goes through :func:`ecocc.stability.characteristic_roots`
     (collocation, Newton, and the argument-principle count right of the
     rightmost root, which finds the roots a coarse collocation drops).
-    Returns ``(rightmost_per_s, residual)`` arrays (complex, float), and with
-    ``return_status`` also the per-scale status array (``"certified"``,
-    ``"marginal"``, ``"uncertain"``, ``"unconverged"``).
+
+    Parameters
+    ----------
+    lin : NetworkLinearization
+        The linearization at the reference delays.
+    scales : array_like of float
+        Factors applied to every delay (dimensionless, > 0).
+    n_nodes : int or None, optional
+        Chebyshev degree of the collocation; None: automatic.
+    tol_real : float, optional
+        Real parts within this of 0 (1/s) are marginal.
+    return_status : bool, optional
+        Also return the status per scale.
+
+    Returns
+    -------
+    rightmost_per_s : numpy.ndarray
+        Complex rightmost root per scale (real part 1/s, imaginary part rad/s).
+    residual : numpy.ndarray
+        Its residual (``inf`` when no root converged).
+    status : numpy.ndarray
+        Only with ``return_status``: ``"certified"``, ``"marginal"``, ``"uncertain"`` or ``"unconverged"``
+        per scale.
     """
     from .roots import characteristic_roots
     scales = np.asarray(scales, float)
@@ -212,12 +273,38 @@ def rightmost_roots_scaled(lin: NetworkLinearization, scales, *, n_nodes=None, t
 
 
 def roots_map(model, network, x_name, x_values, rtt_scales, *, n_nodes=None, tol_real=1e-9, **params):
-    """Linear stability over (``x_name``, RTT scale) from certified characteristic roots.
+    """Map linear stability over (``x_name``, RTT scale) from certified characteristic roots.
 
-    Returns an ``xarray.Dataset`` with ``rightmost_real_per_s``,
-    ``rightmost_imag_rad_s``, ``residual``, ``root_status`` and ``stable``
-    (certified, and real part below ``-tol_real``) on dims
-    ``(rtt_scale, x_name)``.
+    Parameters
+    ----------
+    model : str or NetworkModel
+        Registry name or model.
+    network : Network
+        The network at RTT scale 1.
+    x_name : str
+        A numeric model parameter.
+    x_values : array_like of float
+        Its values, in the parameter's unit.
+    rtt_scales : array_like of float
+        Factors applied to every delay.
+    n_nodes : int or None, optional
+        Chebyshev degree of the collocation; None: automatic.
+    tol_real : float, optional
+        Stability margin on the real part, 1/s.
+    **params
+        Other model parameters for every point.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``rightmost_real_per_s`` (1/s), ``rightmost_imag_rad_s`` (rad/s), ``residual``, ``root_status`` and
+        ``stable`` (certified or marginal, and real part below ``-tol_real``) on dims
+        ``(rtt_scale, x_name)``.
+
+    Raises
+    ------
+    InputError
+        As :func:`network_jacobians` for any ``x`` value.
     """
     import xarray as xr
     xs = np.asarray(x_values, float)

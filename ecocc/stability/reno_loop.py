@@ -54,7 +54,8 @@ def reno_loop(n_flows=4, capacity_pps=1000.0, rtt_s=0.1, params=None, **override
     params : RenoParams or dict, optional
         ``aqm`` must be ``"red"``; RED profile ``red_min_th_pkts``,
         ``red_max_th_pkts``, ``red_p_max``.
-    **overrides : parameter overrides.
+    **overrides
+        Parameter overrides.
 
     Returns
     -------
@@ -62,6 +63,12 @@ def reno_loop(n_flows=4, capacity_pps=1000.0, rtt_s=0.1, params=None, **override
         ``num``/``den`` of the classic transfer function, ``delay_s = tau``,
         ``A0``/``A1`` of the full linearization (states ``dW`` in packets,
         ``dq`` in packets), and ``equilibrium`` details in ``label``.
+
+    Raises
+    ------
+    InputError
+        For ``n_flows`` not an integer >= 1, a bad capacity or RTT, ``aqm`` other than ``"red"``, or a
+        setting whose equilibrium queue is off the RED ramp.
     """
     from ..models import get_model
     from ..network import dumbbell
@@ -99,7 +106,33 @@ def reno_loop(n_flows=4, capacity_pps=1000.0, rtt_s=0.1, params=None, **override
 
 
 def reno_equilibrium(n_flows, capacity_pps, rtt_s, params=None, **overrides) -> dict:
-    """``q0`` (packets), ``W0`` (packets), ``p0``, ``R0`` (s) and ``L_red`` (1/packet) of the Reno/RED loop."""
+    """Return the operating point of the Reno/RED synchronous loop.
+
+    Parameters
+    ----------
+    n_flows : int
+        Number of flows N.
+    capacity_pps : float
+        Link capacity C, packets/s.
+    rtt_s : float
+        Propagation round-trip time, seconds.
+    params : RenoParams or dict or None, optional
+        Reno parameters (RED profile ``red_min_th_pkts``, ``red_max_th_pkts``, ``red_p_max``).
+    **overrides
+        Parameter overrides.
+
+    Returns
+    -------
+    dict
+        ``q0_pkts`` (packets), ``W0_pkts`` (packets), ``p0`` (drop probability), ``R0_s`` (s) and
+        ``L_red_per_pkt`` (1/packet); empty when the model has no equilibrium there (queue off the RED ramp).
+
+    Raises
+    ------
+    InputError
+        For unknown or out-of-range parameters.  N, C and the RTT are not validated here (see
+        :func:`reno_loop`).
+    """
     from ..models import get_model
     from ..network import dumbbell
     m = get_model("reno")

@@ -39,7 +39,7 @@ class CharacteristicRoots:
         ``Re(rightmost) < -tol_real``.
     n_nodes : int
     status : str
-        ``"certified"``, ``"marginal"`` (certified, |Re| <= tol_real),
+        ``"certified"``, ``"marginal"`` (certified, ``|Re| <= tol_real``),
         ``"uncertain"`` or ``"unconverged"`` (see :func:`characteristic_roots`).
     messages : tuple of str
     certified_right_of_per_s : float
@@ -203,8 +203,11 @@ def characteristic_roots(A0, delayed, delays_s, *, n_nodes=None, n_roots=12, tol
     Parameters
     ----------
     A0 : (n, n) array
-    delayed : sequence of (n, n) arrays ``A_k`` (or one array)
-    delays_s : sequence of float ``tau_k`` (s, >= 0)
+        Jacobian of the current state, 1/s.
+    delayed : sequence of (n, n) arrays
+        Jacobians ``A_k`` of the delayed states, 1/s (or one array).
+    delays_s : sequence of float
+        Delays ``tau_k``, seconds (>= 0), one per ``A_k``.
     n_nodes : int, optional
         Chebyshev degree ``N`` (matrix size ``(N+1) n``).  Default: enough to
         resolve the root bound ``R(0)`` (``N ~ 2 R tau_max / pi``), at most
@@ -216,6 +219,8 @@ def characteristic_roots(A0, delayed, delays_s, *, n_nodes=None, n_roots=12, tol
     certify : bool
         Count the roots by the argument principle (default).  ``False``:
         collocation + Newton only, status ``"uncertain"``.
+    max_nodes_size : int
+        Largest collocation matrix size ``(N+1) n`` of the default ``n_nodes``.
 
     Returns
     -------
@@ -227,6 +232,12 @@ def characteristic_roots(A0, delayed, delays_s, *, n_nodes=None, n_roots=12, tol
         ``"unconverged"`` (no root converged).  ``stable`` is True only when
         certified; an unstable verdict rests on a converged root with
         ``Re > tol_real`` and needs no count.
+
+    Raises
+    ------
+    InputError
+        For matrices that are not square and alike, one per delay, or not finite, negative or
+        non-finite delays, or ``n_nodes`` below 2.
     """
     from . import certify as cz
     A0 = np.atleast_2d(np.asarray(A0, float))

@@ -108,10 +108,23 @@ class SyncLoop:
 
     # -- numeric helpers ---------------------------------------------------
     def values(self, **overrides) -> dict:
-        """Symbol -> number: the reference point with overrides by name.
+        """Return the numeric point: the reference values with overrides by name.
 
-        Names are parameter field names (``alpha_per_s``), ``capacity_pps``,
-        ``n_flows`` or ``rtt_s``.
+        Parameters
+        ----------
+        **overrides
+            Names are parameter field names (``alpha_per_s``), ``capacity_pps`` (packets/s), ``n_flows``
+            (when N is a symbol) or ``rtt_s`` (seconds); None values are skipped.
+
+        Returns
+        -------
+        dict
+            ``{sympy.Symbol: float}``.
+
+        Raises
+        ------
+        InputError
+            For a name that is not a symbol of this loop.
         """
         vals = dict(self.reference)
         by_name = {k: v for k, v in self.param_symbols.items() if isinstance(v, sympy.Symbol)}
@@ -127,13 +140,23 @@ class SyncLoop:
         return vals
 
     def rational(self, **overrides) -> "RationalLoop":
-        """Numeric ``L(s)`` as polynomial coefficients plus its delay.
+        """Return the numeric ``L(s)`` as polynomial coefficients plus its delay.
+
+        Parameters
+        ----------
+        **overrides
+            Values by name, as for :meth:`values`.
 
         Returns
         -------
         RationalLoop
-            ``num``, ``den`` (highest power first), ``delay_s`` (the RTT),
-            the hidden modes and the numeric Jacobians.
+            ``num``, ``den`` (highest power of s first, ``den`` monic; s in rad/s), ``delay_s`` (the RTT,
+            seconds), the hidden modes and the numeric Jacobians.
+
+        Raises
+        ------
+        InputError
+            For an unknown override name.
         """
         vals = self.values(**overrides)
         num, den = sympy.fraction(sympy.cancel(sympy.together(self.L)))
@@ -151,9 +174,29 @@ class SyncLoop:
                             hidden_poles=hidden, A0=A0, A1=A1, label=f"{self.model}: L(s) = {self.L}")
 
     def rhs_numeric(self, state: dict, delayed: dict, **overrides) -> np.ndarray:
-        """Evaluate the *model's laws* numerically (NumPy ops) at the given
-        current and delayed states (dicts by state name).  Used to check the
-        symbolic Jacobians by finite differences."""
+        """Evaluate the *model's laws* numerically (NumPy ops) at the given current and delayed states.
+
+        Used to check the symbolic Jacobians by finite differences.
+
+        Parameters
+        ----------
+        state, delayed : dict
+            ``{state name: value}`` at ``t`` and at ``t - tau``, natural units (flow and link states as the
+            model defines them, ``q`` in packets).  A model with ``delayed_feedback=False`` reads ``state``
+            for both.
+        **overrides
+            Values by name, as for :meth:`values`.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``z'(t)`` in the order of :attr:`state_names` (state units per second).
+
+        Raises
+        ------
+        InputError
+            For an unknown override name.
+        """
         vals = self.values(**overrides)
         return _numeric_rhs(self, state, delayed, vals)
 
@@ -190,6 +233,18 @@ class RationalLoop:
         return np.polyval(self.num, s) / np.polyval(self.den, s)
 
     def with_delay(self, delay_s: float) -> "RationalLoop":
+        """Return the same loop with another delay.
+
+        Parameters
+        ----------
+        delay_s : float
+            The new loop delay, seconds.
+
+        Returns
+        -------
+        RationalLoop
+            A copy with ``delay_s`` replaced (polynomials, hidden poles and Jacobians unchanged).
+        """
         return RationalLoop(self.num, self.den, float(delay_s), self.hidden_poles, self.A0, self.A1, self.label)
 
 
@@ -262,10 +317,19 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
         Numeric reference point (packets/s, flows, s) used to choose the
         active branch of ``Min``/``Max`` and to check the equilibrium against
         ``model.equilibrium``.
+    check_equilibrium : bool, optional
+        Compare the closed-form equilibrium with ``model.equilibrium`` on a numeric dumbbell at the
+        reference point (result in :attr:`SyncLoop.equilibrium_check`; empty when False).
 
     Returns
     -------
     SyncLoop
+        The states, equilibrium, Jacobians ``A0``/``A1`` and open loop ``L(s)`` (s in rad/s).
+
+    Raises
+    ------
+    InputError
+        For Reno (not supported) or parameters the model refuses.
     """
     m = get_model(model)
     if m.name == "reno":

@@ -56,7 +56,9 @@ def symmetric_optimum(L, s=None, *, a=2, solve_for=None, values=None) -> Symmetr
     Parameters
     ----------
     L : sympy.Expr or SyncLoop
-    s : sympy.Symbol, optional (taken from the loop)
+        The open loop without its delay factor (a :class:`SyncLoop` gives its ``L`` and ``s``).
+    s : sympy.Symbol, optional
+        The Laplace variable (rad/s); taken from a :class:`SyncLoop`, required with an expression.
     a : number
         Symmetric-optimum ratio (default 2: ``tau_c = 4 T0``).
     solve_for : list of sympy.Symbol, optional
@@ -64,6 +66,13 @@ def symmetric_optimum(L, s=None, *, a=2, solve_for=None, values=None) -> Symmetr
         appear in ``T0`` (the plant lag is kept as given).
     values : dict, optional
         Symbol -> number for the numeric closed-loop poles.
+
+    Returns
+    -------
+    SymmetricOptimum
+        ``status = "ok"`` with the matched template, the relations and the solution (crossover in rad/s,
+        phase margin in degrees); ``"not applicable"`` with the reason when ``L`` is not of the template's
+        form or the equations have no solution.
     """
     if hasattr(L, "L"):
         s = L.s if s is None else s
