@@ -69,9 +69,12 @@ print(sol.settings["kernel"], sol.settings["kernel_variant"])
 
 
 def _run(code, env, out, expect=None):
-    """Wall time (s) of one process from spawn to exit; checks which kernel variant ran."""
+    """Wall time (s) of one process from spawn to exit; checks which kernel variant ran.  Run in a temporary
+    directory: jitcdde builds its C module with setuptools in the working directory (the checkout's
+    pyproject.toml is not for every setuptools)."""
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", code, out], env=env, capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run([sys.executable, "-c", code, out], env=env, capture_output=True, text=True,
+                       cwd=os.path.dirname(out))
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])
