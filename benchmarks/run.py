@@ -340,15 +340,14 @@ NOTES = """
   (discontinuous) clamp.  Its accuracy is limited by the output grid.
 - ecocc adaptive: error control in the max norm plus, for every component read through a delay, the error of
   the Hermite history (mid-step comparison with the Runge-Kutta pair's continuous extension).
-- numba engine (`engine="numba"`, `ecocc/dde/kernels.py`): the same algorithms as the NumPy solvers, compiled
-  (`cache=True`); the adaptive kernel takes the same steps as `solve_dde` (tests/test_kernels.py).  The adaptive
-  kernel and the map's lock-step kernel are also compiled ahead of time (`ecocc/dde/aot.py`, `numba.pycc`) into
-  extension modules, by `pip install` (`setup.py`; about 15 s each), so no process running them imports numba
-  (whose own start-up is ~0.3 s).  "cold" = empty kernel caches, the installed module; "warm" = the caches the cold run wrote; "first use
-  without the install-time module" (`ECOCC_AOT=cache`, the fallback when that build failed) = the first run on
-  the machine compiles the module into an empty cache.  One large run (>= 5000 flows)
-  spreads its right-hand side over the cores; a fixed-step batch runs one member per core, the map 8 points per core
-  at a time (lock-step groups; a thread pool calls the kernel, which releases the GIL).
+- numba engine (`engine="numba"`): the same algorithms as the NumPy solvers, one compiled integrator per method
+  generated for each model from its laws (`ecocc/dde/codegen.py` around `integrator.py`, `lanes.py`, `rk4.py`);
+  the adaptive kernel takes the same steps as `solve_dde` (tests/test_kernels.py).  Each kernel is compiled on
+  its first use on a machine by `numba.pycc` into the kernel cache (`ecocc/dde/aot.py`; nothing is compiled at
+  install time any more), so later processes do not import numba (whose own start-up is ~0.3 s); numba's JIT if
+  that build fails.  "cold" = empty kernel caches (the run compiles); "warm" = the caches the cold run wrote.  A
+  fixed-step batch runs one member per core, the map 8 points per core at a time (lock-step groups; a thread
+  pool calls the kernel, which releases the GIL).
 - Steps of the adaptive solvers (`solve_dde`, the single compiled kernel) never exceed the smallest delay (method
   of steps without extrapolation), so at small RTTs the number of steps is set by the delays, not by the tolerance.
   The map's lock-step kernel (`ecocc/dde/lanes.py`) advances 8 points of one RTT scale on shared steps (the
@@ -451,7 +450,7 @@ print("RESULT", time.perf_counter() - t0, ds.attrs["wall_s"])
 
 def first_map_fresh_process(quick):
     """The map of ``stability_map_sim`` as the first one on a machine: a fresh process with empty kernel caches
-    (the lock-step kernel as `pip install` compiled it)."""
+    (the lock-step kernel generated and compiled by this first use)."""
     alphas, taus, t_end = _map_grid(quick)
     arg = json.dumps(dict(C=C_PPS, alphas=alphas.tolist(), taus=taus.tolist(), t_end=t_end))
     with tempfile.TemporaryDirectory() as cache:

@@ -445,7 +445,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     n_steps = np.zeros(B, dtype=np.int64)
     overlap = bool(overlap) and engine == "numba"
     solver = ("adaptive RK45 (Dormand-Prince 5(4)), " + (
-        f"lock-step groups of {LANES} points of one RTT scale, rates/rate factors/queues integrated, steps "
+        f"lock-step groups of {LANES} points of one RTT scale, flow states/link states/queues integrated, steps "
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
            else "never longer than the smallest delay") if engine == "numba"
         else "one run per point, steps never longer than the smallest delay"))

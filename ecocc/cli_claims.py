@@ -85,7 +85,12 @@ def write_report(records, out_dir: Path, figdir_name="figures") -> Path:
               help="Write a Markdown report (claims.md, claims.json, figures/ in PNG and PDF) into this directory.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def claims_cmd(only, papers, include_slow, as_json, list_only, report_dir, quiet):
-    """Check the papers' claims against analysis and numeric runs and print the verdicts."""
+    """Check the papers' claims against analysis and numeric runs and print the verdicts.
+
+    \b
+    Some records add ns-3 packet-level readings when the ns3 wheel is installed (ecocc[packet]):
+    ECOCC_CLAIMS_PACKET=off skips them, =all also runs the long ones (cltcp.fig6 at 120 Mbps, ~20 min).
+    """
     from . import claims
     from .errors import InputError
     try:

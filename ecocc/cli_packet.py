@@ -70,8 +70,8 @@ def packet_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, seed
     """
     from . import scenarios
     from .packet import run_packet
+    sc = scenarios.load(scenario)  # an unknown scenario is reported before a missing ns-3
     _require_ns3(python)
-    sc = scenarios.load(scenario)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tr = run_packet(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,
@@ -118,8 +118,8 @@ def compare_cmd(scenario, out_dir, protocol, t_end_s, bin_s, capacity_scale, see
     """
     from . import scenarios
     from .packet import compare
+    sc = scenarios.load(scenario)  # an unknown scenario is reported before a missing ns-3
     _require_ns3(python)
-    sc = scenarios.load(scenario)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cmp = compare(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, capacity_scale=capacity_scale,

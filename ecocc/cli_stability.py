@@ -228,8 +228,9 @@ def margins(target, sets, n_flows, rtt_s, capacity_pps, fig_dir, formats, as_jso
               help="Simulate the nonlinear model at X,Y: settled / decaying, not settled / growing or limit cycle.")
 @click.option("--sim-t-end-s", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True, help="Output directory.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows, rtt_s, capacity_pps, sim_points,
-                  sim_t_end_s, out_dir):
+                  sim_t_end_s, out_dir, quiet):
     """Linear stability map over a parameter plane (exact-delay margins, certified roots): PNG, PDF and NetCDF
     in --out.  MODEL|SCENARIO as for `ecocc margins`: a model name takes its paper's setting."""
     from .models import get_model
@@ -271,7 +272,7 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
         raise click.BadParameter(f"{sim_points!r} is not allowed: X,Y pairs", param_hint="--simulate")
     try:
         ds = smap(key, x_name, xs, y_name, ys, n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps,
-                  simulate_points=pts, sim_t_end_s=sim_t_end_s, **params)
+                  simulate_points=pts, sim_t_end_s=sim_t_end_s, progress=not quiet, **params)
     except InputError as e:
         raise click.UsageError(str(e)) from None
     from .store import OutputLock, atomic_path
@@ -281,7 +282,7 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
         pdf = png.with_suffix(".pdf")
         with atomic_path(nc) as tmp:
             ds.to_netcdf(tmp)
-        fig = plot_stability_map(ds)
+        fig = plot_stability_map(ds).figure
         with atomic_path(png) as tmp:
             fig.savefig(tmp, dpi=120, bbox_inches="tight")
         with atomic_path(pdf) as tmp:
@@ -457,7 +458,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
         import matplotlib
         matplotlib.use("Agg")
         from .plotting import plot_simulated_map
-        fig = plot_simulated_map(ds)
+        fig = plot_simulated_map(ds).figure
         with atomic_path(out / files["figure"]) as tmp:
             fig.savefig(tmp, dpi=120)
         with atomic_path(out / files["figure_pdf"]) as tmp:

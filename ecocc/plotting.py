@@ -180,6 +180,69 @@ class SweepPlot:
         return self.figure.savefig(*args, **kwargs)
 
 
+@dataclass
+class MapPlot:
+    """Artists drawn by :func:`plot_simulated_map` and :func:`ecocc.stability.plot_stability_map`.
+
+    Attributes
+    ----------
+    figure : matplotlib.figure.Figure
+    axes : matplotlib.axes.Axes
+    mesh : matplotlib.collections.QuadMesh
+        The colour map of the grid values.
+    colorbar : matplotlib.colorbar.Colorbar or None
+    contours : dict
+        Role -> ContourSet: ``"boundary"`` (stability boundary / outline of the settled region), absent
+        when not drawn (a one-row or one-column grid, or no boundary in the plane).
+    lines : dict
+        Role -> list of Line2D: point markers by regime (``"settled"``, ``"decaying_not_settled"``,
+        ``"growing_or_limit_cycle"``, ``"not_classified"``, ``"failed"``), run statuses
+        (``"status:<name>"``), ``"critical_delay"``, ``"not_certified"``.
+    legend : matplotlib.legend.Legend or None
+    """
+
+    figure: object
+    axes: object
+    mesh: object = None
+    colorbar: object = None
+    contours: dict = field(default_factory=dict)
+    lines: dict = field(default_factory=dict)
+    legend: object = None
+
+    def savefig(self, *args, **kwargs):
+        """``self.figure.savefig(...)`` (so code that expected a figure keeps working).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Passed to :meth:`matplotlib.figure.Figure.savefig`.
+
+        Returns
+        -------
+        None
+        """
+        return self.figure.savefig(*args, **kwargs)
+
+
+def _map_legend(res, handles, where, created):
+    """Legend of a map: ``"auto"`` (below the axes in a figure of its own, else inside), ``"below"``,
+    ``"outside"`` (right), ``"inside"`` (best) or None."""
+    if where in (None, False, "none") or not handles:
+        return None
+    if where == "auto":
+        where = "below" if created else "inside"
+    if where == "below":
+        if not created:
+            raise InputError("legend", where, "'inside', 'outside' or None when ax= is given (below the axes "
+                             "needs a figure of its own)")
+        return res.figure.legend(handles=handles, loc="outside lower center", ncol=min(3, len(handles)), fontsize=8)
+    if where == "outside":
+        return res.axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.25, 1.0), fontsize=8)
+    if where == "inside":
+        return res.axes.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
+    raise InputError("legend", where, "one of 'auto', 'below', 'outside', 'inside' or None")
+
+
 # -- time series ------------------------------------------------------------------------------------
 
 TRAJECTORY_PANELS = ("rate", "queue", "fairness")
@@ -587,7 +650,8 @@ _STATUS_MARKERS = {"failed": dict(marker="x", color="r", mew=2),
                    "interrupted": dict(marker="s", color="0.5", mfc="none", mew=1.5)}
 
 
-def plot_simulated_map(ds, ax=None):
+def plot_simulated_map(ds, ax=None, *, legend="auto", title=None, boundary_kw=None, marker_kw=None, colorbar=True,
+                       **mesh_kw):
     """Plot a :func:`ecocc.batch.simulate_map` dataset.
 
     Colour: log10 of the largest queue swing over the links (packets, peak to
@@ -601,84 +665,100 @@ def plot_simulated_map(ds, ax=None):
     Parameters
     ----------
     ds : xarray.Dataset
-        A map of :func:`ecocc.batch.simulate_map` (maps written before the regimes existed are
-        shown as settled / not settled).
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on (legend inside); None creates a figure (legend below the axes).
+        From :func:`ecocc.batch.simulate_map`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure (7.5 x 6 inches, constrained layout) when absent.
+    legend : {"auto", "below", "outside", "inside", None}
+        ``"auto"`` (default): below the axes in a figure of its own, inside (matplotlib's ``"best"``) when
+        ``ax`` is given.
+    title : str or False, optional
+        Axes title (default: scenario, model, verdict and the decay rule).  ``False``: none.
+    boundary_kw : dict, optional
+        Keywords for the outline of the settled region (``Axes.contour``).
+    marker_kw : dict, optional
+        Keywords applied to every point marker (regimes and statuses), e.g. ``ms=6``.
+    colorbar : bool
+        Draw the colour bar.
+    **mesh_kw
+        Passed to ``Axes.pcolormesh``, e.g. ``cmap="magma"``.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure holding the map and its colour bar.
+    MapPlot
+        ``figure``, ``axes``, ``mesh``, ``colorbar``, ``contours`` (``"boundary"``), ``lines`` by regime and
+        status, ``legend`` and ``savefig``.
     """
-    import textwrap
-
     import matplotlib.patheffects as pe
-    import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    own = ax is None
-    if own:
-        fig, ax = plt.subplots(figsize=(7.5, 6), layout="constrained")
-    else:
-        fig = ax.figure
+    fig, (ax,), created = _resolve_axes(ax, 1, None, (7.5, 6), "plot_simulated_map")
+    res = MapPlot(figure=fig, axes=ax)
     x, y = ds["x"].values, ds["y"].values
     swing = ds["queue_swing_pkts"].max(dim="link", skipna=False).values
     z = np.log10(np.clip(swing, 1e-6, None))
-    pc = ax.pcolormesh(x, y, z, shading="nearest", cmap="viridis")
+    res.mesh = ax.pcolormesh(x, y, z, **{"shading": "nearest", "cmap": "viridis", **mesh_kw})
     thr = ds.attrs.get("swing_threshold_pkts")
     label = "log10 of largest queue swing over links (packets)"
     mark_thr = thr is not None and np.isfinite(z).any() and np.nanmin(z) <= np.log10(thr) <= np.nanmax(z)
-    if mark_thr:
-        label += f"\nwhite line: threshold {thr:g} packet(s)"
-    cb = fig.colorbar(pc, ax=ax, label=label)
-    if mark_thr:
-        cb.ax.axhline(np.log10(thr), color="w", lw=2, path_effects=[pe.withStroke(linewidth=3.5, foreground="k")])
+    if colorbar:
+        if mark_thr:
+            label += f"\nwhite line: threshold {thr:g} packet(s)"
+        res.colorbar = fig.colorbar(res.mesh, ax=ax, label=label)
+        if mark_thr:
+            res.colorbar.ax.axhline(np.log10(thr), color="w", lw=2,
+                                    path_effects=[pe.withStroke(linewidth=3.5, foreground="k")])
 
     outline = [pe.withStroke(linewidth=4, foreground="k")]
     stable = ds["stable"].values.astype(bool)
     Y, X = np.meshgrid(y, x, indexing="ij")
     handles = []
     if stable.any() and not stable.all() and x.size > 1 and y.size > 1:
-        ax.contour(x, y, stable.astype(float), levels=[0.5], colors="w", linewidths=2, path_effects=outline)
-        handles.append(Line2D([], [], color="w", lw=2, path_effects=outline, label="boundary of the settled region"))
+        bkw = {"colors": "w", "linewidths": 2, "path_effects": outline, **(boundary_kw or {})}
+        res.contours["boundary"] = ax.contour(x, y, stable.astype(float), levels=[0.5], **bkw)
+        handles.append(Line2D([], [], color=np.atleast_1d(bkw["colors"])[0], lw=np.atleast_1d(bkw["linewidths"])[0],
+                              path_effects=bkw.get("path_effects"), label="boundary of the settled region"))
     if "regime" in ds:
         regime = ds["regime"].values
     else:  # a map written before the regimes: settled or not only
         regime = np.where(stable, 0, np.where(ds["status"].values.astype(str) == "success", -2, -1))
     ok = ds["status"].values.astype(str) == "success"
-    styles = {0: ("settled", dict(marker="o", color="w", mec="k", mew=0.6, ms=4)),
-              1: ("decaying, not settled", dict(marker="v", color="c", mec="k", mew=0.4, ms=4)),
-              2: ("growing or limit cycle", dict(marker="^", color="r", mec="k", mew=0.4, ms=4)),
-              -1: ("not classified (decay not measured)", dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4)),
-              -2: ("not settled (map without regimes)", dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4))}
-    for code, (label, style) in styles.items():
+    styles = {0: ("settled", "settled", dict(marker="o", color="w", mec="k", mew=0.6, ms=4)),
+              1: ("decaying_not_settled", "decaying, not settled", dict(marker="v", color="c", mec="k", mew=0.4, ms=4)),
+              2: ("growing_or_limit_cycle", "growing or limit cycle",
+                  dict(marker="^", color="r", mec="k", mew=0.4, ms=4)),
+              -1: ("not_classified", "not classified (decay not measured)",
+                   dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4)),
+              -2: ("not_settled", "not settled (map without regimes)",
+                   dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4))}
+    for code, (role, label, style) in styles.items():
+        style = {**style, **(marker_kw or {})}
         sel = (regime == code) & ok
         if sel.any() or code in (0, 1, 2):
-            if sel.any():
-                ax.plot(X[sel], Y[sel], ls="", **style)
+            res.lines[role] = ax.plot(X[sel], Y[sel], ls="", **style) if sel.any() else []
             handles.append(Line2D([], [], ls="", **style, label=f"{label} ({_points(sel.sum())} of {stable.size})"))
 
     status = ds["status"].values.astype(str)
     for st in sorted(set(status.ravel()) - {"success"}):
         sel = status == st
-        style = _STATUS_MARKERS.get(st, dict(marker="D", color="m", mfc="none", mew=1.5))
-        ax.plot(X[sel], Y[sel], ls="", ms=8, **style)
-        handles.append(Line2D([], [], ls="", ms=8, **style, label=f"run {st} ({_points(sel.sum())})"))
+        style = {"ms": 8, **_STATUS_MARKERS.get(st, dict(marker="D", color="m", mfc="none", mew=1.5)),
+                 **(marker_kw or {})}
+        res.lines[f"status:{st}"] = ax.plot(X[sel], Y[sel], ls="", **style)
+        handles.append(Line2D([], [], ls="", **style, label=f"run {st} ({_points(sel.sum())})"))
 
     ax.set_xlabel(_axis_label(ds["x"]))
     ax.set_ylabel(_axis_label(ds["y"]))
-    head = f"Stability by simulation: scenario {ds.attrs.get('scenario', '?')}, model {ds.attrs.get('model', '?')}"
-    verdict = str(ds.attrs.get("verdict", ""))
-    lines = textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)
-    if "decay_ratio" in ds.attrs:
-        w = float(ds.attrs.get("window_s", float("nan")))
-        lines += textwrap.wrap(f"Decaying: the swing shrinks by at least {100 * (1 - float(ds.attrs['decay_ratio'])):g} % "
-                               f"from one {w:g} s window to the last", 90)
-    ax.set_title("\n".join(lines), fontsize=9)
-    if own:  # legend below the axes, off the map
-        fig.legend(handles=handles, loc="outside lower center", ncol=min(3, len(handles)), fontsize=8)
-    else:
-        ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
-    return fig
-
+    if title is not False:
+        if title is None:
+            head = (f"Stability by simulation: scenario {ds.attrs.get('scenario', '?')}, "
+                    f"model {ds.attrs.get('model', '?')}")
+            verdict = str(ds.attrs.get("verdict", ""))
+            lines = textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)
+            if "decay_ratio" in ds.attrs:
+                w = float(ds.attrs.get("window_s", float("nan")))
+                lines += textwrap.wrap(f"Decaying: the swing shrinks by at least "
+                                       f"{100 * (1 - float(ds.attrs['decay_ratio'])):g} % from one {w:g} s window "
+                                       f"to the last", 90)
+            title = "\n".join(lines)
+        ax.set_title(title, fontsize=9)
+    res.legend = _map_legend(res, handles, legend, created)
+    return res

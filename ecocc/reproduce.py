@@ -562,37 +562,31 @@ def execute(tasks, *, workers: int = 1, scheduler=None, progress=False):
 
 
 def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, progress=False, figures=True):
-    """Run the scenarios ``names``, compare them with the papers and write figures.
+    """Run the scenarios ``names`` (or ``"all"``), write figures, return ``(records, results, timing)``.
 
     Parameters
     ----------
     names : str or list of str
-        Scenario names of :func:`reproducible`, or ``"all"``.
-    out_dir : str or path-like, optional
-        Directory for the figures (created).
-    workers : int, optional
-        Local processes.
-    scheduler : str or None, optional
-        Dask scheduler address.
-    progress : bool, optional
+        Reproducible scenario names (:func:`reproducible`) or ``"all"``.
+    out_dir : path
+        Directory of the figures.  It is locked (:class:`ecocc.store.OutputLock`) from before the runs
+        until the figures are written, and each figure is written to a temporary file and renamed, so a
+        killed run never leaves a torn figure; a rerun removes the temporary files a killed one left.
+    workers : int
+        Local worker processes.
+    scheduler : str, optional
+        dask.distributed scheduler address.
+    progress : bool
         Show a progress bar.
-    figures : bool, optional
-        Write the PNG and PDF figures.
+    figures : bool
+        Write the figures (PNG and PDF, one pair per scenario); ``False``: no directory is touched.
 
     Returns
     -------
-    records : list of Record
-        The comparisons.
-    results : dict
-        ``{Task.label: run_task result}``.
-    timing : dict
-        ``wall_s``, ``cpu_s`` (sum over runs), ``n_runs``, ``figures`` (paths written), ``run_wall_s``
-        and ``run_cpu_s`` per task, seconds.
-
-    Raises
-    ------
-    InputError
-        For a name that is not a reproducible scenario.
+    tuple
+        ``records`` (list of :class:`Record`), ``results`` (dict: task label -> run result) and ``timing``
+        (``wall_s``, ``n_runs``, ``figures``: the paths written, ``cpu_s``, ``run_wall_s``, ``run_cpu_s``;
+        seconds).
     """
     if names == "all" or names == ["all"]:
         names = reproducible()
@@ -603,14 +597,23 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
         check(n in avail, "scenario", n, f"'all' or one of {avail}")
     t0 = time.perf_counter()
     tasks = [t for n in names for t in plan(n)]
-    results = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
-    records = [r for n in names for r in compare(n, results)]
+    import contextlib
+
+    from .store import OutputLock
     written = []
-    if figures:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for n in names:
-            written += plot_scenario(n, results, out)
+    # one process writes figures into OUT at a time: the lock is taken before the runs, so a second process
+    # on the same OUT is refused at once rather than after its runs
+    with (OutputLock(out_dir) if figures else contextlib.nullcontext()) as lock:
+        results = execute(tasks, workers=workers, scheduler=scheduler, progress=progress)
+        records = [r for n in names for r in compare(n, results)]
+        if figures:
+            for n in names:
+                # temporary files of a run killed while writing this scenario's figures (no other process
+                # writes here while the lock is held): removed, the figures below replace them
+                for ext in ("png", "pdf"):
+                    for stale in lock.out.glob(f".{n}.tmp-*.{ext}"):
+                        stale.unlink(missing_ok=True)
+                written += plot_scenario(n, results, lock.out)
     wall = time.perf_counter() - t0
     return records, results, {"wall_s": wall, "n_runs": len(tasks), "figures": written,
                               "cpu_s": sum(v.get("cpu_s") or 0.0 for v in results.values()),
@@ -620,21 +623,21 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
 
 # ----------------------------------------------------------------------------- figures
 def plot_scenario(name, results, out_dir) -> list[str]:
-    """Write the PNG and PDF figures of one scenario (time series per protocol, or sweep metrics).
+    """PNG and PDF figures of one scenario (time series per protocol, or sweep metrics).
 
     Parameters
     ----------
     name : str
         Scenario name.
     results : dict
-        ``{Task.label: run_task result}``.
-    out_dir : str or path-like
-        Existing directory to write ``<name>.png`` and ``<name>.pdf`` to.
+        Task label -> run result (from :func:`execute`).
+    out_dir : path
+        Existing directory; each file is written atomically (:func:`ecocc.store.atomic_path`).
 
     Returns
     -------
     list of str
-        The paths written.  Rates are plotted in Mbit/s at each run's ``packet_bytes``, queues in packets.
+        The paths written (``<out_dir>/<name>.png`` and ``.pdf``).
     """
     import matplotlib
     matplotlib.use("Agg")
@@ -707,9 +710,11 @@ def plot_scenario(name, results, out_dir) -> list[str]:
             axq.grid(True, alpha=0.3)
         fig.suptitle(f"{name}: {sc.description}"[:160] + "\n(one run per protocol on the same topology)", fontsize=9)
     fig.tight_layout()
+    from .store import atomic_path
     for ext in ("png", "pdf"):
         path = Path(out_dir) / f"{name}.{ext}"
-        fig.savefig(path, dpi=110)
+        with atomic_path(path) as tmp:  # a run killed while writing leaves the previous figure whole
+            fig.savefig(tmp, dpi=110)
         paths.append(str(path))
     plt.close(fig)
     return paths

@@ -48,7 +48,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
              rtt_includes_queueing: bool = False, protocols=None, keep_checkpoint: bool = False,
-             **param_overrides) -> Trajectory:
+             method: str = "RK45", **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -77,6 +77,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     max_step_s : float, optional
         Largest step of the adaptive solver, seconds (``inf``: only the smallest delay caps it; must be
         ``inf`` with ``solver="fixed"``).
+    method : {"RK45", "RK23"}
+        The adaptive solver's Runge--Kutta pair: Dormand--Prince 5(4)
+        (default) or Bogacki--Shampine 3(2); both engines (the compiled one
+        runs the same generic integrator with the other tableau).
     summary_window_s : float, optional
         Length of the final window the summary averages over, seconds (default 10 %
         of the run).
@@ -174,6 +178,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     progress = opt.flag("progress", progress)
     checkpoint_every_s = opt.real("checkpoint_every_s", checkpoint_every_s, lo=0.0, lo_open=True,
                                   allowed="a finite number of seconds > 0")
+    from .dde.adaptive import METHODS
+    check(isinstance(method, str) and method in METHODS, "method", method, f"one of {METHODS}")
+    check(solver != "fixed" or method == "RK45", "method", method,
+          "'RK45' (the default) with solver='fixed', which is classical RK4 on its own grid")
     check(checkpoint is None or (solver == "adaptive" and engine == "numpy"), "checkpoint", checkpoint,
           "None unless solver='adaptive' and engine='numpy' (the only solver that checkpoints)")
     rtt_includes_queueing = opt.flag("rtt_includes_queueing", rtt_includes_queueing)
@@ -206,7 +214,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             if solver == "adaptive":
                 sol = engine.solve_adaptive(
                     sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval,
-                    max_step=max_step_s, progress=cb)
+                    max_step=max_step_s, progress=cb, method=method)
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
@@ -214,7 +222,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                                               t_eval=t_eval, progress=cb)
         elif solver == "adaptive":
             prob = sysm.problem()
-            sol = solve_dde(prob, t_end, rtol=rtol, atol=atol,
+            sol = solve_dde(prob, t_end, rtol=rtol, atol=atol, method=method,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
                             checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s,
                             keep_checkpoint=keep_checkpoint)

@@ -205,9 +205,13 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
         (:data:`SOLVER`) and the code version.
     """
     from .store import run_key
+    extra = {}
+    if engine == "ns3":  # code_version covers the fluid code only: add the packet back end's (C++ included)
+        from .packet.runner import code_digest
+        extra["packet_code"] = code_digest()
     return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
                    point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
-                   output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER)
+                   output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER, **extra)
 
 
 def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str = "auto") -> dict:

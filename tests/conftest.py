@@ -10,3 +10,7 @@ if ROOT not in sys.path:
 # asks for an engine, so that its tests keep their solver and no test compiles a model's kernel by accident
 # (tests/test_codegen.py checks the default itself).
 os.environ.setdefault("ECOCC_ENGINE", "numpy")
+
+# The claims ledger runs ns-3 for its packet-level readings when the ns3 wheel is importable
+# (ecocc.claims._packet); the test suites do not, except the packet-marked tests that ask for it.
+os.environ.setdefault("ECOCC_CLAIMS_PACKET", "off")

@@ -256,3 +256,17 @@ def test_adaptive_kernel_rk23_matches_numpy(name):
     assert np.max(np.abs(got.y[q] - ref.y[q])) < 1e-2
     with pytest.raises(InputError, match="method"):
         engine.solve_adaptive(sysm, t_end, t_eval=te, method="RK4")
+
+
+def test_simulate_method_option():
+    """simulate(method=...) picks the adaptive pair on both engines; bad values are refused naming the field."""
+    net = _staggered()
+    kw = dict(t_end_s=3.0, r0_pps=10.0, output_dt_s=0.1, method="RK23")
+    a = simulate(net, "aecp", engine="numpy", **kw)
+    b = simulate(net, "aecp", engine="numba", **kw)
+    assert a.solver["method"] == b.solver["method"] == "RK23"
+    assert np.max(np.abs(b.queue_pkts - a.queue_pkts)) < 1e-2  # as test_simulate_engine_numba_trajectory
+    with pytest.raises(InputError, match="method = 'RK4' is not allowed"):
+        simulate(net, "aecp", t_end_s=1.0, method="RK4")
+    with pytest.raises(InputError, match="method = 'RK23' is not allowed"):
+        simulate(net, "aecp", t_end_s=1.0, method="RK23", solver="fixed", step_s=0.01)

@@ -214,3 +214,49 @@ def test_red_thresholds_named_when_off_axis():
         assert "maximum 550 packets: above the axis" in labels
     p = tr.plot(queue_scale="symlog")  # a log axis has room for both thresholds
     assert sorted(ln.get_ydata()[0] for ln in p.lines["queue_ref"]) == [50.0, 550.0]
+
+
+def _sim_map_ds():
+    """The variables plot_simulated_map reads from a simulate_map dataset (ecocc.batch), on a 2 x 3 grid:
+    regimes 0 (settled), 1 (decaying), 2 (growing) and one failed run."""
+    import xarray as xr
+    swing = np.array([[[1e-3], [0.5], [3.0]], [[1e-4], [2.0], [np.nan]]])
+    regime = np.array([[0, 1, 2], [0, 2, -1]])
+    status = np.array([["success"] * 3, ["success", "success", "failed"]])
+    return xr.Dataset({"queue_swing_pkts": (("y", "x", "link"), swing), "stable": (("y", "x"), regime == 0),
+                       "regime": (("y", "x"), regime), "status": (("y", "x"), status)},
+                      coords={"x": [1.0, 2.0, 3.0], "y": [0.5, 1.0]},
+                      attrs={"swing_threshold_pkts": 1.0, "scenario": "s", "model": "aecp", "verdict": "v"})
+
+
+def test_map_plots_take_ax_and_styles_and_return_artists():
+    from ecocc.plotting import MapPlot, plot_simulated_map
+    from ecocc.stability import plot_stability_map, stability_map
+    ds = _sim_map_ds()
+    fig, (a1, a2) = plt.subplots(1, 2)
+    n = len(plt.get_fignums())
+    p = plot_simulated_map(ds, ax=a1, cmap="magma", marker_kw=dict(ms=7), boundary_kw=dict(colors="r"),
+                           title=False)
+    assert isinstance(p, MapPlot) and p.axes is a1 and p.figure is fig and len(plt.get_fignums()) == n
+    assert p.mesh in a1.collections and p.mesh.get_cmap().name == "magma"
+    # one marker line per regime present, the markers as asked; the failed run marked by status
+    assert [len(p.lines[k][0].get_xdata()) for k in ("settled", "decaying_not_settled", "growing_or_limit_cycle")] \
+        == [2, 1, 2]
+    assert all(ln.get_markersize() == 7 for v in p.lines.values() for ln in v)
+    assert len(p.lines["status:failed"][0].get_xdata()) == 1
+    assert matplotlib.colors.same_color(p.contours["boundary"].get_edgecolor()[0], "r")
+    assert a1.get_title() == "" and p.legend is a1.get_legend()
+    assert any("settled (2 points of 6)" in t.get_text() for t in p.legend.get_texts())
+    with pytest.raises(InputError):
+        plot_simulated_map(ds, ax=a1, legend="below")   # below the axes needs a figure of its own
+    # the linear map: real dataset (2 x 2, AECP: stable at RTT 0.3 s, unstable at 0.9 s for alpha = 2)
+    sm = stability_map("aecp", x_values=[1.0, 2.0], y_values=[0.3, 0.9], n_nodes=24)
+    q = plot_stability_map(sm, ax=a2, cmap="PuOr", colorbar=False, legend=None)
+    assert q.axes is a2 and q.mesh.get_cmap().name == "PuOr" and q.colorbar is None and q.legend is None
+    assert "boundary" in q.contours and len(q.lines["critical_delay"]) == 1
+    # figures of their own: the linear map's legend inside its axes, the simulated map's below them
+    r = plot_stability_map(sm)
+    assert r.figure is not fig and r.colorbar is not None and "boundary" in r.contours
+    assert r.legend is r.axes.get_legend() and r.axes.get_title().startswith("Linear stability")
+    s2 = plot_simulated_map(ds)
+    assert s2.figure is not fig and s2.legend in s2.figure.legends and s2.axes.get_legend() is None

@@ -52,3 +52,60 @@ def test_release_from_the_bound_is_located():
     sol = solve_dde(prob, 6.0, rtol=1e-8, atol=1e-10, t_eval=t, max_step=1.0)
     assert sol.status.value == "success"
     assert np.max(np.abs(sol.y[:, 0] - np.maximum(t - 1.0, 0.0) ** 2 / 2)) < 1e-12
+
+
+# A run started exactly at the equilibrium rate with an empty queue: N x0 = C, so the queue's raw derivative
+# N x - C is round-off (-1.5e-11 packets/s here) and the queue is held at 0 until the rates rise and it fills.
+# Locating that "release" at a root of round-off cut every step into pieces too short for the rates (log
+# states near 10) to move in floating point: both adaptive solvers stalled -- AECP (x0 = r0 = C/N, rtol 1e-8)
+# at t = 0.05 s, PE-TCP without feedback delay (x0 = B/N) at t = 1e-6 s, 10^7 steps in the compiled kernel;
+# the NumPy solver reached max_steps = 2000 at t = 0.050037 s.  Since, the release is located only where the
+# clamped inward flow is not negligible (ecocc.dde.history.release_matters).
+STALL_C, STALL_N, STALL_RTT = 62500.0, 3, 0.05   # 500 Mbps at 1000 B, 3 flows (the aecp.thm3 delay run's link)
+STALL_CASES = [("aecp", {}), ("petcp", {"delayed_feedback": False})]
+# steps over 1 s: measured 21 for both (AECP: the 0.05 s delay caps every step, so at least 20); 200 = ~10x
+# that, and far below what the stall took (max_steps = 2000 reached within 0.05 s)
+STALL_MAX_STEPS = 200
+
+
+def _stall_system(model, params):
+    from ecocc import dumbbell
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    net = dumbbell(STALL_C, [STALL_RTT] * STALL_N, initial_rate_pps=STALL_C / STALL_N)
+    m = get_model(model)
+    return NetworkSystem(m, net, m.make_params(None, **params), 1.0)
+
+
+@pytest.mark.parametrize("model, params", STALL_CASES)
+def test_start_at_equilibrium_rate_with_empty_queue_does_not_stall(model, params):
+    from ecocc.dde.adaptive import solve_dde
+    sysm = _stall_system(model, params)
+    t = np.linspace(0.0, 1.0, 101)
+    sol = solve_dde(sysm.problem(), 1.0, rtol=1e-8, atol=sysm.default_atol(), t_eval=t, max_steps=2000)
+    assert sol.status.value == "success", sol.message
+    assert sol.n_steps <= STALL_MAX_STEPS
+    q = sol.y[:, sysm.layout["queue"].start]
+    assert q[-1] > 0.0  # the queue does fill (both targets are above 0: AECP q0, PE-TCP q* = aTN/b)
+    if model == "aecp":  # empty for the first RTT (rates constant at C/N), then it fills (r grew: q < q0)
+        assert np.all(q[t <= STALL_RTT] == 0.0)
+
+
+@pytest.mark.parametrize("model, params", STALL_CASES)
+def test_start_at_equilibrium_rate_with_empty_queue_does_not_stall_compiled(model, params):
+    pytest.importorskip("numba")
+    from ecocc.dde import engine
+    from ecocc.dde.adaptive import solve_dde
+    sysm = _stall_system(model, params)
+    t = np.linspace(0.0, 1.0, 101)
+    kw = dict(rtol=1e-8, atol=sysm.default_atol(), t_eval=t, max_steps=2000)
+    one = engine.solve_adaptive(sysm, 1.0, **kw)
+    assert one.status.value == "success", one.message
+    assert one.n_steps <= STALL_MAX_STEPS
+    ref = solve_dde(sysm.problem(), 1.0, **kw)
+    assert one.n_steps == ref.n_steps  # the compiled kernel takes the NumPy solver's steps (test_kernels.py)
+    if model != "aecp":
+        return
+    out, status, counters = engine.solve_adaptive_batch([sysm], [0, 0], [sysm.P] * 2, 1.0, **kw)
+    assert all(s.value == "success" for s in status)
+    assert int(counters[0][0]) <= STALL_MAX_STEPS   # the generated lock-step kernel (ecocc.dde.lanes) likewise

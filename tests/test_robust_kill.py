@@ -182,3 +182,46 @@ def test_scenario_name_cannot_escape_out(tmp_path):
     # every file of the run is inside --out: none two levels up (where "../../escaped" pointed) or elsewhere
     assert not (tmp_path / "a" / "escaped.nc").exists()
     assert {p.parent for p in tmp_path.rglob("escaped*")} == {out}
+
+
+REPRODUCE = ["reproduce", "iguchi-fig1", "--json", "--quiet"]  # 4 runs, ~20 s on a loaded 2-core machine
+
+
+def reproduce_records(stdout):
+    return json.loads(stdout)["records"]  # timings left out: they differ from run to run
+
+
+@pytest.mark.slow  # ~1-2 min: an uninterrupted reproduce, then two killed ones and their reruns
+def test_reproduce_killed_then_rerun_gives_the_uninterrupted_results(tmp_path):
+    # reproduce keeps no partial results: a rerun runs everything again; what matters is that a kill (here
+    # at seeded random moments inside the ~20 s the process lives, the last one late, when figures are being
+    # written) never leaves a torn figure or litter, and the rerun gives the uninterrupted run's records
+    # and figures
+    ref = cli(REPRODUCE, tmp_path / "ref")
+    assert ref.returncode == 0, ref.stderr
+    expected = reproduce_records(ref.stdout)
+    png_ref = (tmp_path / "ref" / "iguchi-fig1.png").read_bytes()
+    rng = random.Random("reproduce")
+    for i, d in enumerate([rng.uniform(1.0, 10.0), rng.uniform(10.0, 25.0)]):
+        out = tmp_path / f"killed{i}"
+        killed_at(REPRODUCE, out, d)
+        for f in out.glob("iguchi-fig1.*") if out.exists() else ():
+            # a figure present after the kill is whole (written to a temporary file and renamed)
+            data = f.read_bytes()
+            assert data.startswith(b"\x89PNG") and data.endswith(b"IEND\xaeB`\x82") if f.suffix == ".png" \
+                else data.rstrip().endswith(b"%%EOF"), (d, f)
+        again = cli(REPRODUCE, out)
+        assert again.returncode == 0, (d, again.stderr)
+        # exact: the same runs with the same code and inputs (a deterministic solver) give the same numbers
+        assert reproduce_records(again.stdout) == expected
+        # matplotlib writes no timestamp into a PNG: the same figure, byte for byte
+        assert (out / "iguchi-fig1.png").read_bytes() == png_ref
+        assert (out / "iguchi-fig1.pdf").read_bytes().rstrip().endswith(b"%%EOF")
+        assert sorted(p.name for p in out.iterdir()) == [".ecocc.lock", "iguchi-fig1.pdf", "iguchi-fig1.png"]
+
+
+def test_reproduce_refuses_a_locked_out(tmp_path):
+    from ecocc.store import OutputLock
+    with OutputLock(tmp_path / "o"):
+        r = cli_subprocess(["reproduce", "iguchi-fig1", "--quiet"], tmp_path / "o")  # another process
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "locked by pid" in r.stderr

@@ -288,7 +288,7 @@ def cache_dir():
     return Path(env) if env else Path.home() / ".cache" / "ecocc" / "claims"
 
 
-def cached(name: str, fn: Callable, **key):
+def cached(name: str, fn: Callable | None, lookup_only: bool = False, **key):
     """``fn()`` (a JSON-able value), cached on disk under ``name`` and ``key``.
 
     The cache key is the code digest (:func:`code_digest`), ``name`` and
@@ -301,8 +301,11 @@ def cached(name: str, fn: Callable, **key):
     ----------
     name : str
         Name of the evidence (also the file name prefix).
-    fn : callable
-        ``fn()`` computes the value (JSON-able; NumPy arrays and non-finite floats are converted).
+    fn : callable or None
+        ``fn()`` computes the value (JSON-able; NumPy arrays and non-finite floats are converted);
+        ``None`` with ``lookup_only``.
+    lookup_only : bool
+        Compute nothing: return the cached value, or ``None`` when there is none (or the cache is off).
     **key
         Everything else that determines the value (parameters, grids, solver settings); values that
         are not JSON-able enter the key by ``repr``.
@@ -318,7 +321,7 @@ def cached(name: str, fn: Callable, **key):
     import os
     d = cache_dir()
     if d is None:
-        return fn()
+        return None if lookup_only else fn()
     blob = json.dumps({"name": name, "code": code_digest(), "key": key}, sort_keys=True, default=repr)
     path = d / f"{name}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}.json"
     if path.exists():
@@ -326,6 +329,8 @@ def cached(name: str, fn: Callable, **key):
             return json.loads(path.read_text())["value"]
         except (ValueError, KeyError, OSError):
             pass
+    if lookup_only:
+        return None
     value = fn()
     from ..results import _jsonable
     d.mkdir(parents=True, exist_ok=True)

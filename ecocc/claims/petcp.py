@@ -672,7 +672,49 @@ def _t_end(rtt):
     return max(40.0, 400.0 * rtt)
 
 
-def _scal_record(cid, points, what, q_theory):
+def _fig3_packet_scenario(buffer_pkts):
+    """Fig. 3's 10 Mbps point as a scenario for the packet level: 5 PE-TCP flows, RTT 50 ms, 40 s, Section 4.3's
+    parameters, x0 = 0.1 Mbps, drop-tail buffer ``buffer_pkts`` (20 % of the BDP is 12.5 packets)."""
+    return {"scenario": {"name": f"petcp-fig3-10mbps-buffer{buffer_pkts:g}", "model": "petcp", "duration_s": 40.0,
+                         "summary_window_s": 20.0, "output_dt_s": 0.1, "packet_bytes": 1000},
+            "params": {"a_pps2": A, "b_per_s": B_GAIN, "T_s": T_Q},
+            "links": [{"name": "bottleneck", "capacity_mbps": 10, "buffer_pkts": buffer_pkts}],
+            "flows": [{"name": "f", "count": 5, "route": ["bottleneck"], "rtt_ms": 50, "initial_rate_mbps": 0.1}]}
+
+
+def _fig3_packet_readings():
+    """Packet-level readings of Fig. 3 at 10 Mbps (ns-3): queue, utilization and loss, buffer 12 and 13 packets.
+
+    20 % of the BDP is 12.5 packets; a drop-tail buffer holds whole packets, so both roundings are run.
+    The same thresholds as the fluid readings (queue 7 +- 1 packet, utilization >= 99 %, zero loss), on the
+    means over the second half (20-40 s), as the paper averages after its warm-up."""
+    from ._packet import not_run_reading, packet_evidence
+    out = []
+    for buf in (12, 13):
+        tag = f"packet level (ns-3), 10 Mbps, buffer {buf} packets"
+        ev, why = packet_evidence("petcp.fig3.packet", _fig3_packet_scenario(buf), (20.0, 40.0))
+        if ev is None:
+            out.append(not_run_reading(f"no packet loss, {tag}", why,
+                                       f"5 PE-TCP flows at 10 Mbps, RTT 50 ms, buffer {buf} packets, 40 s"))
+            continue
+        q, u = ev["mean_queue_pkts"][0], ev["utilization"][0]
+        lost, ratio = ev["lost_pkts_run"][0], ev["loss_ratio_run"][0]
+        out += [
+            Reading(f"mean queue about 7 packets, {tag}", "holds" if abs(q - 7.0) <= 1.0 else "fails",
+                    f"mean queue over 20-40 s: {q:.2f} packets", {"packet": ev}),
+            Reading(f"utilization >= 99 %, {tag}", "holds" if u >= 0.99 else "fails",
+                    f"utilization over 20-40 s: {u:.4f}", {}),
+            Reading(f"no packet loss, {tag}", "holds" if lost == 0 else "fails",
+                    f"{lost:.0f} packets dropped over the 40 s run (loss ratio {ratio:.2e}), "
+                    f"{ev['lost_pkts_window'][0]:.0f} of them over 20-40 s (loss ratio "
+                    f"{ev['loss_ratio_window'][0]:.2e}); per-flow goodput over 20-40 s "
+                    + "/".join(f"{g:.0f}" for g in ev["goodput_pps"]) + " pkt/s, sending rate "
+                    + "/".join(f"{x:.0f}" for x in ev["send_rate_pps"]) + " pkt/s", {}),
+        ]
+    return out
+
+
+def _scal_record(cid, points, what, q_theory, packet=False):
     rs = [cached("petcp.sec5.run", lambda p=p: _scal_run(*p, t_end=_t_end(p[1])), point=p, a=A, b=B_GAIN, T=T_Q,
                  t_end=_t_end(p[1])) for p in points]
     q_ok = all(abs(r["mean_queue_pkts"] - 7.0) <= 1.0 for r in rs)  # 'remains at 7 packets' (integer: +-1)
@@ -685,18 +727,30 @@ def _scal_record(cid, points, what, q_theory):
                 "utilization over the second half: " + ", ".join(f"{r['utilization']:.4f}" for r in rs), {}),
         Reading("no packet loss (fluid tail drop at a buffer of 20 % of the BDP)", "holds" if loss_ok else "fails",
                 "fluid loss: " + ", ".join(f"{r['lost_pkts']:.1f}" for r in rs) + " packets", {}),
-        Reading("no packet loss in the ns-2 runs (packet effects)", "not-checkable",
-                "a fluid model has no packet bursts, ACK compression or per-packet tail drop; the packet-level "
-                "comparison (`ecocc packet`/`ecocc compare`, issue 12, ns-3) can settle it", {}),
     ]
-    verdict = "holds" if (q_ok and u_ok and loss_ok) else "fails"
+    if packet:
+        readings += _fig3_packet_readings()
+        readings.append(Reading("no packet loss at packet level at the other bandwidths", "not-checkable",
+                                "not run: a packet-level run costs time per packet (1 Gbps for 40 s is 5 million "
+                                "data packets); `ecocc packet petcp-fig3` runs them", {}))
+    else:
+        readings.append(Reading("no packet loss in the ns-2 runs (packet effects)", "not-checkable",
+                                "a fluid model has no packet bursts, ACK compression or per-packet tail drop; the "
+                                "packet-level comparison (`ecocc packet`/`ecocc compare`, issue 12, ns-3) can settle "
+                                "it", {}))
+    packet_fails = any(r.verdict == "fails" for r in readings[3:])
+    verdict = "holds" if (q_ok and u_ok and loss_ok and not packet_fails) else "fails"
     return record(cid, verdict,
                   f"Fluid runs of eq. (4)-(5) with the one-RTT feedback delay over {what} (40 s or 400 RTTs, means over "
                   "the second half; "
                   f"theory q* = {q_theory}); one verdict per claimed quantity below. The queue oscillates around its "
-                  "mean (the delayed equilibrium is unstable at many points: petcp.thm1).",
+                  "mean (the delayed equilibrium is unstable at many points: petcp.thm1)."
+                  + (" The ns-3 packet-level runs at 10 Mbps (the paper's own bandwidth, no scaling) are judged with "
+                     "the same thresholds; the verdict fails if any fluid or packet reading fails." if packet else ""),
                   {"runs": rs}, readings,
-                  run="simulate(dumbbell(B, [rtt]*N, initial_rate_pps=12.5, buffer_pkts=0.2*B*rtt), 'petcp', t_end_s=40)")
+                  run="simulate(dumbbell(B, [rtt]*N, initial_rate_pps=12.5, buffer_pkts=0.2*B*rtt), 'petcp', t_end_s=40)"
+                  + ("; packet level: ecocc.packet.run_packet(scenarios.from_dict(petcp._fig3_packet_scenario(12)))"
+                     if packet else ""))
 
 
 @claim("petcp.fig3", f"{SRC} Sec. 5.1.1, Fig. 3",
@@ -706,7 +760,8 @@ def fig3(figdir=None):
     """Check Fig. 3 of 000 (Sec. 5.1.1): 10 Mbps..1 Gbps, RTT 50 ms, 5 flows: ~100 % use, queue ~7 packets, no loss.
 
     Fluid engine runs with the one-RTT feedback delay and a buffer of 20 % of the BDP at 10 Mbps and
-    1 Gbps (1000-byte packets); means over the second half of 40 s (cached).
+    1 Gbps (1000-byte packets); means over the second half of 40 s (cached).  At packet level (ns-3, when
+    it is importable): the 10 Mbps point with buffers of 12 and 13 packets, judged with the same thresholds.
 
     Parameters
     ----------
@@ -716,10 +771,12 @@ def fig3(figdir=None):
     Returns
     -------
     Record
-        ``holds`` if the mean queue is within 1 packet of 7, utilization >= 99 % and fluid loss is 0,
-        else ``fails``; ns-2's zero loss is a ``not-checkable`` reading.
+        ``holds`` if the mean queue is within 1 packet of 7, utilization >= 99 % and loss is 0 in every
+        fluid and packet run, else ``fails``; the packet readings are ``not-checkable`` with the reason when
+        ns-3 did not run, and the other bandwidths' packet-level loss is a ``not-checkable`` reading.
     """
-    return _scal_record("petcp.fig3", [(10.0, 0.05, 5), (1000.0, 0.05, 5)], "B = 10 Mbps and 1 Gbps", "6.25")
+    return _scal_record("petcp.fig3", [(10.0, 0.05, 5), (1000.0, 0.05, 5)], "B = 10 Mbps and 1 Gbps", "6.25",
+                        packet=True)
 
 
 @claim("petcp.fig4", f"{SRC} Sec. 5.1.2, Fig. 4",

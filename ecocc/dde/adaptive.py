@@ -27,7 +27,10 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   derivative points outward.  A held component whose raw derivative turns
   inward inside a step (a queue that starts to fill again) ends the step
   there too (root of the raw derivative's linear interpolant over the step),
-  so the release is located rather than deferred to the end of the step.
+  so the release is located rather than deferred to the end of the step -- unless the inward flow
+  the clamp removes before it is negligible against the step's tolerance
+  (:func:`ecocc.dde.history.release_matters`): roots of round-off otherwise stalled runs started at the
+  equilibrium rate with an empty queue.
 * Output at ``t_eval`` uses the pair's own continuous extension (as
   ``solve_ivp``), bounded components clipped to their interval.
 * Output samples of bounded components go through the problem's projection
@@ -54,7 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .history import HermiteHistory, first_crossing, hermite, nudge
+from .history import HermiteHistory, first_crossing, hermite, nudge, release_matters
 from .problem import DDEProblem, Throttled
 
 
@@ -566,10 +569,14 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                         level = ev.lo[j] if viol_lo[j] else ev.hi[j]
                         s_star = min(s_star, first_crossing(y[ci], y_new[ci], f[ci], fk[ci], h, level))
                     # a held component leaves its bound where its raw derivative turns inward: the root of
-                    # the raw derivative's linear interpolant over the step
+                    # the raw derivative's linear interpolant over the step -- unless the inward flow the
+                    # clamp removes before it is negligible (history.release_matters: roots of round-off cut
+                    # every step and stalled runs started at the equilibrium rate with an empty queue)
                     da, db = f_raw[ev.bidx], f_new_raw[ev.bidx]
                     for j in np.flatnonzero((sat_lo & (da <= 0) & (db > 0)) | (sat_hi & (db < 0) & (da >= 0))):
-                        s_star = min(s_star, da[j] / (da[j] - db[j]))
+                        ci = ev.bidx[j]
+                        if release_matters(da[j], h, atol_v[ci], rtol, y[ci]):
+                            s_star = min(s_star, da[j] / (da[j] - db[j]))
                     if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                         h = s_star * h
                         retake_for_crossing = True

@@ -927,7 +927,8 @@ def generate_for(sysm, P) -> Generated:
 def generate(sysm) -> Generated:
     """The generated module's description for a NetworkSystem's model, options and static fields: from this
     process's memory, else from the on-disk index (``generated/index``; no SymPy), else generated now."""
-    opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P))
+    num = set(numeric_params(sysm.P))
+    opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in num)
     ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst))
     g = _gen_cache.get(ck)
     if g is not None:

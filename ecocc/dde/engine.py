@@ -538,13 +538,16 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
             if not np.array_equal(per_sys[i][k], per_sys[used[0]][k]):
                 raise InputError("systems", i, "systems of one network that differ only in their delays")
     fields = {}  # (system, parameter object) -> (y0, FST, LST, par), computed once
+    checked = set()  # parameter objects whose options were checked (once each, not once per system)
     for b in range(B):
-        key = (int(ms[b]), id(member_params[b]))
-        if key not in fields:
-            Pm = member_params[b]
+        Pm = member_params[b]
+        if id(Pm) not in checked:
             if codegen.generate_for(s0, Pm) is not gen:
                 raise InputError(f"member_params[{b}]", Pm, "parameters with the same options (strings, booleans, "
                                  "None) as the other members: only numeric fields may differ")
+            checked.add(id(Pm))
+        key = (int(ms[b]), id(Pm))
+        if key not in fields:
             fields[key] = codegen.member_fields(systems[ms[b]], gen, Pm)
     # groups: the members of one system, W at a time; a short last group repeats its last member
     lanes_of = []

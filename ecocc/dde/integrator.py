@@ -13,7 +13,8 @@ projection does, so they conserve packets; the NumPy solver of this revision onl
 max-norm error control, the mid-step check of the Hermite history of every component read through a
 delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
 located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
-lost or as over-counted departures), a held queue released where its raw derivative turns inward, dense
+lost or as over-counted departures), a held queue released where its raw derivative turns inward (unless
+negligible: ``history.release_matters``), dense
 output from the pair's continuous extension.  The state layout is :attr:`ecocc.system.NetworkSystem.layout`.
 
 The history stores only the components the model reads through a delay (``hsrc``: a model's link
@@ -30,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, _history_room, _masks,  # noqa: F401
-                               _project, _shift_segments, _tiny)
+                               _project, _release_matters, _shift_segments, _tiny)
 
 
 @njit(cache=True, nogil=True)
@@ -204,9 +205,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                     level = 0.0 if qv < 0.0 else buf[l]
                     s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
-                # a held queue leaves its bound where its raw derivative turns inward (as solve_dde)
+                # a held queue leaves its bound where its raw derivative turns inward (as solve_dde), unless the
+                # clamped inward flow before that is negligible (history.release_matters)
                 d_a, d_b = f_raw[ci], f_new_raw[ci]
-                if (sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a):
+                if ((sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a)) and \
+                        _release_matters(d_a, h, atol_v[ci], rtol, y[ci]):
                     s_star = min(s_star, d_a / (d_a - d_b))
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 h = s_star * h

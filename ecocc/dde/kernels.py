@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .history import first_crossing, hermite, nudge
+from .history import first_crossing, hermite, nudge, release_matters
 
 @njit(cache=True, inline="always")
 def _index_at(ctimes, tt):
@@ -78,6 +78,7 @@ def _project(y, iq, ilost, idep, L, buf):
 _hermite = njit(cache=True)(hermite)
 _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
+_release_matters = njit(cache=True)(release_matters)
 
 
 @njit(cache=True)

@@ -39,7 +39,8 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import _first_crossing, _history_new, _history_room, _shift_segments, _tiny  # noqa: F401
+from ecocc.dde.kernels import (_first_crossing, _history_new, _history_room, _index_at, _release_matters,  # noqa: F401
+                               _segment_at, _shift_segments, _tiny)
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -424,7 +425,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                         lw = l * W + w
                         k = (iq + l) * W + w
                         d_a, d_b = F[FRAW, k], F[FNEW, k]
-                        if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)):
+                        if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)) \
+                                and _release_matters(d_a, h, atol_v[iq + l], rtol, Y[YY, k]):
                             s_star = min(s_star, d_a / (d_a - d_b))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:

@@ -259,6 +259,9 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
                      with_paper: bool = True) -> Comparison:
     """Reduce both runs to the packet run's bins and final window; fill the table and RMS differences.
 
+    When the packet run loses packets in the final window, the table adds each flow's delivered rate (data packets
+    reaching the receiver per second) beside its sending rate.
+
     Parameters
     ----------
     sc : Scenario
@@ -276,7 +279,8 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
     -------
     Comparison
         Rows of steady means (rates in Mbit/s, queues in packets, utilization, loss ratio), Jain's index,
-        the RTT rate ratio, convergence times (s, or ``"never"``) and RMS differences.
+        the RTT rate ratio, delivered rates when packets were lost, convergence times (s, or ``"never"``)
+        and RMS differences.
     """
     from .paper import PAPER
     e = np.asarray(packet.t_s, dtype=float)
@@ -295,6 +299,16 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
         rows.append({"quantity": f"rate {nm}", "unit": "Mbps", "fluid": sf["flows"][j]["mean_rate_mbps"],
                      "packet": sp["flows"][j]["mean_rate_mbps"],
                      "paper": None if pm is None else pm * capacity_scale})
+    lost_w = sum(lk["lost_pkts"] for lk in sp["links"])
+    recv = packet.flow_vars.get("received")
+    if lost_w > 0 and recv is not None:
+        # with losses the sending rate ("rate") and the rate of data packets reaching the receiver differ: the
+        # rate-based senders do not retransmit (a lost packet is gone), a TCP's deliveries include retransmissions
+        t0, t1 = sp["window_s"]
+        for j, nm in enumerate(packet.flow_names):
+            d = np.interp(t1, packet.t_s, recv[:, j]) - np.interp(t0, packet.t_s, recv[:, j])
+            rows.append({"quantity": f"delivered rate {nm}", "unit": "Mbps", "fluid": None,
+                         "packet": pps_to_mbps(d / (t1 - t0), pb) if t1 > t0 else None, "paper": None})
     for j, nm in enumerate(packet.link_names):
         for key, q, unit in (("mean_queue_pkts", "queue", "packets"), ("utilization", "utilization", "1"),
                              ("loss_ratio", "loss ratio", "1")):
@@ -343,6 +357,12 @@ def build_comparison(sc, fluid: Trajectory, packet: Trajectory, capacity_scale: 
     notes = [f"packet size {pb:g} bytes; bins of {bin_s:g} s; steady values over {sp['window_s'][0]:g}-"
              f"{sp['window_s'][1]:g} s",
              f"packet protocol: {packet.solver.get('driver_protocol')}; fluid model: {fluid.model}"]
+    if lost_w > 0 and recv is not None:
+        notes.append("rate = data packets the sender put on its access link per second (lost ones included); "
+                     "delivered rate = data packets reaching the receiver per second"
+                     + (" (the rate-based senders do not retransmit: delivered = goodput)"
+                        if packet.solver.get("protocol") in ("aecp", "petcp", "symbiosis") else
+                        " (TCP: retransmissions included)"))
     if packet.solver.get("red"):
         notes.append("loss: the packet run counts RED drops and tail drops; the fluid Reno model's RED probability "
                      "is a loss signal, and its loss ratio counts buffer overflow only")

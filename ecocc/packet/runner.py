@@ -44,6 +44,27 @@ def ns3_python() -> str:
     return os.environ.get(PYTHON_ENV) or sys.executable
 
 
+def code_digest() -> str:
+    """SHA-256 (16 hex digits) of the packet back end's code: ``ecocc/packet/*.py`` and the C++ protocols.
+
+    :func:`ecocc.store.code_version` covers the fluid code only (``.py`` files of the result sources), so keys of
+    stored packet-level results (sweep points with ``engine="ns3"``, the claims ledger's packet readings) add
+    this digest: an edit of the C++ senders or routers never reuses a result computed by the old code.
+
+    Returns
+    -------
+    str
+    """
+    import hashlib
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted([*root.glob("*.py"), *(root / "cpp").glob("*")]):
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def available(python: str | None = None) -> tuple[bool, str]:
     """Tell whether the ``ns3`` wheel can be imported by the child interpreter, and why not.
 

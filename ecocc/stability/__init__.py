@@ -8,7 +8,8 @@
   argument-principle root count);
 * :func:`analyze` -- all of it for a model at a parameter point;
 * :func:`stability_map`, :func:`plot_stability_map` -- a parameter plane;
-* :func:`reno_loop` -- the Reno/RED loop (Hollot, Misra, Towsley & Gong 2001);
+* :func:`reno_loop` -- the Reno/RED loop as simulated, or the classic one of Hollot, Misra,
+  Towsley & Gong 2001 (``reading="hmtg"``);
 * :func:`to_control`, :func:`bode_plot`, :func:`nyquist_plot` -- python-control
   objects and frequency plots with the delay exact.
 """

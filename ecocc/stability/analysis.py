@@ -156,8 +156,10 @@ def analyze(model="aecp", *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0, n_nodes=
     if m.name == "reno":
         from .reno_loop import reno_loop
         rl = reno_loop(int(n_flows), C, rtt, P)
-        loop_text, loop_msgs = rl.label, ("reno: margins of the classic transfer function (dW(t - tau) ~ dW(t), "
-                                          "Hollot et al. 2001), roots of the full linearization",)
+        loop_text, loop_msgs = rl.label, ("reno: the model as simulated (RED drops never queued); margins of its "
+                                          "transfer function under Hollot et al. 2001's dW(t - tau) ~ dW(t), roots "
+                                          "of the full linearization; the classic model (drops queued) is "
+                                          "reno_loop(..., reading='hmtg')",)
     else:
         lp = _loop(m.name, int(n_flows))
         numeric = {k: getattr(P, k) for k, v in lp.param_symbols.items() if hasattr(v, "is_Symbol") and v.is_Symbol}

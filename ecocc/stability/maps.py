@@ -29,7 +29,7 @@ def _unit(name):
 
 def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
                   y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
-                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, **params):
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, progress=False, **params):
     """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
 
     Parameters
@@ -47,11 +47,12 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         Points at which the nonlinear model is simulated (``sim_t_end_s``
         seconds on a dumbbell) and the decay judged from the trajectory.
     sim_t_end_s : float
-        Simulated time of each sample point, seconds.
-    n_nodes : int or None
-        Chebyshev degree of the root collocation; None: automatic.
-    **params
-        Other model parameters.
+        Length of each simulation (s).
+    n_nodes : int, optional
+        Collocation nodes of the root finder (:func:`characteristic_roots`).
+    progress : bool
+        Show a progress bar (tqdm, on stderr) over the grid points and the simulated samples.
+    **params : other model parameters.
 
     Returns
     -------
@@ -84,9 +85,16 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
             kw["n_flows"] = int(round(kw["n_flows"]))
         return kw
 
+    sp = list(simulate_points)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=xs.size * ys.size + len(sp), unit="point", desc=f"{model}: stability map", leave=False)
     for i, yv in enumerate(ys):
         for j, xv in enumerate(xs):
             a = analyze(model, n_nodes=n_nodes, **point(xv, yv))
+            if bar is not None:
+                bar.update(1)
             m = a.margins
             out["phase_margin_deg"][i, j] = m.phase_margin_deg
             out["delay_margin_s"][i, j] = m.delay_margin_s
@@ -104,7 +112,6 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         ds[k].attrs["units"] = u
     ds["x"].attrs.update(long_name=x_name, units=_unit(x_name))
     ds["y"].attrs.update(long_name=y_name, units=_unit(y_name))
-    sp = list(simulate_points)
     sx, sy, dec, gr, pred, reg = [], [], [], [], [], []
     for (xv, yv) in sp:
         kw = point(xv, yv)
@@ -113,6 +120,10 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
         sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
         reg.append(d.regime)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     ds["sample_x"] = ("sample", np.asarray(sx, float)); ds["sample_y"] = ("sample", np.asarray(sy, float))
     ds["sim_decays"] = ("sample", np.asarray(dec, bool)); ds["sim_growth_per_s"] = ("sample", np.asarray(gr, float))
     ds["predicted_stable"] = ("sample", np.asarray(pred, bool))
@@ -124,42 +135,61 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     return ds
 
 
-def plot_stability_map(ds, ax=None):
-    """Plot a :func:`stability_map` dataset: rightmost root real part, the stability boundary and simulated samples.
+def plot_stability_map(ds, ax=None, *, legend="inside", title=None, boundary_kw=None, marker_kw=None, colorbar=True,
+                       **mesh_kw):
+    """Plot a :func:`stability_map` dataset: rightmost root real part, the
+    stability boundary and simulated samples.
 
     Parameters
     ----------
     ds : xarray.Dataset
-        A map of :func:`stability_map`.
-    ax : matplotlib.axes.Axes or None, optional
-        Axes to draw on; None creates a figure.
+        From :func:`stability_map`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure (7 x 5 inches, constrained layout) when absent.
+    legend : {"inside", "outside", "below", "auto", None}
+        Where the legend goes (``"below"`` needs a figure of its own; ``"auto"``: below in a figure of
+        its own, else inside).
+    title : str or False, optional
+        Axes title (default: the scenario and the setting).  ``False``: none.
+    boundary_kw : dict, optional
+        Keywords for the stability boundary (``Axes.contour`` of Re = 0).
+    marker_kw : dict, optional
+        Keywords applied to every point marker (simulated samples, uncertified roots), e.g. ``ms=6``.
+    colorbar : bool
+        Draw the colour bar.
+    **mesh_kw
+        Passed to ``Axes.pcolormesh`` (default ``cmap="RdBu_r"``, symmetric about 0).
 
     Returns
     -------
-    matplotlib.figure.Figure
-        The figure: real part of the rightmost root (1/s, colour), the boundary ``Re = 0``, the exact
-        critical delay (s) when the y axis is ``rtt_s`` (not for Reno), the simulated samples by regime and
-        the points whose roots were not certified.
+    ecocc.plotting.MapPlot
+        ``figure``, ``axes``, ``mesh``, ``colorbar``, ``contours`` (``"boundary"``), ``lines``
+        (``"critical_delay"``, samples by regime, ``"not_certified"``), ``legend`` and ``savefig``.
     """
+    import textwrap
+
     import matplotlib
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 5))
-    else:
-        fig = ax.figure
+
+    from ..plotting import MapPlot, _map_legend, _resolve_axes
+    fig, (ax,), created = _resolve_axes(ax, 1, None, (7, 5), "plot_stability_map")
+    res = MapPlot(figure=fig, axes=ax)
     x, y = ds["x"].values, ds["y"].values
     z = ds["rightmost_real_per_s"].values
     lim = np.nanmax(np.abs(z)) if np.isfinite(z).any() else 1.0
-    pc = ax.pcolormesh(x, y, z, shading="nearest", cmap="RdBu_r", vmin=-lim, vmax=lim)
-    fig.colorbar(pc, ax=ax, label="Re(rightmost root) (1/s)")
+    res.mesh = ax.pcolormesh(x, y, z, **{"shading": "nearest", "cmap": "RdBu_r", "vmin": -lim, "vmax": lim,
+                                         **mesh_kw})
+    if colorbar:
+        res.colorbar = fig.colorbar(res.mesh, ax=ax, label="Re(rightmost root) (1/s)")
     handles = []
-    if x.size > 1 and y.size > 1:
-        ax.contour(x, y, z, levels=[0.0], colors="k", linewidths=2)
-        handles.append(Line2D([], [], color="k", lw=2, label="stability boundary (Re = 0)"))
+    if x.size > 1 and y.size > 1 and np.nanmin(z) < 0 < np.nanmax(z):
+        bkw = {"colors": "k", "linewidths": 2, **(boundary_kw or {})}
+        res.contours["boundary"] = ax.contour(x, y, z, levels=[0.0], **bkw)
+        handles.append(Line2D([], [], color=np.atleast_1d(bkw["colors"])[0], lw=np.atleast_1d(bkw["linewidths"])[0],
+                              label="stability boundary (Re = 0)"))
     if ds.attrs.get("y_name") == "rtt_s" and ds.attrs.get("model") != "reno":  # reno's gains depend on the RTT
-        ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
+        res.lines["critical_delay"] = ax.plot(x, ds["critical_delay_s"].isel(y=0).values, "m--", lw=1.5)
         handles.append(Line2D([], [], color="m", ls="--", label="critical delay (exact)"))
     if ds.sizes.get("sample", 0):
         if "sim_regime" in ds:
@@ -174,23 +204,25 @@ def plot_stability_map(ds, ax=None):
         for key, (label, st) in styles.items():
             sel = reg == key
             if sel.any():
-                ax.plot(ds["sample_x"].values[sel], ds["sample_y"].values[sel], ls="", ms=9, **st)
-                handles.append(Line2D([], [], ls="", ms=9, **st, label=f"{label} ({int(sel.sum())})"))
+                st = {"ms": 9, **st, **(marker_kw or {})}
+                res.lines[key] = ax.plot(ds["sample_x"].values[sel], ds["sample_y"].values[sel], ls="", **st)
+                handles.append(Line2D([], [], ls="", **st, label=f"{label} ({int(sel.sum())})"))
     if "roots_certified" in ds and not ds["roots_certified"].values.all():
         Y, X = np.meshgrid(y, x, indexing="ij")
         bad = ~ds["roots_certified"].values.astype(bool)
-        ax.plot(X[bad], Y[bad], "s", mfc="none", mec="0.3", ms=10)
-        handles.append(Line2D([], [], marker="s", mfc="none", mec="0.3", ls="",
-                              label=f"roots not certified ({int(bad.sum())})"))
+        st = {"marker": "s", "mfc": "none", "mec": "0.3", "ms": 10, **(marker_kw or {})}
+        res.lines["not_certified"] = ax.plot(X[bad], Y[bad], ls="", **st)
+        handles.append(Line2D([], [], ls="", **st, label=f"roots not certified ({int(bad.sum())})"))
     for axis, setter in (("x", ax.set_xlabel), ("y", ax.set_ylabel)):
         nm = ds[axis].attrs.get("long_name", axis)
         setter(f"{WORDS.get(nm, nm)} ({ds[axis].attrs.get('units', '-')})")
-    head = f"Linear stability (exact delay), {ds.attrs.get('scenario', '')}"
-    if ds.attrs.get("setting"):
-        head += f"\n{ds.attrs['setting']}"
-    import textwrap
-    ax.set_title("\n".join(textwrap.fill(t, 95) for t in head.split("\n")), fontsize=8)
-    if handles:
-        ax.legend(handles=handles, loc="best", fontsize=8)
+    if title is not False:
+        if title is None:
+            head = f"Linear stability (exact delay), {ds.attrs.get('scenario', '')}"
+            if ds.attrs.get("setting"):
+                head += f"\n{ds.attrs['setting']}"
+            title = "\n".join(textwrap.fill(t, 95) for t in head.split("\n"))
+        ax.set_title(title, fontsize=8)
+    res.legend = _map_legend(res, handles, legend, created)
     ax.set_ylim(y.min(), y.max())
-    return fig
+    return res

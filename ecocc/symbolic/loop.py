@@ -333,7 +333,9 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
     """
     m = get_model(model)
     if m.name == "reno":
-        raise InputError("model", m.name, "one of aecp, cltcp, petcp, symbiosis (reno: not supported)")
+        raise InputError("model", m.name, "one of aecp, cltcp, petcp, symbiosis (reno: its equilibrium has no "
+                                          "closed form; its loop is ecocc.stability.reno_loop, linearized from the "
+                                          "same laws)")
     defaults = m.default_params()
     if isinstance(params, dict):
         Pnum = m.make_params(None, **params)
