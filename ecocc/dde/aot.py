@@ -13,10 +13,14 @@ module that loads without importing numba, compiled to release the GIL while it 
 option for that; :func:`compile_module` sets numba's ``release_gil`` compiler flag for the duration of the
 build), so threads run it in parallel.
 
-Nothing is compiled at install time any more: the kernels are per model and generated with SymPy from the
-models' laws, which the build environment (numba only) does not have.  (Until this revision the AECP
-lock-step kernel, a hand transcription, was built by ``setup.py``.)  A kernel comes from, in this order:
+At install time, ``setup.py`` compiles the adaptive kernels of the registry models (default options): their
+generated sources are shipped in the package (``ecocc/dde/shipped``, written by ``python -m ecocc.dde.codegen``,
+so the build environment, numba only, needs no SymPy; :func:`compile_shipped`).  A kernel comes from, in
+this order:
 
+0. **The module built at install time** (adaptive kernels of the registry models): ``ecocc.dde.shipped.<name>_aot``,
+   used when its stamp (its generated source's hash and this CPU, :func:`generated_stamp`) matches and
+   ``ECOCC_AOT=1`` (the default); :func:`installed_generated`.
 1. **A module built on first use**, if numba is installed: in ``$ECOCC_CACHE_DIR``, else
    ``$XDG_CACHE_HOME/ecocc``, else ``~/.cache/ecocc``.  The module name carries a hash of the generated
    source, the kernel kind, this CPU, numba's and Python's versions.  The first run without a module builds
@@ -27,8 +31,8 @@ lock-step kernel, a hand transcription, was built by ``setup.py``.)  A kernel co
 2. **numba's JIT** (cached on disk by numba) if that build fails; the run's ``settings`` / the map's
    ``attrs["kernel"]`` say why.
 
-``ECOCC_AOT=0`` always uses the JIT kernels (the tests compare the two); ``ECOCC_AOT=cache`` is accepted
-as a synonym of the default (there is no installed module to skip).
+``ECOCC_AOT=0`` always uses the JIT kernels (the tests compare the two); ``ECOCC_AOT=cache`` skips the
+installed modules.
 """
 from __future__ import annotations
 
@@ -193,6 +197,130 @@ def _build_lock():
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# the generated adaptive kernels of the registry models, shipped as source and compiled at install time
+# ---------------------------------------------------------------------------------------------------------
+
+#: where :func:`ecocc.dde.codegen.ship` writes the registry models' generated sources (and their index)
+SHIPPED = _HERE / "shipped"
+#: the network data ``D`` and work arrays ``Wk`` of a generated kernel (``ecocc.dde.codegen.kernel_data``)
+_GEN_D = ("int64", "int64", "int64[::1]", "int64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[::1]",
+          "float64[::1]", "float64[::1]", "float64[::1]", "float64[::1]", "float64[:, ::1]", "float64[:, ::1]",
+          "float64[:, ::1]", "float64[::1]")
+_GEN_WK = ("float64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[::1]")
+#: the other arguments' types (as ``ecocc.dde.engine._method_args`` and ``generic_args`` build them: fresh,
+#: writable, C-contiguous arrays)
+_GEN_ARG_TYPES = dict(
+    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
+    first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
+    expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", hsrc="int64[::1]", iq="int64", L="int64",
+    buf="float64[::1]", counters="int64[::1]", reals="float64[::1]")
+
+
+def generated_signature():
+    """The numba signature of a generated network kernel (:func:`ecocc.dde.integrator.adaptive_kernel` under
+    a model's right-hand side), static so that the install-time build needs no model (a test checks it
+    against ``numba.typeof`` of the arguments a run builds).
+
+    Returns
+    -------
+    numba signature
+        ``int64(<the types of engine.ADAPTIVE_ARGS>)``.
+    """
+    import numba
+    from numba.core import types as nt
+
+    def ty(text):
+        return numba.typeof(0) if text == "int64" else eval(text, {}, vars(nt))  # noqa: S307  (fixed strings)
+
+    from .engine import ADAPTIVE_ARGS
+    spec = _GEN_ARG_TYPES
+    args = []
+    for k in ADAPTIVE_ARGS:
+        if k == "D":
+            args.append(nt.Tuple([ty(x) for x in _GEN_D]))
+        elif k == "Wk":
+            args.append(nt.Tuple([ty(x) for x in _GEN_WK]))
+        else:
+            args.append(ty(spec[k]))
+    return nt.int64(*args)
+
+
+def generated_stamp(gen_name: str) -> int:
+    """The stamp of an install-time module of the generated kernel ``gen_name``: its name (a hash of its
+    source) and this CPU.
+
+    Parameters
+    ----------
+    gen_name : str
+        The generated module's name (``ecocc_gen_<hash of its source>``).
+
+    Returns
+    -------
+    int
+        A 60-bit hash.
+    """
+    return int(hashlib.sha256(f"{gen_name}|{_cpu_id()}".encode()).hexdigest()[:15], 16)
+
+
+def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
+    """Compile the shipped generated source ``src`` (``ecocc_gen_<hash>.py``) into the extension module
+    ``<stem>_aot`` in ``out_dir`` (setup.py's build step).
+
+    Parameters
+    ----------
+    src : Path
+        The shipped generated source.
+    out_dir : Path
+        Where the extension module is written.
+    quiet : bool
+        No message on stderr.
+
+    Returns
+    -------
+    Path
+        The extension module's file.
+    """
+    name = src.stem
+    spec = importlib.util.spec_from_file_location(name, src)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return compile_module(f"{name} adaptive", f"{name}_aot", out_dir, quiet=quiet, func=mod.adaptive_kernel.py_func,
+                          sig=generated_signature(), stamp=generated_stamp(name))
+
+
+def installed_generated(gen_name: str):
+    """The install-time module of the generated kernel ``gen_name``.
+
+    Parameters
+    ----------
+    gen_name : str
+        The generated module's name.
+
+    Returns
+    -------
+    tuple
+        ``(kernel, path of the module)``, or ``(None, why it is not used)``.
+    """
+    if aot_mode() != "1":
+        return None, f"ECOCC_AOT={aot_mode()}"
+    try:
+        spec = importlib.util.find_spec(f"{__package__}.shipped.{gen_name}_aot")
+    except ImportError:
+        spec = None
+    if spec is None:
+        return None, "no module built at install time"
+    try:
+        mod = importlib.import_module(spec.name)
+        if mod.stamp() != generated_stamp(gen_name):
+            return None, f"the module built at install time ({spec.origin}) is for another CPU"
+    except Exception as exc:  # a broken or foreign file: the cache or the JIT kernel does the same work
+        return None, f"the module built at install time does not load: {type(exc).__name__}: {exc}"
+    return getattr(mod, _EXPORT), spec.origin
+
+
 AOT_MODES = ("1", "0", "cache")
 
 
@@ -215,7 +343,8 @@ def reset():
 
 def main():
     """``python -m ecocc.dde.aot``: build (or find) this machine's compiled kernels now -- the adaptive one of
-    every registered model the generated kernels serve (and numba's cache of it) -- e.g. after installing, so
+    every registered model the generated kernels serve (and numba's cache of it), and the shared integrator of
+    user DDEs (:mod:`ecocc.dde.user`) -- e.g. after installing, so
     that the first real run does not pay for the compilation.  The lock-step and fixed-step kernels are built
     on their first use."""
     from ecocc.dde.codegen import warm
@@ -224,6 +353,11 @@ def main():
     served = [n for n in REGISTRY if codegen_gap(get_model(n)) is None]
     for name, (wall, path) in warm(served).items():
         print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
+    import time
+    t0 = time.perf_counter()
+    from ecocc.dde.user import _fp_integrator
+    _fp_integrator()  # compiled on load (explicit signature), else loaded from numba's cache
+    print(f"shared integrator of user DDEs (ecocc.dde.user): ready in {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

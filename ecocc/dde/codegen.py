@@ -706,6 +706,11 @@ def kernel(gen: Generated, args: dict, kind: str = "adaptive"):
         return _kernels[key]
     from . import aot
     fname, argattr = KINDS[kind]
+    if kind == "adaptive":  # a registry model's kernel compiled at install time (ecocc.dde.shipped, setup.py)
+        fn, where = aot.installed_generated(gen.name)
+        if fn is not None:
+            _kernels[key] = (fn, dict(compiled="aot", module=where, built_now=False, installed=True))
+            return _kernels[key]
     fn, info = None, {}
     if aot.aot_mode() != "0":
         try:
@@ -777,6 +782,72 @@ def warm(models=None) -> dict:
     return out
 
 
+#: the registry models whose generated kernels are shipped and compiled at install time: each costs about
+#: 26 s of CPU (75-120 s wall on a loaded 2-core machine) to ``pip install``; the others compile on first use
+SHIP_MODELS = ("aecp", "cltcp")
+
+
+def _registry_systems(models=SHIP_MODELS):
+    """``{label: NetworkSystem}``: each model of ``models`` (None: every registered one) the generated kernel
+    serves, with its default
+    parameters, and with each parameter whose default is ``None`` given a number (AECP's ``r0_pps``: a
+    number is a kernel parameter, ``None`` an option, so the two are two kernels), on the two-flow dumbbell
+    :func:`warm` uses (the generated text depends on the model, its options and the names of its static
+    fields, not on the network's values)."""
+    from ..errors import InputError
+    from ..models import REGISTRY, get_model
+    from ..network import dumbbell
+    from ..system import NetworkSystem
+    from .engine import codegen_gap
+    out = {}
+    for name in (REGISTRY if models is None else models):
+        m = get_model(name)
+        if codegen_gap(m) is not None:
+            continue
+        P = m.make_params()
+        variants = {m.name: P}
+        for f in dataclasses.fields(P):
+            if f.init and getattr(P, f.name) is None:
+                try:
+                    variants[f"{m.name} ({f.name} set)"] = m.make_params(**{f.name: 10.0})
+                except (InputError, TypeError, ValueError):
+                    pass
+        for label, PP in variants.items():
+            sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), PP, 0.2)
+            if supported(sysm) is None:
+                out[label] = sysm
+    return out
+
+
+def ship() -> dict:
+    """Write the generated sources of the registry models (default options) and their index into
+    ``ecocc/dde/shipped`` (package data: setup.py compiles each into an extension module at install time,
+    so the first run after installing neither generates nor compiles).  Removes the files there that no
+    model uses any more.  Returns ``{model name: module name}``.
+
+    Returns
+    -------
+    dict
+        The model names and their generated modules' names.
+    """
+    import json
+    out, keep = {}, set()
+    d = _shipped()
+    for name, sysm in _registry_systems().items():
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        _write(d / f"{g.name}.py", g.source)
+        key = _laws_key(sysm)
+        _write(d / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}, indent=0))
+        keep |= {f"{g.name}.py", f"{key}.json"}
+        out[name] = g.name
+    for p in list(d.glob("ecocc_gen_*.py")) + list((d / "index").glob("*.json")):
+        if p.name not in keep:
+            p.unlink()
+        else:
+            p.chmod(0o644)  # package data (the cache's files are private: mkstemp)
+    return out
+
+
 def supported(sysm) -> str | None:
     """None if the generated kernel computes ``sysm`` (a NetworkSystem), else why not."""
     if sysm.has_fwd:
@@ -800,7 +871,13 @@ class _Cached(Generated):
 
     @property
     def source(self):
-        return (generated_dir() / f"{self.name}.py").read_text()
+        p = generated_dir() / f"{self.name}.py"
+        return (p if p.is_file() else _shipped() / f"{self.name}.py").read_text()
+
+
+def _shipped() -> Path:
+    from .aot import SHIPPED
+    return SHIPPED
 
 
 def _laws_key(sysm):
@@ -857,21 +934,23 @@ def generate(sysm) -> Generated:
     if g is not None:
         return g
     key = _laws_key(sysm)
-    idx = generated_dir() / "index" / f"{key}.json"
-    if key is not None and idx.is_file():
-        import json
-        try:
-            meta = json.loads(idx.read_text())
-            if (generated_dir() / f"{meta['name']}.py").is_file():
-                g = _Cached(meta)
-        except (ValueError, KeyError, OSError):
-            g = None
+    # the cache's index, else the one shipped with the package (the registry models, ``ship``)
+    for base in (generated_dir(), _shipped()):
+        idx = base / "index" / f"{key}.json"
+        if g is None and key is not None and idx.is_file():
+            import json
+            try:
+                meta = json.loads(idx.read_text())
+                if (base / f"{meta['name']}.py").is_file():
+                    g = _Cached(meta)
+            except (ValueError, KeyError, OSError):
+                g = None
     if g is None:
         g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
         _write(generated_dir() / f"{g.name}.py", g.source)
         if key is not None:
             import json
-            _write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+            _write(generated_dir() / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}))
     _gen_cache[ck] = g
     return g
 
@@ -946,3 +1025,8 @@ def member_fields(sysm, gen: Generated, P):
         LST[i] = np.broadcast_to(np.asarray(lst[k], dtype=float), (nL,))
     par = np.array([float(getattr(P, nm)) for nm in gen.param_names])
     return y0, FST, LST, par
+
+
+if __name__ == "__main__":  # python -m ecocc.dde.codegen: refresh the shipped sources of the registry models
+    for _m, _n in ship().items():
+        print(f"{_m}: {_n}")

@@ -24,8 +24,14 @@
   converge with eps >= 2").  At eps = 2 exactly the multiplier is -1: the
   iterates still approach K, but only algebraically (no geometric rate).
 
-Everything integrates through :class:`ecocc.dde.problem.DDEProblem` and
-:func:`ecocc.dde.adaptive.solve_dde`.
+Both continuous models run on either engine (``engine=``, as every simulation in ecocc): the NumPy
+reference (:class:`ecocc.dde.problem.DDEProblem` and :func:`ecocc.dde.adaptive.solve_dde`, the problems
+below), or compiled: the same equations written as SymPy expressions (:mod:`ecocc.dde.user`, the
+interface for a user's own DDE) go through the generated numba right-hand side and the generic
+integrator that the network models use.  The parameters are entries of the compiled kernel's parameter
+array, so one kernel per model (per species count for Lotka--Volterra) serves every parameter value.
+Lotka--Volterra's joins are state jumps, which the compiled kernel does not take: it runs from one join
+to the next (the model has no delay, so the state at a join is all the next run needs).
 """
 from __future__ import annotations
 
@@ -197,8 +203,44 @@ def logistic_problem(P: LogisticParams) -> DDEProblem:
     return DDEProblem(n=1, rhs=rhs, y0=np.array([P.x0]), lookups=[Lookup([0], [P.delay_s])], names=["x"])
 
 
+_SYM: dict = {}
+
+
+def _engine(engine, method):
+    """The engine of an ecology run: ``"numba"`` or ``"numpy"`` (the compiled kernel is RK45 only)."""
+    from ..dde.engine import ENGINES, HAVE_NUMBA, default_engine
+    if engine not in ENGINES:
+        raise InputError("engine", engine, f"one of {ENGINES}")
+    if engine == "auto":
+        engine = default_engine()
+    if engine == "auto":
+        return "numba" if HAVE_NUMBA and method == "RK45" else "numpy"
+    if engine == "numba" and method != "RK45":
+        raise InputError("method", method, "'RK45' with engine='numba' (the compiled kernel's method)")
+    return engine
+
+
+def logistic_dde():
+    """The delayed logistic equation as a :class:`ecocc.dde.user.SympyDDE` with parameters ``r``, ``K``,
+    ``delay``, ``x0`` (set them with ``with_params``); built once per process.
+
+    Returns
+    -------
+    SympyDDE
+        ``x' = r x (1 - x(t - delay)/K)``, constant history ``x0``.
+    """
+    if "logistic" not in _SYM:
+        import sympy as sp
+
+        from ..dde.user import sympy_dde, t, y
+        r, K, d, x0 = sp.symbols("r K delay x0", real=True)
+        _SYM["logistic"] = sympy_dde([r * y(0) * (1 - y(0, t - d) / K)], history=[x0],
+                                     params={r: 1.0, K: 1.0, d: 1.0, x0: 1.0}, names=["x"])
+    return _SYM["logistic"]
+
+
 def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9, n_out=1001,
-                      method="RK45") -> EcologyResult:
+                      method="RK45", engine="auto") -> EcologyResult:
     """Integrate the (delayed) logistic equation with the project's adaptive DDE solver.
 
     Parameters
@@ -212,7 +254,10 @@ def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9
     n_out : int
         Number of equally spaced output samples on ``[0, t_end_s]`` (>= 2, default 1001).
     method : {"RK45", "RK23"}
-        Runge-Kutta pair of the solver.
+        Runge-Kutta pair of the NumPy solver (the compiled one is RK45).
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"``: compiled (:mod:`ecocc.dde.user`) where numba is installed and ``method="RK45"``, else
+        the NumPy solver.
 
     Returns
     -------
@@ -225,7 +270,12 @@ def simulate_logistic(P: LogisticParams, t_end_s: float, *, rtol=1e-9, atol=1e-9
         If ``t_end_s`` is not finite and positive, ``n_out < 2``, or a solver setting is not allowed.
     """
     t_end = check_finite("t_end_s", t_end_s, positive=True)
-    sol = solve_dde(logistic_problem(P), t_end, rtol=rtol, atol=atol, t_eval=_t_eval(t_end, n_out), method=method)
+    t_eval = _t_eval(t_end, n_out)
+    if _engine(engine, method) == "numba":
+        dde = logistic_dde().with_params(dict(r=P.r_per_s, K=P.K, delay=P.delay_s, x0=P.x0))
+        sol = dde.solve(t_end, t_eval=t_eval, rtol=rtol, atol=atol, engine="numba")
+    else:
+        sol = solve_dde(logistic_problem(P), t_end, rtol=rtol, atol=atol, t_eval=t_eval, method=method)
     return EcologyResult(sol.t, sol.y, sol.status, sol.message)
 
 
@@ -415,9 +465,79 @@ def lv_problem(P: LotkaVolterraParams) -> DDEProblem:
                       names=[f"N{i + 1}" for i in range(P.n)])
 
 
+def lv_dde(n: int):
+    """n-species Lotka--Volterra competition as a :class:`ecocc.dde.user.SympyDDE` (no delay) with
+    parameters ``eps_i``, ``K_i``, ``g_i_j`` (i != j) and the initial populations ``N0_i``; built once per
+    process and species count.
+
+    Parameters
+    ----------
+    n : int
+        Number of species.
+
+    Returns
+    -------
+    SympyDDE
+        ``N_i' = eps_i N_i (1 - (N_i + sum_{j != i} g_ij N_j)/K_i)``.
+    """
+    key = ("lv", n)
+    if key not in _SYM:
+        import sympy as sp
+
+        from ..dde.user import sympy_dde, y
+        eps = sp.symbols(f"eps_0:{n}", real=True)
+        K = sp.symbols(f"K_0:{n}", real=True)
+        N0 = sp.symbols(f"N0_0:{n}", real=True)
+        g = {(i, j): sp.Symbol(f"g_{i}_{j}", real=True) for i in range(n) for j in range(n) if i != j}
+        f = [eps[i] * y(i) * (1 - (y(i) + sum(g[i, j] * y(j) for j in range(n) if j != i)) / K[i])
+             for i in range(n)]
+        params = {s: 1.0 for s in (*eps, *K, *N0, *g.values())}
+        _SYM[key] = sympy_dde(f, history=list(N0), params=params, names=[f"N{i + 1}" for i in range(n)])
+    return _SYM[key]
+
+
+def _lv_compiled(P: LotkaVolterraParams, t_end, t_eval, rtol, atol):
+    """Lotka--Volterra on the compiled kernel, one run from each join to the next (no delay: the state at
+    a join is the whole past the next run needs); outputs at a join time are the state before the join,
+    as the NumPy solver's."""
+    from ..dde.adaptive import Status
+    n = P.n
+    M = P.interaction
+    vals = {f"eps_{i}": P.eps_per_s[i] for i in range(n)}
+    vals.update({f"K_{i}": P.K[i] for i in range(n)})
+    vals.update({f"g_{i}_{j}": M[i, j] for i in range(n) for j in range(n) if i != j})
+    base = lv_dde(n)
+    join, N0 = np.array(P.join_s), np.array(P.N0)
+    cuts = np.unique(join[(join > 0) & (join < t_end)])
+    edges = np.concatenate([[0.0], cuts, [t_end]])
+    state = np.where(join <= 0.0, N0, 0.0)
+    ts, ys = [], []
+    status, message = Status.SUCCESS, "integration reached t_end"
+    for k in range(edges.size - 1):
+        a, b = edges[k], edges[k + 1]
+        if k > 0:
+            hit = np.abs(join - a) <= 1e-9 * max(1.0, abs(a))
+            state = np.where(hit, N0, state)
+        sel = (t_eval > a) & (t_eval <= b) if k > 0 else (t_eval <= b)
+        te = t_eval[sel]
+        if te.size == 0 or te[-1] < b:
+            te = np.concatenate([te, [b]])  # the end state (for the next run)
+        dde = base.with_params({**vals, **{f"N0_{i}": state[i] for i in range(n)}}, t0=a)
+        sol = dde.solve(b, t_eval=te, rtol=rtol, atol=atol, engine="numba")
+        keep = np.isin(sol.t, t_eval[sel])
+        ts.append(sol.t[keep])
+        ys.append(sol.y[keep])
+        if not sol.ok:
+            status, message = sol.status, f"run from {a:g} s: {sol.message}"
+            if sol.status == Status.FAILED:
+                break
+        state = sol.y[-1]
+    return np.concatenate(ts), np.concatenate(ys), status, message
+
+
 def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9, atol=1e-9, n_out=1001,
-                            method="RK45") -> EcologyResult:
-    """Integrate the Lotka-Volterra competition model with the project's adaptive DDE solver.
+                            method="RK45", engine="auto") -> EcologyResult:
+    """Integrate n-species Lotka--Volterra competition with join times.
 
     Parameters
     ----------
@@ -430,7 +550,10 @@ def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9
     n_out : int
         Number of equally spaced output samples on ``[0, t_end_s]`` (>= 2, default 1001).
     method : {"RK45", "RK23"}
-        Runge-Kutta pair of the solver.
+        Runge-Kutta pair of the NumPy solver (the compiled one is RK45).
+    engine : {"auto", "numba", "numpy"}
+        ``"auto"``: compiled (:mod:`ecocc.dde.user`) where numba is installed and ``method="RK45"``, else
+        the NumPy solver.
 
     Returns
     -------
@@ -443,7 +566,10 @@ def simulate_lotka_volterra(P: LotkaVolterraParams, t_end_s: float, *, rtol=1e-9
         If ``t_end_s`` is not finite and positive, ``n_out < 2``, or a solver setting is not allowed.
     """
     t_end = check_finite("t_end_s", t_end_s, positive=True)
-    sol = solve_dde(lv_problem(P), t_end, rtol=rtol, atol=atol, t_eval=_t_eval(t_end, n_out), method=method)
+    t_eval = _t_eval(t_end, n_out)
+    if _engine(engine, method) == "numba":
+        return EcologyResult(*_lv_compiled(P, t_end, t_eval, rtol, atol))
+    sol = solve_dde(lv_problem(P), t_end, rtol=rtol, atol=atol, t_eval=t_eval, method=method)
     return EcologyResult(sol.t, sol.y, sol.status, sol.message)
 
 
@@ -508,5 +634,6 @@ def discrete_logistic_stable(eps: float) -> bool:
 
 
 __all__ = ["EcologyResult", "LogisticParams", "LotkaVolterraParams", "logistic_solution", "hutchinson_stable",
-           "logistic_problem", "simulate_logistic", "lv_equilibrium", "lv_coexistence", "lv_problem",
+           "logistic_problem", "simulate_logistic", "logistic_dde", "lv_dde",
+           "lv_equilibrium", "lv_coexistence", "lv_problem",
            "simulate_lotka_volterra", "discrete_logistic", "discrete_logistic_stable"]

@@ -1,0 +1,93 @@
+"""The registry models' generated kernels shipped as source (ecocc/dde/shipped) and compiled at install time.
+
+The first run of a registry model after ``pip install`` finds its generated module through the shipped
+index (no SymPy) and loads the module setup.py compiled (no numba, no compilation).  These tests keep the
+shipped files current and the install-time build's static signature equal to a run's argument types.
+"""
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from ecocc.dde import aot, codegen
+
+
+def test_shipped_sources_are_current():
+    """Every registry model the generated kernel serves has its index entry and source in the package; a
+    model, codegen or integrator edit changes the key, so this fails until ``python -m ecocc.dde.codegen``
+    is run again (otherwise the first run after installing would silently generate and compile)."""
+    systems = codegen._registry_systems()
+    assert {"aecp", "aecp (r0_pps set)", "cltcp"} <= set(systems)
+    for name, sysm in systems.items():
+        idx = aot.SHIPPED / "index" / f"{codegen._laws_key(sysm)}.json"
+        assert idx.is_file(), f"{name}: shipped index is stale: run python -m ecocc.dde.codegen"
+        meta = json.loads(idx.read_text())
+        assert (aot.SHIPPED / f"{meta['name']}.py").is_file()
+
+
+@pytest.mark.parametrize("params", ["", "r0_pps=10.0"])
+def test_first_run_finds_the_shipped_module_without_sympy(tmp_path, params):
+    """With an empty cache, the N = 4 dumbbell's generated module comes from the shipped index, not from
+    SymPy (checked in a fresh interpreter: this one has SymPy loaded), with AECP's r0_pps unset (an option)
+    and set (a kernel parameter: another kernel)."""
+    import subprocess
+    code = ("import sys; from ecocc import dumbbell, NetworkSystem; from ecocc.models import get_model; "
+            "from ecocc.dde import codegen; m = get_model('aecp'); "
+            "s = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0), "
+            f"m.make_params({params}), 60.0); "
+            "g = codegen.generate(s); print(type(g).__name__, g.name, 'sympy' in sys.modules)")
+    env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    kind, name, sympy_loaded = out.split()
+    assert kind == "_Cached" and sympy_loaded == "False"
+    assert (aot.SHIPPED / f"{name}.py").is_file()
+
+
+def test_generated_signature_is_the_arguments_types():
+    """The install-time build's static signature equals numba.typeof of the arguments a run passes."""
+    numba = pytest.importorskip("numba")
+    from ecocc import dumbbell
+    from ecocc.dde.engine import ADAPTIVE_ARGS, generic_args
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("aecp")
+    sysm = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4]), m.make_params(), 1.0)
+    _, kw = generic_args(sysm, 1.0, t_eval=np.linspace(0, 1, 11), atol=sysm.default_atol())
+    sig = aot.generated_signature()
+    assert tuple(sig.args) == tuple(numba.typeof(kw[k]) for k in ADAPTIVE_ARGS)
+
+
+@pytest.mark.slow
+def test_installed_generated_kernel_matches_jit(monkeypatch):
+    """Where setup.py built the AECP kernel, a run loads it and gives the JIT kernel's numbers exactly."""
+    from ecocc import dumbbell, simulate
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    runs = {}
+    for flag in ("1", "0"):
+        monkeypatch.setenv("ECOCC_AOT", flag)
+        aot.reset()
+        runs[flag] = simulate(net, "aecp", t_end_s=20.0, r0_pps=10.0, output_dt_s=0.05, engine="numba")
+    a, b = runs["1"], runs["0"]
+    if not a.solver.get("installed"):
+        pytest.skip(f"no module built at install time ({a.solver.get('compiled')}, {a.solver.get('module')})")
+    assert b.solver["compiled"] == "jit"
+    # the same compiled function (pycc and JIT of one source): identical numbers
+    np.testing.assert_array_equal(a.rate_pps, b.rate_pps)
+    np.testing.assert_array_equal(a.queue_pkts, b.queue_pkts)
+
+
+def test_generated_index_goes_to_the_cache_not_the_package(tmp_path, monkeypatch):
+    """A model not shipped (an option other than the default) is generated and indexed in the cache; the
+    shipped directory is left alone (a bug wrote there)."""
+    from ecocc import NetworkSystem, dumbbell
+    from ecocc.models import get_model
+    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
+    codegen._gen_cache.clear()
+    before = sorted(p.name for p in (aot.SHIPPED / "index").iterdir())
+    m = get_model("symbiosis")
+    sysm = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(available="measured"), 0.2)
+    g = codegen.generate(sysm)
+    assert (tmp_path / "generated" / "index" / f"{codegen._laws_key(sysm)}.json").is_file()
+    assert (tmp_path / "generated" / f"{g.name}.py").is_file()
+    assert sorted(p.name for p in (aot.SHIPPED / "index").iterdir()) == before
