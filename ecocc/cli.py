@@ -154,6 +154,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         step_s = check_finite("--step-s", step_s, positive=True)
     from .dde.engine import resolve_engine
     from .models import get_model
+    requested = engine  # simulate() resolves it again on the system (an install-time kernel without numba)
     engine = resolve_engine(engine, get_model(sc.model), sc.network, kernel=solver)
     stem_name = sc.file_stem  # the name made safe as a file name: nothing is written outside --out
     with OutputLock(out_dir) as lock:
@@ -167,7 +168,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                 click.echo(f"resuming from {ckpt}", err=True)
         tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
-                      solver=solver, step_s=step_s, rtol=rtol, engine=engine, progress=not quiet, checkpoint=ckpt,
+                      solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
                       keep_checkpoint=True, protocols=sc.protocols or None, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]

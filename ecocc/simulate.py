@@ -156,6 +156,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     if (checkpoint is not None or rtt_includes_queueing is True) and engine in ("auto", None):
         # checkpoints and state-dependent delays are the NumPy solver's (a compiled run is short)
         engine = "numpy"
+    requested = engine
     engine = resolve_engine(engine, None if mixed is not None else m, network, kernel=solver)
     t_eval = output_grid(t_end, output_dt_s)
     # every solver option is checked before anything runs (ecocc.dde.options): a negative atol switched
@@ -197,6 +198,14 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing)
     else:
         sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
+    if engine == "numba":
+        from .dde.engine import installed_kernel_for, warn_no_numba
+        if not installed_kernel_for(sysm):  # without numba only an install-time kernel can run (resolve_engine)
+            if requested == "numba":
+                raise InputError("engine", requested, "'numpy' or 'auto': numba is not installed and no kernel built "
+                                 "at install time serves these options (pip install 'ecocc[fast]')")
+            warn_no_numba()
+            engine = "numpy"
     atol = sysm.default_atol() if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:

@@ -91,3 +91,27 @@ def test_generated_index_goes_to_the_cache_not_the_package(tmp_path, monkeypatch
     assert (tmp_path / "generated" / "index" / f"{codegen._laws_key(sysm)}.json").is_file()
     assert (tmp_path / "generated" / f"{g.name}.py").is_file()
     assert sorted(p.name for p in (aot.SHIPPED / "index").iterdir()) == before
+
+
+def test_without_numba_the_install_time_kernel_runs_and_others_fall_back(monkeypatch):
+    # without numba, engine="auto" still runs AECP compiled when its install-time module exists (pip install
+    # builds it), and any model without one on the NumPy solver, saying so; explicit engine="numba" is refused there
+    import ecocc.dde.engine as eng
+    from ecocc import dumbbell, simulate
+    from ecocc.errors import InputError
+    from ecocc.system import NetworkSystem
+    from ecocc.models import get_model
+    monkeypatch.setattr(eng, "HAVE_NUMBA", False)
+    monkeypatch.setenv("ECOCC_ENGINE", "auto")
+    net = dumbbell(1000.0, [0.1, 0.2])
+    m = get_model("aecp")
+    shipped = eng.installed_kernel_for(NetworkSystem(m, net, m.default_params(), 1.0))
+    tr = simulate(net, "aecp", t_end_s=1.0)
+    assert tr.ok
+    if shipped:
+        assert tr.solver.get("compiled") == "aot" and tr.solver.get("installed")
+    else:  # a checkout not installed with pip: no module, the NumPy solver
+        assert tr.solver.get("compiled") is None
+    assert simulate(net, "petcp", t_end_s=1.0).solver.get("compiled") is None
+    with pytest.raises(InputError, match="numba is not installed"):
+        simulate(net, "petcp", t_end_s=1.0, engine="numba")

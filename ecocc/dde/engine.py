@@ -85,10 +85,53 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     if why is not None:
         return "numpy"
     if not HAVE_NUMBA:
-        _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
-                            "slower); pip install 'ecocc[fast]' for the compiled engine")
+        from .codegen import SHIP_MODELS
+        if kernel == "adaptive" and getattr(model, "name", None) in SHIP_MODELS:
+            # a kernel built at install time may serve this run without numba: the caller checks it on the
+            # system (installed_kernel_for) and calls warn_no_numba() if it cannot
+            return "numba"
+        warn_no_numba()
         return "numpy"
     return "numba"
+
+
+def warn_no_numba():
+    """Say once, on stderr, that runs use the NumPy solver because numba is not installed, and how to fix it."""
+    _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
+                        "slower) except AECP/CLTCP runs served by the kernels built at install time; "
+                        "pip install 'ecocc[fast]' for the compiled engine")
+
+
+def installed_kernel_for(sysm) -> bool:
+    """Whether the adaptive kernel of ``sysm`` can run without numba: its generated module was built at install
+    time (:data:`ecocc.dde.codegen.SHIP_MODELS`) and loads on this machine.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+
+    Returns
+    -------
+    bool
+        True if the install-time module serves it (always True when numba is installed: any kernel can be
+        built then).
+    """
+    if HAVE_NUMBA:
+        return True
+    from . import aot, codegen
+    if codegen.supported(sysm) is not None:
+        return False
+    try:
+        key = codegen._laws_key(sysm)
+        idx = codegen._shipped() / "index" / f"{key}.json"
+        if key is None or not idx.is_file():
+            return False
+        import json
+        fn, _ = aot.installed_generated(json.loads(idx.read_text())["name"])
+    except Exception:  # a missing or foreign file: the NumPy solver does the same work
+        return False
+    return fn is not None
 
 
 def codegen_gap(model):
@@ -149,7 +192,9 @@ def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
     if engine in ("numpy", "auto"):
         return
     if not HAVE_NUMBA:
-        raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
+        from .codegen import SHIP_MODELS
+        if not (kernel == "adaptive" and getattr(model, "name", None) in SHIP_MODELS):  # else: installed_kernel_for
+            raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
     why = _unsupported(model, network, kernel)
     if why is not None:
         raise InputError("engine", engine, why)
