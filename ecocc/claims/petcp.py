@@ -971,6 +971,19 @@ def _fig7_data():
        "fairness and faster convergence than the other protocols; this strong point remains even with large RTT "
        "differences", slow=True)
 def fig7(figdir=None):
+    """Check PE-TCP's RTT fairness and convergence claim of Fig. 7 on the ``petcp-fig7`` runs and RTT pairs.
+
+    Parameters
+    ----------
+    figdir : path-like or None, optional
+        Directory for the evidence figure (None: no figure).
+
+    Returns
+    -------
+    Verdict
+        Jain's index per phase, convergence times after each join (s) per protocol, the pairs' Jain indices
+        (one flow of 50 ms against 10 ms to 1 s), one reading per interpretation of "convergence".
+    """
     runs, pairs, bad = _fig7_data()
     if bad:
         return record("petcp.fig7", "not-checkable", f"runs did not complete: {bad}", {"runs": runs, "pairs": pairs})

@@ -55,6 +55,13 @@ LANES = 8
 _EXPORT = "kernel"
 
 def cache_dir() -> Path:
+    """The kernel cache directory: ``$ECOCC_CACHE_DIR``, else ``$XDG_CACHE_HOME/ecocc``, else ``~/.cache/ecocc``.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (not created here).
+    """
     env = os.environ.get("ECOCC_CACHE_DIR")
     if env:
         return Path(env)
@@ -326,7 +333,18 @@ AOT_MODES = ("1", "0", "cache")
 
 def aot_mode() -> str:
     """``$ECOCC_AOT``: ``1`` (default) or ``cache``: the module built into the kernel cache (on first use), else the
-    JIT kernel; ``0``: always the JIT kernel."""
+    JIT kernel; ``0``: always the JIT kernel.
+
+    Returns
+    -------
+    str
+        ``"1"``, ``"0"`` or ``"cache"``.
+
+    Raises
+    ------
+    InputError
+        For another value of the environment variable.
+    """
     from ..errors import InputError
     mode = os.environ.get("ECOCC_AOT", "1")
     if mode not in AOT_MODES:

@@ -71,7 +71,18 @@ _modules: dict = {}
 
 def numeric_params(P) -> list:
     """The parameter fields that become symbols (entries of the kernel's ``par`` array), in order: the
-    numeric ones.  Options (strings, booleans, ``None``) are resolved at generation: they select laws."""
+    numeric ones.  Options (strings, booleans, ``None``) are resolved at generation: they select laws.
+
+    Parameters
+    ----------
+    P : ModelParams
+        A model's parameter object.
+
+    Returns
+    -------
+    list of str
+        The names of its numeric fields, in declaration order.
+    """
     out = []
     for f in dataclasses.fields(P):
         if not f.init:
@@ -152,6 +163,20 @@ class Laws:
         self.drop = None if dr is None else sp.sympify(dr)
 
     def uses(self, expr, sym) -> bool:
+        """Whether ``expr`` (a SymPy expression or None) depends on the symbol ``sym``.
+
+        Parameters
+        ----------
+        expr : sympy.Expr or None
+            An expression of the laws.
+        sym : sympy.Symbol
+            One of the laws' symbols.
+
+        Returns
+        -------
+        bool
+            True if ``sym`` is among ``expr``'s free symbols.
+        """
         return expr is not None and sym in expr.free_symbols
 
 
@@ -478,7 +503,18 @@ class Generated:
         self.name = f"ecocc_gen_{self.digest}"
 
     def hsrc(self, P, L) -> np.ndarray:
-        """The state components the history stores, in column order."""
+        """The state components the history stores, in column order.
+
+        Parameters
+        ----------
+        P, L : int
+            Number of flows and of links.
+
+        Returns
+        -------
+        numpy.ndarray
+            Indices into the state vector (int).
+        """
         nF = self.n_flow_states
         parts = [np.arange(P) + i * P for i in self.flow_used]
         parts += [np.arange(L) + nF * P + i * L for i in self.link_used]
@@ -648,13 +684,31 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
 
 
 def generated_dir() -> Path:
+    """The directory of generated modules and their index (``<kernel cache>/generated``).
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (not created here).
+    """
     from .aot import cache_dir
     return cache_dir() / "generated"
 
 
 def load(gen: Generated):
     """The compiled module of ``gen`` (written to the cache if new; numba compiles or loads its cache on the
-    first call of the kernel)."""
+    first call of the kernel).
+
+    Parameters
+    ----------
+    gen : Generated
+        A generated module's description (:func:`generate`).
+
+    Returns
+    -------
+    module
+        The imported Python module (its kernels are numba functions).
+    """
     if gen.name in _modules:
         return _modules[gen.name]
     d = generated_dir()
@@ -763,7 +817,18 @@ def _numba_cached(name: str, d: Path, fname: str = "adaptive_kernel") -> bool:
 
 def warm(models=None) -> dict:
     """Compile (or load from numba's cache) the adaptive kernel of every registered model (or of ``models``)
-    with its default parameters, on a two-flow dumbbell.  Returns ``{name: (wall_s, module path)}``."""
+    with its default parameters, on a two-flow dumbbell.
+
+    Parameters
+    ----------
+    models : sequence of str or None, optional
+        Registry names (None: every model the generated kernels serve).
+
+    Returns
+    -------
+    dict
+        ``{name: (wall seconds, path of the generated module)}``.
+    """
     import time
 
     from ..models import REGISTRY, get_model
@@ -849,7 +914,18 @@ def ship() -> dict:
 
 
 def supported(sysm) -> str | None:
-    """None if the generated kernel computes ``sysm`` (a NetworkSystem), else why not."""
+    """None if the generated kernel computes ``sysm``, else why not.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+
+    Returns
+    -------
+    str or None
+        Why the generated kernels cannot run it (forward delays, a batched system), or None.
+    """
     if sysm.has_fwd:
         return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels "
                 "put the whole RTT on the feedback path")
@@ -926,7 +1002,19 @@ def generate_for(sysm, P) -> Generated:
 
 def generate(sysm) -> Generated:
     """The generated module's description for a NetworkSystem's model, options and static fields: from this
-    process's memory, else from the on-disk index (``generated/index``; no SymPy), else generated now."""
+    process's memory, else from the on-disk index (``generated/index``, then the shipped one; no SymPy), else
+    generated now.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+
+    Returns
+    -------
+    Generated
+        The description (name, parameter names, history blocks; the source on demand).
+    """
     num = set(numeric_params(sysm.P))
     opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in num)
     ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst))
@@ -968,7 +1056,21 @@ _gen_cache: dict = {}
 
 
 def kernel_data(sysm, gen: Generated):
-    """The tuples ``D`` and ``Wk`` of the generated right-hand side for a NetworkSystem."""
+    """The tuples ``D`` and ``Wk`` of the generated right-hand side for a NetworkSystem.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+    gen : Generated
+        Its generated module's description.
+
+    Returns
+    -------
+    tuple
+        ``(D, Wk)``: the network's arrays (sizes, routing, delays in s, start/stop times in s, capacities in
+        packets/s, cross traffic, static fields, parameters) and the work arrays.
+    """
     a = sysm.a
     P, L = sysm.n_flows, sysm.n_links
     f64 = lambda v: np.array(v, dtype=float, order="C")  # noqa: E731  (fresh, writable, contiguous)

@@ -61,6 +61,18 @@ def _warn_once(key, text):
 
 
 def default_engine() -> str:
+    """What ``engine="auto"`` means: ``$ECOCC_ENGINE`` if set, else ``"auto"``.
+
+    Returns
+    -------
+    str
+        ``"auto"``, ``"numba"`` or ``"numpy"``.
+
+    Raises
+    ------
+    InputError
+        For another value of the environment variable.
+    """
     env = os.environ.get(ENGINE_ENV, "auto")
     if env not in ENGINES:
         raise InputError(ENGINE_ENV, env, f"one of {ENGINES} (environment variable)")
@@ -73,8 +85,31 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
     where there is one for ``kernel`` (``"adaptive"``, ``"lanes"``, ``"fixed"``: every model the generated kernels serve)
     and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
-    stderr, that runs use the slower NumPy solver and how to get the compiled one.  ``"numba"`` and
-    ``"numpy"`` are checked as asked (:func:`check_engine`).
+    stderr, that runs use the slower NumPy solver and how to get the compiled one, except for the models whose
+    kernels were built at install time (:data:`ecocc.dde.codegen.SHIP_MODELS`): ``"numba"`` then, and the
+    caller checks the system with :func:`installed_kernel_for`.  ``"numba"`` and ``"numpy"`` are checked as
+    asked (:func:`check_engine`).
+
+    Parameters
+    ----------
+    engine : {"auto", "numba", "numpy"} or None
+        What the user asked for (None: ``"auto"``).
+    model : NetworkModel or None, optional
+        The model (None: not checked).
+    network : Network or None, optional
+        The network (forward delays need the NumPy solver).
+    kernel : {"adaptive", "lanes", "fixed"}, optional
+        Which compiled method would run.
+
+    Returns
+    -------
+    str
+        ``"numba"`` or ``"numpy"``.
+
+    Raises
+    ------
+    InputError
+        For an unknown engine, or ``"numba"`` where it cannot run.
     """
     if engine is None or engine == "auto":
         engine = default_engine()
@@ -185,8 +220,25 @@ def _unsupported(model, network, kernel):
 
 
 def check_engine(engine, model=None, network=None, *, kernel="adaptive"):
-    """Validate ``engine`` (and, for ``"numba"``, the model and network).  ``kernel``: ``"adaptive"`` or
-    ``"lanes"`` or ``"fixed"`` (every model the generated kernels serve, :func:`codegen_gap`)."""
+    """Validate ``engine`` (and, for ``"numba"``, the model and network).
+
+    Parameters
+    ----------
+    engine : str
+        ``"auto"``, ``"numba"`` or ``"numpy"``.
+    model : NetworkModel or None, optional
+        The model (None: not checked).
+    network : Network or None, optional
+        The network (None: not checked).
+    kernel : {"adaptive", "lanes", "fixed"}, optional
+        Which compiled method (every model the generated kernels serve, :func:`codegen_gap`).
+
+    Raises
+    ------
+    InputError
+        For an unknown engine, or ``"numba"`` where numba is missing or the kernel cannot serve the model
+        or the network.
+    """
     if engine not in ENGINES:
         raise InputError("engine", engine, f"one of {ENGINES}")
     if engine in ("numpy", "auto"):
@@ -420,7 +472,37 @@ def _adaptive_status(code, counters, reals, max_steps):
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
                  max_steps=10_000_000, method="RK45"):
     """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
-    adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`)."""
+    adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`).
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+    t_end : float
+        End time, seconds.
+    rtol : float, optional
+        Relative tolerance.
+    atol : float or array_like, optional
+        Absolute tolerance (packets for queues and counters).
+    t_eval : array_like or None, optional
+        Output times, seconds.
+    max_step, first_step : float, optional
+        Largest and first step, seconds.
+    max_steps : int, optional
+        Step budget.
+    method : {"RK45", "RK23"}, optional
+        The Runge-Kutta pair.
+
+    Returns
+    -------
+    tuple
+        ``(Generated, dict of the kernel's arguments)``.
+
+    Raises
+    ------
+    InputError
+        For a system the generated kernels do not serve (:func:`ecocc.dde.codegen.supported`).
+    """
     from . import codegen
     why = codegen.supported(sysm)
     if why is not None:
