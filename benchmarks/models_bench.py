@@ -95,6 +95,8 @@ def run_ecocc(case, tmp, tag, engine="auto", env_extra=None):
     wall, err = _run([__file__, "--ecocc-case", json.dumps(case), out, engine], env_extra)
     if err:
         return dict(error=str(err))
+    if not Path(out).is_file():
+        return dict(error="the ecocc process exited without writing its results")
     d = np.load(out)
     return dict(wall_s=float(d["wall_s"]), status=str(d["status"]), compiled=str(d["compiled"]),
                 built_now=bool(d["built_now"]), n_steps=int(d["n_steps"]), S=d["S"], q=d["q"])
@@ -105,6 +107,8 @@ def run_jitc(case, tmp, tag):
     wall, err = _run([str(HERE / "jitc_models.py"), json.dumps(case), out])
     if err:
         return dict(error=str(err))
+    if not Path(out).is_file():
+        return dict(error="the jitcdde process exited without writing its results")
     d = np.load(out)
     return dict(wall_s=float(d["wall_s"]), compile_s=float(d["compile_s"]), integrate_s=float(d["integrate_s"]),
                 S=d["S"], q=d["q"])
