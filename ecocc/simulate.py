@@ -163,6 +163,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     # error control off, max_step_s = 0 looped on zero-length steps, a negative one ran time backwards
     from .dde import options as opt
     rtol = opt.rtol(rtol)
+    # a user's simulation never wants error control off (solve_dde allows it, to force fixed steps)
+    check(rtol < 1.0, "rtol", rtol, "a relative tolerance in [2.22e-14, 1) (1 or more controls nothing)")
     max_step_s = opt.max_step(max_step_s, "max_step_s")
     if solver == "fixed":
         check(step_s is not None, "step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
