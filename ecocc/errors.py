@@ -102,14 +102,11 @@ def check_int(field: str, value, *, minimum: int = 1) -> int:
     InputError
         For a non-number, a non-integral number or one below ``minimum``.
     """
+    import math
     import numbers
-    allowed = f"an integer >= {minimum}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(field, value, allowed)
-    try:
-        iv = int(value)
-    except (OverflowError, ValueError):
-        raise InputError(field, value, allowed) from None
-    if iv != value or iv < minimum:
-        raise InputError(field, value, allowed)
-    return iv
+
+    from .dde.options import integer  # the integer check itself (lazy: options imports this module)
+    if (isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral))
+            and math.isfinite(value) and float(value).is_integer()):
+        value = int(value)  # 4.0 is the whole number 4 here (options.integer refuses floats)
+    return integer(field, value, lo=minimum)
