@@ -80,7 +80,9 @@ def describe(model_name: str) -> dict:
     from .models import get_model
     m = get_model(model_name)
     P = m.Params
-    docs = _doc_entries(P.__doc__)
+    docs = {}
+    for klass in reversed(P.__mro__):  # inherited fields keep their base class's description (LossParams' RED fields)
+        docs.update(_doc_entries(klass.__doc__ or "") if klass is not object else {})
     params = []
     for f in dataclasses.fields(P):
         if not f.init:

@@ -42,6 +42,11 @@ def test_params_lists_units_defaults_equations_and_paper():
     from ecocc.models import get_model
     assert names == get_model("petcp").Params.field_names()
     assert all(p["description"] != "(no description in the docstring)" for p in d["parameters"])
+    from ecocc.models import REGISTRY
+    for name in REGISTRY:  # every model, inherited fields included (HSTCP's RED fields come from LossParams)
+        d = strict(CliRunner().invoke(main, ["params", name, "--json"]).output)
+        missing = [p["name"] for p in d["parameters"] if p["description"] == "(no description in the docstring)"]
+        assert not missing, (name, missing)
     bad = CliRunner().invoke(main, ["params", "nosuch"])
     assert bad.exit_code == 2 and "model" in bad.output
 
