@@ -50,7 +50,6 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -849,7 +848,7 @@ def warm(models=None) -> dict:
 
 #: the registry models whose generated kernels are shipped and compiled at install time: each costs about
 #: 26 s of CPU (75-120 s wall on a loaded 2-core machine) to ``pip install``; the others compile on first use
-SHIP_MODELS = ("aecp", "cltcp")
+SHIP_MODELS = ("aecp", "cltcp", "petcp", "symbiosis", "reno")
 
 
 def _registry_systems(models=SHIP_MODELS):
@@ -1045,6 +1044,7 @@ def generate(sysm) -> Generated:
 
 def _write(path: Path, text: str):
     """Write ``text`` to ``path`` atomically (a temporary file renamed): another process sees all or nothing."""
+    import tempfile  # here: its import (shutil, random, bz2, lzma) is not needed when nothing is written
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as fh:
