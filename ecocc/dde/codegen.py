@@ -186,7 +186,9 @@ def _function(name, args, exprs, tuple_out):
     from sympy.printing.pycode import PythonCodePrinter
     pr = PythonCodePrinter(dict(fully_qualified_modules=True))
     repl, red = sp.cse(list(exprs), symbols=sp.numbered_symbols("c_"), optimizations="basic")
-    lines = ["", "", '@njit(cache=True, inline="always")', f"def {name}({', '.join(args)}):"]
+    # not inline="always": numba's IR-level inlining (copy, SSA rebuild) was 60 % of the install-time build;
+    # LLVM inlines the compiled call anyway (measured: same outputs bit for bit, same speed; docs/notes/startup.md)
+    lines = ["", "", "@njit(cache=True)", f"def {name}({', '.join(args)}):"]
     for s, e in repl:
         lines.append(f"    {s} = {pr.doprint(e)}")
     outs = [f"float({pr.doprint(e)})" for e in red]
@@ -364,7 +366,7 @@ class Generated:
             return [f"ls_{k} = LST[{i}, {idx}]" for i, k in enumerate(self.lst_keys)]
 
         agg = m.path_aggregate
-        r = ["", "", '@njit(cache=True, inline="always")',
+        r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
              "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",

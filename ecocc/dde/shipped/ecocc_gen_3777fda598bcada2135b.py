@@ -996,27 +996,27 @@ import math  # noqa
 from numba import njit  # noqa
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _law_rate(u_x, qd, st_rtt, st_K, p_alpha_per_s, p_beta_per_s, p_T_s, p_q0_pkts):
     return float(math.exp(u_x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _law_signal(lv_r, qq, yy, CC, ls_q0, p_alpha_per_s, p_beta_per_s, p_T_s, p_q0_pkts):
     return float(lv_r)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_alpha_per_s, p_beta_per_s, p_T_s, p_q0_pkts):
     return (float(p_alpha_per_s*(fb - u_x)),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _law_link(lc_r, q, y, C, ls_q0, p_alpha_per_s, p_beta_per_s, p_T_s, p_q0_pkts):
     return (float(p_beta_per_s*(1 - (y - (ls_q0 - q)/p_T_s)/C)),)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):
     """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
