@@ -87,7 +87,7 @@ def _timed(cmd, env, cwd, timeout):
         return None, f"timeout after {timeout} s"
     wall = time.perf_counter() - t0
     if p.returncode != 0:
-        return None, (p.stderr or p.stdout).strip()[-1000:]
+        return None, f"exit status {p.returncode}: " + (p.stderr or p.stdout).strip()[-1000:]
     return wall, p.stdout
 
 
