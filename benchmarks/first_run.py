@@ -133,6 +133,9 @@ def write_md(res, path):
     L += ["", "kernel: `aot installed` = the module `setup.py build_ext` compiled at install time (no numba imported); "
           "`aot` / `jit` = compiled during the run; `numpy` = the NumPy solver (no compiled kernel for the case).  "
           "Errors, if any, are in `first_run.json`."]
+    errs = [f"{r['model']}: {len(r['errors'])} failed run(s) ({r['errors'][0][:80]})" for r in res["rows"] if r["errors"]]
+    if errs:
+        L += ["", "Failed runs (left out of the medians): " + "; ".join(errs) + "."]
     Path(path).write_text("\n".join(L) + "\n")
 
 
