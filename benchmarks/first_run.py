@@ -18,8 +18,8 @@ starting together at the default initial rate, drop-tail buffer 500 packets for 
 Both are timed by this script from spawn to exit; rounds interleave the two (load changes hit both);
 the speed-up is the ratio of the medians of the runs made in this invocation.  Before timing, the package's
 ``.pyc`` files are written (``python -m compileall``), as ``pip install`` does for an installed package (an
-editable install writes them on its first import instead; ``--no-pyc`` measures processes that compile the
-sources every time).
+editable install writes them on its first import instead; ``--no-pyc`` removes ecocc's and measures
+processes that compile ecocc's sources every time).
 
 Usage: ``python benchmarks/first_run.py [--rounds 5] [--models aecp,reno]``; writes ``first_run.json`` and
 ``first_run.md`` beside this file.
@@ -99,12 +99,15 @@ def _env(**extra):
 
 
 def _pyc(no_pyc: bool, tmp: str):
-    """Write the package's .pyc files (what pip install does), or point the processes at an empty
-    ``pycache_prefix`` with writing off, so they compile every source (``--no-pyc``)."""
+    """Write the package's .pyc files (what pip install does), or (``--no-pyc``) remove them and turn
+    writing off, so every process compiles ecocc's sources (the other packages keep their .pyc files)."""
+    import shutil
     import subprocess
     from pathlib import Path
     if no_pyc:
-        return dict(PYTHONPYCACHEPREFIX=str(Path(tmp) / "no-pyc"), PYTHONDONTWRITEBYTECODE="1")
+        for d in (Path(ROOT) / "ecocc").rglob("__pycache__"):
+            shutil.rmtree(d)
+        return dict(PYTHONDONTWRITEBYTECODE="1")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(ROOT) / "ecocc")], check=True,
                    stdout=subprocess.DEVNULL, env=dict(os.environ, PYTHONDONTWRITEBYTECODE=""))
     return {}
@@ -152,7 +155,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", default=",".join(MODELS))
-    ap.add_argument("--no-pyc", action="store_true", help="processes compile every ecocc source (no .pyc)")
+    ap.add_argument("--no-pyc", action="store_true", help="remove ecocc's .pyc files and write none: every process "
+                    "compiles ecocc's sources (an editable install's first import)")
     ap.add_argument("--timeout", type=float, default=600.0, help="per process, seconds")
     ap.add_argument("--out", default=os.path.join(HERE, "first_run"), help="results path without extension")
     a = ap.parse_args(argv)
@@ -162,7 +166,7 @@ def main(argv=None):
     tmp = tempfile.mkdtemp(prefix="ecocc-first-")
     pyc_env = _pyc(a.no_pyc, tmp)
     res = dict(case="N = 4 dumbbell, 60 s, whole process, empty kernel caches", rounds=a.rounds,
-               pyc=("no .pyc: every process compiled the ecocc sources" if a.no_pyc else
+               pyc=("no .pyc for ecocc: every process compiled ecocc's sources" if a.no_pyc else
                     ".pyc files written before timing (python -m compileall, as pip install does)"),
                machine=platform.platform(), python=sys.version.split()[0],
                loadavg_start=" ".join(f"{x:.1f}" for x in os.getloadavg()),
