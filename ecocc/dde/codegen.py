@@ -848,8 +848,9 @@ def warm(models=None) -> dict:
     return out
 
 
-#: the registry models whose generated kernels are shipped and compiled at install time: each costs about
-#: 26 s of CPU (75-120 s wall on a loaded 2-core machine) to ``pip install``; the others compile on first use
+#: the registry models whose generated kernels are shipped and compiled at install time (the models of issue
+#: 14's first-run target; AECP and CLTCP share theirs): the five cost 58 s of CPU to build (docs/notes/startup.md);
+#: the others compile on first use
 SHIP_MODELS = ("aecp", "cltcp", "petcp", "symbiosis", "reno")
 
 
