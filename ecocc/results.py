@@ -96,7 +96,8 @@ class Trajectory:
         else:
             model_name, params = m.name, sysm.P.as_dict()
             rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
-            eq = _equilibrium_at_end(m, net, sysm.P, act[-1] if len(t) else np.ones(net.n_flows, bool))
+            # computed on first read of Trajectory.equilibrium (see _DeferredEquilibrium)
+            eq = _DeferredEquilibrium(m, net, sysm.P, (act[-1] if len(t) else np.ones(net.n_flows, bool)).copy())
         return cls(name=name, model=model_name, params=params, t_s=t, rate_pps=rate, queue_pkts=q,
                    lost_pkts=Y[:, lay["lost"].sl], arrived_pkts=Y[:, lay["arrived"].sl],
                    departed_pkts=Y[:, lay["departed"].sl], sent_pkts=Y[:, lay["sent"].sl],
@@ -293,6 +294,40 @@ class Trajectory:
         """
         from .plotting import plot_trajectory
         return plot_trajectory(self, ax=ax, **kwargs)
+
+
+class _DeferredEquilibrium:
+    """The arguments of :func:`_equilibrium_at_end`, evaluated on the first read of
+    :attr:`Trajectory.equilibrium`: several models' equilibria solve for a root with SciPy, whose import
+    (``scipy.optimize``, 0.2-0.3 s) would otherwise be most of a short run's process."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, *args):
+        self.args = args
+
+
+def _get_equilibrium(self):
+    v = self.__dict__.get("_equilibrium")
+    if isinstance(v, _DeferredEquilibrium):
+        v = self.__dict__["_equilibrium"] = _equilibrium_at_end(*v.args)
+    return v
+
+
+def _set_equilibrium(self, value):
+    self.__dict__["_equilibrium"] = value
+
+
+def _getstate(self):
+    _get_equilibrium(self)  # a pickled trajectory carries the value, not the model and network
+    return dict(self.__dict__)
+
+
+# a property over the dataclass field (its __init__ assigns through the setter; the default stays None)
+Trajectory.equilibrium = property(_get_equilibrium, _set_equilibrium, doc=(
+    "The model's analytic equilibrium for the flows active at the end of the run (dict), None where the model "
+    "has none; computed on first read."))
+Trajectory.__getstate__ = _getstate
 
 
 def _equilibrium_at_end(m, net, P, active_end):

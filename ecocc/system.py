@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dde.problem import DDEProblem, Lookup
+from .dde.problem import DDEProblem, Lookup, sorted_unique
 from .models.base import NUMPY_OPS, NetworkModel
 from .network import Network
 
@@ -152,7 +152,7 @@ class NetworkSystem:
         for c in self.net.cross_traffic:
             times, rates = c.piecewise(t_end)
             series.append((self.net.link_index(c.link), times, rates))
-        allt = np.unique(np.concatenate([[0.0]] + [s[1] for s in series]))
+        allt = sorted_unique(np.concatenate([[0.0]] + [s[1] for s in series]))
         table = np.zeros((allt.size, L))
         for li, times, rates in series:
             k = np.searchsorted(times, allt, side="right") - 1
@@ -213,23 +213,20 @@ class NetworkSystem:
             add("own", np.concatenate([o + idx for o in fvars]), np.tile(a.rtt_s, len(fvars)))
         if m.signal_uses_arrival:
             # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k))
-            import scipy.sparse as sp
-            R = a.routing.tocsr()
+            indptr, indices = a.flows_by_link()  # routing's CSR structure, without scipy.sparse (a compiled run)
             rows, ks, dl = [], [], []
             fwd_of = {}
             for j in range(pl.size):
                 fwd_of[(pl[j], pf[j])] = self.fwd[j]
             for j in range(pl.size):
                 l = pl[j]
-                flows_on_l = R.indices[R.indptr[l]:R.indptr[l + 1]]
+                flows_on_l = indices[indptr[l]:indptr[l + 1]]
                 rows.append(np.full(flows_on_l.size, j))
                 ks.append(flows_on_l)
                 dl.append(self.bwd[j] + np.array([fwd_of[(l, k)] for k in flows_on_l]))
             rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
             self.arr_flows, self.arr_delays = ks, dl
             self.arr_rows = rows  # the (link, flow) pair each entry is seen by
-            self.arr_sum = sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)), shape=(rows.size, pl.size))
-            self.arr_sum_T = self.arr_sum.T.tocsr()
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
         self.lookups = lk
 
@@ -243,6 +240,20 @@ class NetworkSystem:
     def Rt(self):
         """Routing transposed, flows x links (CSR)."""
         return self.a.routing.T.tocsr()
+
+    @functools.cached_property
+    def arr_sum(self):
+        """Arrival entries -> their (link, flow) pair, entries x pairs (CSR; models whose signal reads the
+        delayed arrival)."""
+        import scipy.sparse as sp
+        rows = self.arr_rows
+        return sp.csr_matrix((np.ones(rows.size), (np.arange(rows.size), rows)),
+                             shape=(rows.size, self.a.pair_link.size))
+
+    @functools.cached_property
+    def arr_sum_T(self):
+        """:attr:`arr_sum` transposed, pairs x entries (CSR)."""
+        return self.arr_sum.T.tocsr()
 
     @functools.cached_property
     def link_from_pair(self):

@@ -42,7 +42,6 @@ import importlib.util
 import os
 import platform
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -142,6 +141,8 @@ def compile_module(kind: str, name: str, out_dir: Path, *, func, sig, stamp: int
     Path
         The module file.
     """
+    import tempfile  # here: a run that loads a kernel writes nothing
+
     from numba.core.errors import NumbaDeprecationWarning, NumbaPendingDeprecationWarning
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaDeprecationWarning)

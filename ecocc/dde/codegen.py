@@ -50,7 +50,6 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -187,7 +186,9 @@ def _function(name, args, exprs, tuple_out):
     from sympy.printing.pycode import PythonCodePrinter
     pr = PythonCodePrinter(dict(fully_qualified_modules=True))
     repl, red = sp.cse(list(exprs), symbols=sp.numbered_symbols("c_"), optimizations="basic")
-    lines = ["", "", '@njit(cache=True, inline="always")', f"def {name}({', '.join(args)}):"]
+    # not inline="always": numba's IR-level inlining (copy, SSA rebuild) was 60 % of the install-time build;
+    # LLVM inlines the compiled call anyway (measured: same outputs bit for bit, same speed; docs/notes/startup.md)
+    lines = ["", "", "@njit(cache=True)", f"def {name}({', '.join(args)}):"]
     for s, e in repl:
         lines.append(f"    {s} = {pr.doprint(e)}")
     outs = [f"float({pr.doprint(e)})" for e in red]
@@ -365,7 +366,7 @@ class Generated:
             return [f"ls_{k} = LST[{i}, {idx}]" for i, k in enumerate(self.lst_keys)]
 
         agg = m.path_aggregate
-        r = ["", "", '@njit(cache=True, inline="always")',
+        r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
              "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
@@ -847,9 +848,10 @@ def warm(models=None) -> dict:
     return out
 
 
-#: the registry models whose generated kernels are shipped and compiled at install time: each costs about
-#: 26 s of CPU (75-120 s wall on a loaded 2-core machine) to ``pip install``; the others compile on first use
-SHIP_MODELS = ("aecp", "cltcp")
+#: the registry models whose generated kernels are shipped and compiled at install time (the models of issue
+#: 14's first-run target; AECP and CLTCP share theirs): the five cost 58 s of CPU to build (docs/notes/startup.md);
+#: the others compile on first use
+SHIP_MODELS = ("aecp", "cltcp", "petcp", "symbiosis", "reno")
 
 
 def _registry_systems(models=SHIP_MODELS):
@@ -1045,6 +1047,7 @@ def generate(sysm) -> Generated:
 
 def _write(path: Path, text: str):
     """Write ``text`` to ``path`` atomically (a temporary file renamed): another process sees all or nothing."""
+    import tempfile  # here: its import (shutil, random, bz2, lzma) is not needed when nothing is written
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as fh:

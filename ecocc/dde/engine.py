@@ -33,12 +33,12 @@ import importlib.util
 import math
 import os
 import time as _time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
+from .problem import sorted_unique
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
 #: the models :func:`ecocc.side_by_side.compare_protocols` runs compiled (its choice, unchanged); no kernel is
@@ -359,6 +359,7 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
     run, info = codegen.kernel(gen, args, "fixed")
     rest = [args[k] for k in FIXED_ARGS[2:]]
     nt = min(_n_threads(), B)
+    from concurrent.futures import ThreadPoolExecutor  # here: its import (logging, threading) costs a run ~5 ms
     with ThreadPoolExecutor(max_workers=nt) as pool:
         for _ in pool.map(lambda first: run(first, nt, *rest), range(nt)):  # re-raises a thread's exception
             pass
@@ -443,11 +444,11 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     # NumPy solver does, so both take the same steps)
     dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in prob.lookups
           if np.ndim(lk.delays) == 1]
-    dcomp = np.unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
+    dcomp = sorted_unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
     args = dict(
         y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
-        bps=np.unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
+        bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
         expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, dcomp=dcomp,
         counters=np.zeros(6, dtype=np.int64), reals=np.zeros(3))
@@ -726,6 +727,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     _last_lanes_info.update(info, kernel=gen.name)
     args = [col[k] for k in LANES_ARGS[2:]]
     nt = min(_n_threads(), G)
+    from concurrent.futures import ThreadPoolExecutor  # here: its import (logging, threading) costs a run ~5 ms
     with ThreadPoolExecutor(max_workers=nt) as pool:
         for _ in pool.map(lambda first: run(first, nt, *args), range(nt)):  # re-raises a thread's exception
             pass

@@ -46,6 +46,30 @@ from typing import Callable, Sequence
 import numpy as np
 
 
+def sorted_unique(a) -> np.ndarray:
+    """The sorted distinct values of a 1-D array: ``np.unique(a)`` for arrays without NaN.
+
+    ``np.unique`` imports ``numpy.ma`` on its first call (NumPy 2: ``np.ma.is_masked``), about 10-15 ms of a
+    process's start-up; a short run calls it on its set-up path (delays, breakpoints), so this sorts and
+    drops repeats instead.  Unlike ``np.unique`` it keeps every NaN (the callers pass finite times,
+    delays and indices).
+
+    Parameters
+    ----------
+    a : array_like
+        Values (any shape; flattened).
+
+    Returns
+    -------
+    numpy.ndarray
+        The distinct values, ascending (a new array; the input's dtype).
+    """
+    s = np.sort(np.ravel(a))
+    if s.size < 2:
+        return s
+    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+
 class Throttled:
     """Call ``fn(t)`` at most every ``every_s`` seconds of wall time (progress bars).
 
@@ -210,8 +234,8 @@ class DDEProblem:
         self.bounded = np.asarray(self.bounded, dtype=np.int64)
         self.lower = np.broadcast_to(np.asarray(self.lower, dtype=float), self.bounded.shape).copy()
         self.upper = np.broadcast_to(np.asarray(self.upper, dtype=float), self.bounded.shape).copy()
-        self.jumps = np.unique(np.asarray(self.jumps, dtype=float))
-        self.kinks = np.unique(np.asarray(self.kinks, dtype=float))
+        self.jumps = sorted_unique(np.asarray(self.jumps, dtype=float))
+        self.kinks = sorted_unique(np.asarray(self.kinks, dtype=float))
 
     def positive_delays(self) -> np.ndarray:
         """List the distinct positive constant delays of all lookups (flattened over batches).
@@ -225,7 +249,7 @@ class DDEProblem:
             return np.zeros(0)
         d = np.concatenate([np.ravel(lk.delays) for lk in self.lookups])
         d = d[d > 0]
-        return np.unique(d)
+        return sorted_unique(d)
 
     def history_values(self, t: np.ndarray, comps: np.ndarray) -> np.ndarray:
         """Return the state before ``t0``: the user's ``history`` function, else the constant ``y0``.
@@ -270,7 +294,7 @@ class DDEProblem:
         """
         depth = self.breakpoint_depth if depth is None else depth
         src = np.concatenate([[self.t0], self.jumps, self.kinks])
-        src = np.unique(src[(src >= self.t0) & (src <= t_end)])
+        src = sorted_unique(src[(src >= self.t0) & (src <= t_end)])
         delays = self.positive_delays()
         out = [src]
         level = src
@@ -278,12 +302,12 @@ class DDEProblem:
             if delays.size == 0 or level.size == 0:
                 break
             nxt = (level[:, None] + delays[None, :]).ravel()
-            nxt = np.unique(nxt[nxt <= t_end])
+            nxt = sorted_unique(nxt[nxt <= t_end])
             if nxt.size > max_count:
                 break
             out.append(nxt)
             level = nxt
-        bp = np.unique(np.concatenate(out))
+        bp = sorted_unique(np.concatenate(out))
         bp = bp[bp > self.t0]
         if bp.size > 1:  # merge points closer than round-off
             keep = np.concatenate([[True], np.diff(bp) > 1e-12 * np.maximum(1.0, np.abs(bp[1:]))])
