@@ -57,7 +57,7 @@ def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
         ``status``, ``message``, the window, per flow the sending rate (data packets put on the access
         link, retransmissions included) and the goodput (data packets delivered to the receiver) over
         the window in packets/s, per link the time-mean queue (packets), utilization (departures / C)
-        and the lost packets over the window and over the whole run, the loss ratios (lost / offered),
+        and the lost packets over the window, over the whole run and over each extra window, the loss ratios (lost / offered),
         and ``wall_s``.
     """
     t = tr.t_s
@@ -87,6 +87,8 @@ def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
         "buffers_pkts": tr.solver["buffers_pkts"], "driver_protocol": tr.solver["driver_protocol"],
         "wall_s": tr.solver["wall_s"],
         "extra_windows_s": [list(w) for w in extra_windows],
+        "lost_pkts_extra": [[float(np.interp(b, t, tr.lost_pkts[:, k]) - np.interp(a, t, tr.lost_pkts[:, k]))
+                             for k in range(len(tr.link_names))] for a, b in extra_windows],
         "goodput_pps_extra": [[float(np.interp(b, t, tr.flow_vars["received"][:, j])
                                      - np.interp(a, t, tr.flow_vars["received"][:, j])) / (b - a)
                                for j in range(len(tr.flow_names))] for a, b in extra_windows],

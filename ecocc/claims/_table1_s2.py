@@ -100,8 +100,10 @@ def s2_check(name: str, base: str, paper_mbps: float, util: float, loss: float, 
     t_end = float(scen["scenario"]["duration_s"])
     what = (f"{len(rev)} forward and {len(rev)} reverse-path flows of {base} at {RUN_MBPS:g} Mbps (x{s:.4g}), "
             f"{t_end:g} s")
-    ev, why = packet_evidence(f"{name}.packet", scen, (0.0, t_end), reverse_flows=rev,
-                              extra_windows=[(t_end / 2, t_end)])
+    burst = [c for c in scen["cross_traffic"] if "schedule_mbps" in c][0]["schedule_mbps"]
+    b0, b1 = float(burst[0][0]), float(burst[1][0])  # the UDP burst's start and end (s)
+    phases = [(0.0, b0), (b0, b0 + 10.0), (b0 + 10.0, b1), (b1, t_end)]  # where the drops happen
+    ev, why = packet_evidence(f"{name}.packet", scen, (0.0, t_end), reverse_flows=rev, extra_windows=phases)
     if ev is None:
         r = not_run_reading("utilization, loss ratio and queue of S2 at packet level", why, what)
         return "not-checkable", r.detail, {"why_not_run": why}, [r]
@@ -119,7 +121,9 @@ def s2_check(name: str, base: str, paper_mbps: float, util: float, loss: float, 
                 f"{u:.3%} over the whole run [0, {t_end:g}] s (the paper's Table 1 averages the whole run)", {}),
         Reading(f"loss ratio {loss:.3g}, {tag}", "holds" if abs(lost - expect) <= loss_tol else "fails",
                 f"{lost:.0f} packets dropped of {offered:.0f} offered at the bottleneck (ratio {ratio:.3g}); the "
-                f"paper's ratio gives {expect:.3g} +- {loss_tol:.3g} (2 sigma of a Poisson count, + 1 packet)", {}),
+                f"paper's ratio gives {expect:.3g} +- {loss_tol:.3g} (2 sigma of a Poisson count, + 1 packet). Drops by "
+                "phase: " + ", ".join(f"{a:g}-{c:g} s: {x[b]:.0f}" for (a, c), x in zip(phases, ev["lost_pkts_extra"]))
+                + f" (UDP burst {b0:g}-{b1:g} s)", {}),
         # 10 %: the S1 queue readings' tolerance ('approaches q0': within 10 %)
         Reading(f"average queue {queue_pkts:g} packets, {tag}",
                 "holds" if abs(q / s - queue_pkts) <= 0.1 * queue_pkts else "fails",
