@@ -84,7 +84,7 @@ def _reproduce_levels(name, out_dir, workers, scheduler, as_json, no_figures, qu
         click.echo(f"\n{len(rows)} rows; packet level: {sum(r.packet_agrees is True for r in rows)} agree, "
                    f"{sum(r.packet_agrees is False for r in rows)} disagree; {n_pk} ns-3 runs ({pk_t['n_runs']} run now "
                    f"in {pk_t['wall_s']:.0f} s, {pk_t['n_reused']} reused from {figure_dir(out_dir)}/runs), "
-                   f"{len(skipped)} not runnable at packet level (listed above)"
+                   f"{len(skipped)} not runnable at packet level" + (" (listed above)" if skipped else "")
                    + (f"; fluid: {len(fl_res)} runs in {fl_t['wall_s']:.0f} s" if fl_t else "")
                    + (f"; not successful: {', '.join(failed)}" if failed else ""))
         figs = (fl_t["figures"] if fl_t else []) + pk_t["figures"]
