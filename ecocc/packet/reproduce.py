@@ -285,7 +285,7 @@ def reproduce_packet(names, out_dir="figures/packet", *, workers: int = 1, sched
             res = dict(res, key=keys[t.label][0], key_inputs=keys[t.label][1])
             atomic_write_text(runs / f"{keys[t.label][0]}.json", json_dumps(res))  # at once: a rerun resumes
             results[t.label] = res
-        records = [r for n in names for r in compare(n, results)]
+        records = [r for n in names for r in _with_run_reasons(n, compare(n, results), results)]
         if figures:
             for n in names:
                 written += plot_scenario(n, results, lock.out)
@@ -293,6 +293,29 @@ def reproduce_packet(names, out_dir="figures/packet", *, workers: int = 1, sched
         "wall_s": time.perf_counter() - t0, "n_runs": len(todo), "n_reused": n_reused,
         "n_skipped": sum(v["status"] == "skipped" for v in results.values()), "figures": written,
         "run_wall_s": {k: v.get("wall_s") for k, v in results.items() if v["status"] != "skipped"}}
+
+
+def _with_run_reasons(name, records, results):
+    """Records of scenario ``name`` whose packet run was not made carry that run's reason as ``why``.
+
+    :func:`ecocc.reproduce.compare` prefers the scenario's ``why`` (which explains the fluid model) to the run's
+    message; at packet level a skipped or failed run's own reason is the one that applies.
+    """
+    from .. import scenarios
+    from ..reproduce import Task, _spec
+    sc = scenarios.load(name)
+    rep, _ = _spec(sc)
+    sw = rep.get("sweep")
+    out = []
+    for entry, r in zip(rep.get("paper", []), records):
+        at = entry.get("at")
+        res = results.get(Task(name, entry.get("protocol", sc.model), None if at is None or not sw else float(at)).label)
+        if res is None:
+            r = dataclasses.replace(r, why="packet run not made")
+        elif res.get("status") != "success" or "t_s" not in res:
+            r = dataclasses.replace(r, why=f"packet run {res.get('status')}: {res.get('message', '')}")
+        out.append(r)
+    return out
 
 
 @dataclasses.dataclass
@@ -372,7 +395,7 @@ def _why_packet(p) -> str:
     """
     if p is None:
         return "packet level not run"
-    if not (isinstance(p.ecocc, float) and math.isfinite(p.ecocc)):
+    if p.why.startswith("packet run") or not (isinstance(p.ecocc, float) and math.isfinite(p.ecocc)):
         return p.why
     if p.agrees is False:
         return "measured in ns-3; no known reason recorded for the packet level"
