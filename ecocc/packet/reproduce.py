@@ -131,8 +131,9 @@ def why_not_packet(task, max_packets: float | None = DEFAULT_MAX_PACKETS):
         return f"no packet-level form: {exc}", math.nan
     n = estimated_packets(psc.network, duration)
     if max_packets and n > max_packets:
-        return (f"larger than --max-packets {max_packets:.3g}: about {n:.3g} data packets, ~{estimated_wall_s(n) / 60:.0f} "
-                "min of ns-3 CPU", n)
+        w = estimated_wall_s(n)
+        return (f"larger than --max-packets {max_packets:.3g}: about {n:.3g} data packets, "
+                + (f"~{w:.0f} s" if w < 120 else f"~{w / 60:.0f} min") + " of ns-3 CPU", n)
     return None, n
 
 
