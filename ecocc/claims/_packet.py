@@ -57,7 +57,7 @@ def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
         ``status``, ``message``, the window, per flow the sending rate (data packets put on the access
         link, retransmissions included) and the goodput (data packets delivered to the receiver) over
         the window in packets/s, per link the time-mean queue (packets), utilization (departures / C)
-        and the lost packets over the window and over the whole run, the loss ratios (lost / offered),
+        and the lost packets over the window, over the whole run and over each extra window, the loss ratios (lost / offered),
         and ``wall_s``.
     """
     t = tr.t_s
@@ -80,13 +80,15 @@ def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
         "flows": tr.flow_names, "links": tr.link_names,
         "send_rate_pps": sent.tolist(), "goodput_pps": recv.tolist(),
         "mean_queue_pkts": q.tolist(), "utilization": (dep / tr.capacity_pps).tolist(),
-        "lost_pkts_window": lost_w.tolist(), "lost_pkts_run": lost_all.tolist(),
+        "lost_pkts_window": lost_w.tolist(), "lost_pkts_run": lost_all.tolist(), "offered_pkts_run": off_all.tolist(),
         "loss_ratio_window": np.where(off_w > 0, lost_w / np.maximum(off_w, 1e-300), 0.0).tolist(),
         "loss_ratio_run": np.where(off_all > 0, lost_all / np.maximum(off_all, 1e-300), 0.0).tolist(),
         "max_bin_queue_pkts": np.max(tr.queue_pkts, axis=0).tolist(),
         "buffers_pkts": tr.solver["buffers_pkts"], "driver_protocol": tr.solver["driver_protocol"],
         "wall_s": tr.solver["wall_s"],
         "extra_windows_s": [list(w) for w in extra_windows],
+        "lost_pkts_extra": [[float(np.interp(b, t, tr.lost_pkts[:, k]) - np.interp(a, t, tr.lost_pkts[:, k]))
+                             for k in range(len(tr.link_names))] for a, b in extra_windows],
         "goodput_pps_extra": [[float(np.interp(b, t, tr.flow_vars["received"][:, j])
                                      - np.interp(a, t, tr.flow_vars["received"][:, j])) / (b - a)
                                for j in range(len(tr.flow_names))] for a, b in extra_windows],
@@ -94,7 +96,8 @@ def summarize(tr, window_s: tuple[float, float], extra_windows=()) -> dict:
 
 
 def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *, protocol: str | None = None,
-                    seed: int = 1, heavy_min: float = 0.0, extra_windows=()) -> tuple[dict | None, str]:
+                    seed: int = 1, heavy_min: float = 0.0, extra_windows=(),
+                    reverse_flows=None) -> tuple[dict | None, str]:
     """One ns-3 run of ``scenario`` summarised (:func:`summarize`), cached; or ``None`` and why not.
 
     Parameters
@@ -111,6 +114,8 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
         ns-3 random seed.
     extra_windows : sequence of (float, float)
         More windows (s) for the per-flow goodput (:func:`summarize`).
+    reverse_flows : list of dict, optional
+        Reverse-path flows (:func:`ecocc.packet.spec.build_spec`), part of the cache key.
     heavy_min : float
         Expected wall time of the run in minutes, when it is long (0: a short run).  A run of 10 minutes or more
         happens only with ``$ECOCC_CLAIMS_PACKET=all`` (or from the cache), so that a default ``ecocc claims``
@@ -126,7 +131,8 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     if not ok:
         return None, why
     if heavy_min >= 10 and os.environ.get(ENV, "").strip().lower() != "all":
-        cached_out = cached(name, None, **_key(scenario, window_s, protocol, seed, extra_windows), lookup_only=True)
+        cached_out = cached(name, None, **_key(scenario, window_s, protocol, seed, extra_windows, reverse_flows),
+                            lookup_only=True)
         if cached_out is None:
             return None, (f"a long ns-3 run (about {heavy_min:g} min on 2 cores), run only with {ENV}=all")
         return (cached_out, "ok") if cached_out["status"] == "success" else (
@@ -136,10 +142,10 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     from ..packet import run_packet
 
     def go():
-        tr = run_packet(scenarios.from_dict(scenario), protocol=protocol, seed=seed)
+        tr = run_packet(scenarios.from_dict(scenario), protocol=protocol, seed=seed, reverse_flows=reverse_flows)
         return summarize(tr, window_s, extra_windows)
     try:
-        out = cached(name, go, **_key(scenario, window_s, protocol, seed, extra_windows))
+        out = cached(name, go, **_key(scenario, window_s, protocol, seed, extra_windows, reverse_flows))
     except EcoccError as exc:
         return None, f"the ns-3 run failed: {str(exc).splitlines()[0]}"
     if out["status"] != "success":
@@ -147,10 +153,11 @@ def packet_evidence(name: str, scenario: dict, window_s: tuple[float, float], *,
     return out, "ok"
 
 
-def _key(scenario, window_s, protocol, seed, extra_windows=()) -> dict:
+def _key(scenario, window_s, protocol, seed, extra_windows=(), reverse_flows=None) -> dict:
     """The cache key of a packet run: the scenario, windows, protocol, seed, packet code and interpreter."""
     from ..packet.runner import code_digest, ns3_python
-    return {"scenario": scenario, "window": list(window_s), "extra_windows": [list(w) for w in extra_windows],
+    extra = {} if reverse_flows is None else {"reverse_flows": reverse_flows}  # keys of older runs unchanged
+    return {**extra, "scenario": scenario, "window": list(window_s), "extra_windows": [list(w) for w in extra_windows],
             "protocol": protocol, "seed": seed, "packet_code": code_digest(), "python": ns3_python()}
 
 

@@ -97,11 +97,26 @@ def sec5_1(figdir=None):
 
 _PKT = ("a packet-level run of the same scenario: `ecocc packet` / `ecocc compare` (issue 12, ns-3 with the "
         "protocol's sender and router as in Sec. 5)")
-not_checkable("aecp.table1.s2", f"{SRC} Sec. 6.2, Table 1 (S2 column)",
-              "With 10 reverse-path flows, 80 Mbps of web traffic (400 on-off sources) and a 160 Mbps UDP burst: AECP "
-              "utilization 98.64 %, loss ratio 6.75e-4, average queue 1358 packets",
-              "reverse-path flows (ACK path), the packet dynamics of 400 on-off web sources and per-packet tail drop",
-              _PKT)
+@claim("aecp.table1.s2", f"{SRC} Sec. 6.2, Table 1 (S2 column)",
+       "With 10 reverse-path flows, 80 Mbps of web traffic (400 on-off sources) and a 160 Mbps UDP burst: AECP "
+       "utilization 98.64 %, loss ratio 6.75e-4, average queue 1358 packets")
+def table1_s2(figdir=None):
+    """Table 1 S2 from an ns-3 run with 10 reverse-path flows at 10 Mbps (:mod:`ecocc.claims._table1_s2`).
+
+    Parameters
+    ----------
+    figdir : Path, optional
+        Unused (no figure).
+
+    Returns
+    -------
+    Record
+        The three readings' combined verdict; ``not-checkable`` with the reason when ns-3 did not run.
+    """
+    from ._table1_s2 import s2_check
+    v, detail, ev, readings = s2_check("aecp.table1.s2", "aecp-fig8", 500.0, 0.9864, 0.000675, 1358.0)
+    return record("aecp.table1.s2", v, detail, ev, readings,
+                  run="ecocc.claims._table1_s2.s2_check('aecp.table1.s2', 'aecp-fig8', 500, ...)")
 not_checkable("aecp.table1.others", f"{SRC} Sec. 6.2, Table 1 (TCPSack, VCP, XCP rows)",
               "TCPSack 100/87.14 %, VCP 93.06/89.95 %, XCP 99.97/94.28 % utilization, with the loss ratios and queues "
               "of Table 1", "models of TCP-SACK, VCP and XCP (ecocc has a Reno fluid model only) and packet effects",

@@ -9,6 +9,7 @@ parking lot 120/60/120 Mbps.
 from __future__ import annotations
 
 from . import _aecp_checks as K
+from .base import claim, record
 from ._paperwrap import not_checkable, register
 
 P = "cltcp"
@@ -70,11 +71,26 @@ register("cltcp.fig10", f"{SRC} Sec. VI.C, Fig. 9-10",
 
 _PKT = ("a packet-level run of the same scenario: `ecocc packet` / `ecocc compare` (issue 12, ns-3 with the "
         "protocol's sender and router as in Sec. V)")
-not_checkable("cltcp.table1.s2", f"{SRC} Sec. VI.B, Table I (S2 column)",
-              "With 4 reverse-path flows, 20 Mbps of web traffic (100 on-off sources) and a 40 Mbps UDP burst: "
-              "CLTCP utilization 98.63 %, loss ratio 7.59e-8, average queue 393 packets",
-              "reverse-path flows (ACK path), the packet dynamics of 100 on-off web sources and per-packet tail drop",
-              _PKT)
+@claim("cltcp.table1.s2", f"{SRC} Sec. VI.B, Table I (S2 column)",
+       "With 4 reverse-path flows, 20 Mbps of web traffic (100 on-off sources) and a 40 Mbps UDP burst: "
+       "CLTCP utilization 98.63 %, loss ratio 7.59e-8, average queue 393 packets")
+def table1_s2(figdir=None):
+    """Table 1 S2 from an ns-3 run with 4 reverse-path flows at 10 Mbps (:mod:`ecocc.claims._table1_s2`).
+
+    Parameters
+    ----------
+    figdir : Path, optional
+        Unused (no figure).
+
+    Returns
+    -------
+    Record
+        The three readings' combined verdict; ``not-checkable`` with the reason when ns-3 did not run.
+    """
+    from ._table1_s2 import s2_check
+    v, detail, ev, readings = s2_check("cltcp.table1.s2", "cltcp-fig8", 120.0, 0.9863, 7.59e-08, 393.0)
+    return record("cltcp.table1.s2", v, detail, ev, readings,
+                  run="ecocc.claims._table1_s2.s2_check('cltcp.table1.s2', 'cltcp-fig8', 120, ...)")
 not_checkable("cltcp.table1.xcp", f"{SRC} Sec. VI.B, Table I (XCP row)",
               "XCP: utilization 99.94 % / 86.28 %, loss 0 / 3.36e-2, average queue 0.8 / 485 packets (S1 / S2)",
               "an XCP model (ecocc has none) and packet effects", "an ns-3 XCP run beside CLTCP (issue 12)")

@@ -60,8 +60,9 @@ def main(argv=None):
     DblVec = cppyy.gbl.std.vector[float]
     for f in spec["flows"]:
         stop = float("inf") if f["stop_s"] is None else float(f["stop_s"])
-        d.AddFlow(IntVec(f["route"]), float(f["rtt_s"]), float(f["start_s"]), stop, float(f["initial_rate_pps"]),
-                  float(f["physical_bw_pps"]))
+        add = d.AddReverseFlow if f.get("reverse") else d.AddFlow
+        add(IntVec(f["route"]), float(f["rtt_s"]), float(f["start_s"]), stop, float(f["initial_rate_pps"]),
+            float(f["physical_bw_pps"]))
     for c in spec["cross"]:
         if c["kind"] == "cbr":
             d.AddCbr(int(c["link"]), DblVec(c["times"]), DblVec(c["rates"]))
@@ -85,7 +86,9 @@ def main(argv=None):
              offered=arr(d.linkOffered, L_), dropped=arr(d.linkDropped, L_), departed=arr(d.linkDeparted, L_),
              queue=arr(d.linkQueue, L_), area=arr(d.linkArea, L_), signal=arr(d.linkSignal, L_),
              updates=arr(d.flowUpdates, 0), min_rtt=arr(d.flowMinRtt, 0),
-             timing=np.array([t_import, t_compile, t_run]))
+             timing=np.array([t_import, t_compile, t_run]),
+             rev_offered=arr(d.revOffered, L_), rev_dropped=arr(d.revDropped, L_),
+             rev_departed=arr(d.revDeparted, L_), rev_area=arr(d.revArea, L_))
     print("ECOCC_DONE", flush=True)
     return 0
 

@@ -201,8 +201,9 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
     area = data["area"]
     q = np.zeros_like(area)
     q[1:] = np.diff(area, axis=0) / dt[:, None]
-    a = net.arrays
-    act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
+    start = np.array([f["start_s"] for f in spec["flows"]], dtype=float)
+    stop = np.array([np.inf if f["stop_s"] is None else f["stop_s"] for f in spec["flows"]], dtype=float)
+    act = (start[None, :] <= t[:, None]) & (t[:, None] < stop[None, :])
     t_end = float(spec["t_end_s"])
     reached = float(t[-1]) if t.size else 0.0
     ok = abs(reached - t_end) <= 1e-6 * max(1.0, t_end)
@@ -212,6 +213,10 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
         link_vars["r"] = data["signal"]
     elif proto == "symbiosis":
         link_vars["available"] = data["signal"]
+    rev = data.get("rev_departed")
+    if rev is not None and rev.size:  # reverse-path flows: the links' reverse direction (cumulative, packets)
+        link_vars.update(reverse_arrived=data["rev_offered"], reverse_lost=data["rev_dropped"],
+                         reverse_departed=data["rev_departed"], reverse_queue_area=data["rev_area"])
     flow_vars = {"received": data["recv"]}
     if proto in ("aecp", "petcp", "symbiosis"):
         flow_vars["controller_rate"] = data["ctrl"]
@@ -234,6 +239,7 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
         "import_s": float(timing[0]), "compile_s": float(timing[1]), "simulate_s": float(timing[2]),
         "t_reached_s": reached, "controller_updates": [float(v) for v in data.get("updates", [])],
         "min_rtt_s": [float(v) for v in data.get("min_rtt", [])],
+        "reverse_flows": [f["name"] for f in spec["flows"] if f.get("reverse")],
     }
     msg = ("ok" if ok else f"the simulation stopped at {reached:g} s of {t_end:g} s")
     return Trajectory(
@@ -250,7 +256,7 @@ def to_trajectory(spec: dict, data: dict, net) -> Trajectory:
 
 def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, access_factor=10.0,
                capacity_scale=1.0, overrides=None, progress=False, python=None, log_path=None,
-               symbiosis_tau="measured") -> Trajectory:
+               symbiosis_tau="measured", reverse_flows=None) -> Trajectory:
     """Run ``scenario`` (a name, a TOML path or a :class:`~ecocc.scenarios.Scenario`) in ns-3.
 
     Parameters
@@ -279,6 +285,10 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
         Interpreter with the ``ns3`` wheel (default ``$ECOCC_NS3_PYTHON`` or this one).
     log_path : str or path-like, optional
         Keep the child's stderr in this file (default: a temporary file, removed).
+    reverse_flows : list of dict, optional
+        Reverse-path flows (:func:`ecocc.packet.spec.build_spec`); their data travels the links' reverse
+        direction.  They come after the scenario's flows in the result; with ``capacity_scale`` their
+        ``initial_rate_pps`` is not scaled.
 
     Returns
     -------
@@ -296,7 +306,7 @@ def run_packet(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, acce
     sc = scenario if isinstance(scenario, scenarios.Scenario) else scenarios.load(scenario)
     sc = scaled_scenario(sc, capacity_scale)
     spec = build_spec(sc, protocol=protocol, t_end_s=t_end_s, bin_s=bin_s, seed=seed, access_factor=access_factor,
-                      overrides=overrides, symbiosis_tau=symbiosis_tau)
+                      overrides=overrides, symbiosis_tau=symbiosis_tau, reverse_flows=reverse_flows)
     spec["summary_window_s"] = min(sc.summary_window_s or 0.1 * spec["t_end_s"], spec["t_end_s"])
     data = run_spec(spec, progress=progress, python=python, log_path=log_path)
     return to_trajectory(spec, data, sc.network)

@@ -16,6 +16,13 @@ Choices made here (stated in every result's ``solver`` record):
   (``inf`` becomes :data:`INF_BUFFER_PKTS`); the reverse direction carries the ACKs.  Reno
   scenarios with ``aqm = "red"`` drop on the instantaneous queue with the fluid model's RED
   profile.  Access links run at ``access_factor`` times the fastest link.
+- **Reverse-path flows.** ``reverse_flows`` (an argument, not part of the fluid scenario: the fluid
+  models have no reverse direction) send their data over their links' reverse direction and their
+  ACKs over the forward one, with the scenario's protocol.  Then every link's reverse direction gets
+  a router of its own (drop-tail with the link's buffer, its own AECP rate factor or Symbiosis
+  stamp): each flow's data meets a stamping router on its own forward direction only, never the
+  other direction's (a router that stamped both would regulate the ACKs).  The per-link counters of
+  the result stay those of the forward direction; the reverse direction's are in ``link_vars``.
 - **Cross traffic.** ``constant`` and ``schedule``: a paced UDP source with the piecewise-constant
   rate.  ``onoff``: ``n_sources`` ns-3 OnOff UDP sources with exponential on and off times (the
   fluid model's ``mean`` or binned ``random`` realisation is a different, smoothed thing).
@@ -72,7 +79,7 @@ def protocol_for(model: str, protocol: str | None = None) -> str:
 
 def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None, bin_s: float = 0.1,
                seed: int = 1, access_factor: float = 10.0, overrides: dict | None = None,
-               symbiosis_tau: str = "measured") -> dict:
+               symbiosis_tau: str = "measured", reverse_flows=None) -> dict:
     """The JSON run specification of scenario ``sc`` (an :class:`ecocc.scenarios.Scenario`).
 
     Parameters
@@ -94,6 +101,10 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
     symbiosis_tau : {"measured", "propagation"}
         TCP Symbiosis's tau_i of eq. (10): the smallest RTT the sender measured (002 defines tau_i so,
         "assumed to equal the propagation delay"; default), or the flow's propagation RTT given to it.
+    reverse_flows : list of dict, optional
+        Reverse-path flows, each ``{"name", "route"`` (link names in the forward order; the data
+        travels them backwards), ``"rtt_ms"`` or ``"rtt_s"``, optional ``"start_s"``, ``"stop_s"``
+        (seconds) and ``"initial_rate_pps"`` (packets/s, default 10)``}``; see the module docstring.
 
     Returns
     -------
@@ -101,7 +112,8 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
         JSON-able: ``scenario``, ``model``, ``protocol``, ``driver_protocol``, ``packet_bytes``,
         ``t_end_s`` and ``bin_s`` (s), ``seed``, ``access_factor``, the model ``params``, the ``red``
         profile (or None), and per link (capacity in packets/s, delay in s, buffer in packets, q0, r0),
-        per flow (route, RTT, start/stop in s, rates in packets/s) and per cross-traffic source.
+        per flow (route, RTT, start/stop in s, rates in packets/s, ``reverse``: a reverse-path flow,
+        listed after the scenario's flows) and per cross-traffic source.
 
     Raises
     ------
@@ -152,6 +164,7 @@ def build_spec(sc, *, protocol: str | None = None, t_end_s: float | None = None,
                       "start_s": f.start_s, "stop_s": f.stop_s if math.isfinite(f.stop_s) else None,
                       "initial_rate_pps": f.initial_rate_pps, "physical_bw_pps": float(a.physical_bw_pps[j])})
     _check_routes(net)
+    flows += _reverse_flows(net, reverse_flows, {f["name"] for f in flows})
     cross = []
     for c in net.cross_traffic:
         li = net.link_index(c.link)
@@ -221,3 +234,49 @@ def _check_routes(net) -> None:
                              "the unique fewest-hop path between its ends at packet level "
                              f"(ns-3 global routing); here the fewest hops are {dist.get(dst)} over "
                              f"{count.get(dst)} path(s)")
+
+
+def _reverse_flows(net, reverse_flows, taken) -> list:
+    """The specification entries of reverse-path flows (see :func:`build_spec`), checked."""
+    if reverse_flows is None:
+        return []
+    check(isinstance(reverse_flows, (list, tuple)), "reverse_flows", reverse_flows, "a list of flow tables")
+    out = []
+    names = {lk.name for lk in net.links}
+    for i, f in enumerate(reverse_flows):
+        where = f"reverse_flows[{i}]"
+        check(isinstance(f, dict), where, f, "a table with name, route and rtt_ms (or rtt_s)")
+        unknown = set(f) - {"name", "route", "rtt_ms", "rtt_s", "start_s", "stop_s", "initial_rate_pps"}
+        check(not unknown, where, sorted(unknown), "keys among name, route, rtt_ms, rtt_s, start_s, stop_s, "
+              "initial_rate_pps")
+        name = f.get("name", f"rev{i + 1}")
+        check(isinstance(name, str) and name and name not in taken, f"{where}.name", name,
+              "a flow name not used by another flow")
+        taken.add(name)
+        route = f.get("route")
+        check(isinstance(route, (list, tuple)) and len(route) > 0 and all(r in names for r in route),
+              f"{where}.route", route, f"a non-empty list of link names among {sorted(names)}")
+        idx = [net.link_index(r) for r in route]
+        check(len(set(idx)) == len(idx), f"{where}.route", route, "each link at most once")
+        for a, b in zip(idx, idx[1:]):  # consecutive links must meet at a router some forward route joins them at
+            if not any(b in fr and fr.index(b) == fr.index(a) + 1 for fr in
+                       ([net.link_index(n) for n in fl.route] for fl in net.flows) if a in fr):
+                raise InputError(f"{where}.route", list(route), "links that some forward flow also crosses "
+                                 "in this order (the packet topology joins links only where routes do)")
+        check(("rtt_ms" in f) != ("rtt_s" in f), f"{where}.rtt_ms", f.get("rtt_ms", f.get("rtt_s")),
+              "exactly one of rtt_ms or rtt_s")
+        rtt = check_finite(f"{where}.rtt_ms", f["rtt_ms"], positive=True) * 1e-3 if "rtt_ms" in f else \
+            check_finite(f"{where}.rtt_s", f["rtt_s"], positive=True)
+        d = sum(net.links[k].delay_s for k in idx)
+        check(rtt / 2 >= d - 1e-12, f"{where}.rtt_s", rtt, f"at least twice the one-way delay of its links ({2 * d:g} s)")
+        start = check_finite(f"{where}.start_s", f.get("start_s", 0.0))
+        check(start >= 0, f"{where}.start_s", start, "a time >= 0 s")
+        stop = f.get("stop_s")
+        if stop is not None:
+            stop = check_finite(f"{where}.stop_s", stop)
+            check(stop > start, f"{where}.stop_s", stop, f"a time after start_s = {start}")
+        x0 = check_finite(f"{where}.initial_rate_pps", f.get("initial_rate_pps", 10.0), positive=True)
+        out.append({"name": name, "route": idx, "rtt_s": rtt, "start_s": start, "stop_s": stop,
+                    "initial_rate_pps": x0, "physical_bw_pps": float(min(net.links[k].capacity_pps for k in idx)),
+                    "reverse": True})
+    return out

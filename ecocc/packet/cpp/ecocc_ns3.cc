@@ -20,7 +20,13 @@
 //   EcoCbr          unresponsive UDP source with a piecewise-constant rate (constant and
 //                   scheduled cross traffic).
 //   EcoDriver       builds the topology from links and routes, installs everything, runs,
-//                   and samples cumulative counters every sample period.
+//                   and samples cumulative counters every sample period.  A reverse-path
+//                   flow sends its data over its links' reverse direction (and its ACKs over
+//                   the forward one); with reverse-path flows every link's reverse direction
+//                   gets its own EcoQueueDisc (same buffer, its own rate factor), so each
+//                   flow's data meets a stamping router on its own forward direction only.
+//                   Routers stamp data packets only (ACKs carry no stamp to the sender: the
+//                   receiver echoes the stamp of the data packet in the ACK header).
 //
 // Units: seconds, packets, packets/s, bits/s only for ns-3 DataRate.
 
@@ -196,7 +202,7 @@ class EcoQueueDisc : public QueueDisc {
       DropBeforeEnqueue(item, "drop-tail limit");
       return false;
     }
-    if (mode != ECO_Q_PLAIN) {
+    if (mode != ECO_Q_PLAIN && bytes >= 0.5 * packetBytes) {  // data packets only, not ACKs
       Ptr<Packet> p = item->GetPacket();
       EcoStampTag tag;
       if (!p->RemovePacketTag(tag)) tag = EcoStampTag();
@@ -512,6 +518,8 @@ class EcoDriver {
   std::vector<double> t, flowSent, flowRecv, flowCtrl, linkOffered, linkDropped, linkDeparted, linkQueue,
       linkArea, linkSignal;
   std::vector<double> flowUpdates, flowMinRtt;
+  // the reverse direction of every link (filled only when there are reverse-path flows)
+  std::vector<double> revOffered, revDropped, revDeparted, revArea;
   std::string error;
 
   EcoDriver() {
@@ -528,7 +536,13 @@ class EcoDriver {
     return (int)m_links.size() - 1;
   }
   int AddFlow(const std::vector<int>& route, double rttS, double startS, double stopS, double x0, double K) {
-    m_flows.push_back({route, rttS, startS, stopS, x0, K});
+    m_flows.push_back({route, rttS, startS, stopS, x0, K, false});
+    return (int)m_flows.size() - 1;
+  }
+  // a reverse-path flow: route given in the links' forward order, its data travels it backwards
+  int AddReverseFlow(const std::vector<int>& route, double rttS, double startS, double stopS, double x0, double K) {
+    m_flows.push_back({route, rttS, startS, stopS, x0, K, true});
+    m_hasReverse = true;
     return (int)m_flows.size() - 1;
   }
   void AddCbr(int link, const std::vector<double>& times, const std::vector<double>& rates) {
@@ -593,21 +607,17 @@ class EcoDriver {
       TrafficControlHelper eco;
       eco.SetRootQueueDisc("ns3::EcoQueueDisc", "MaxSize",
                            QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, (uint32_t)lk.buffer)));
-      QueueDiscContainer qc = eco.Install(d.Get(0));  // forward direction only
-      fifo.Install(d.Get(1));
+      QueueDiscContainer qc = eco.Install(d.Get(0));  // forward direction
+      if (m_hasReverse) {  // the reverse direction carries reverse-path flows' data: a router of its own
+        QueueDiscContainer qr = eco.Install(d.Get(1));
+        Ptr<EcoQueueDisc> rq = DynamicCast<EcoQueueDisc>(qr.Get(0));
+        ConfigureQueue(rq, lk);
+        m_qdRev.push_back(rq);
+      } else {
+        fifo.Install(d.Get(1));
+      }
       Ptr<EcoQueueDisc> q = DynamicCast<EcoQueueDisc>(qc.Get(0));
-      q->capacityPps = lk.cap;
-      q->packetBytes = packetBytes;
-      q->period = T2;
-      q->beta = beta;
-      q->timeConst = Tq;
-      q->q0 = lk.q0;
-      q->r = lk.r0;
-      q->mode = protocol == "aecp" ? ECO_Q_AECP : (protocol == "symbiosis" ? ECO_Q_AVAIL : ECO_Q_PLAIN);
-      q->red = red;
-      q->redMin = redMin;
-      q->redMax = redMax;
-      q->redPmax = redPmax;
+      ConfigureQueue(q, lk);
       m_qd[l] = q;
       addr.Assign(d);
       addr.NewNetwork();
@@ -635,6 +645,7 @@ class EcoDriver {
       p2p.SetChannelAttribute("Delay", TimeValue(Seconds(dA)));
       Ptr<Node> first = m_routers.Get(rootToNode[Find(2 * f.route.front())]);
       Ptr<Node> last = m_routers.Get(rootToNode[Find(2 * f.route.back() + 1)]);
+      if (f.reverse) std::swap(first, last);  // data enters at the route's far end
       NetDeviceContainer ds = p2p.Install(hosts.Get(0), first);
       NetDeviceContainer dr = p2p.Install(last, hosts.Get(1));
       fifo.Install(ds);
@@ -725,6 +736,7 @@ class EcoDriver {
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     for (auto& q : m_qd) q->StartControl();
+    for (auto& q : m_qdRev) q->StartControl();
     return true;
   }
 
@@ -741,14 +753,30 @@ class EcoDriver {
 
  private:
   struct LinkSpec { double cap, delay, buffer, q0, r0; };
-  struct FlowSpec { std::vector<int> route; double rtt, start, stop, x0, K; };
+  struct FlowSpec { std::vector<int> route; double rtt, start, stop, x0, K; bool reverse; };
   struct CrossSpec { int link, kind; std::vector<double> times, rates; int n; double meanOn, meanOff, peak; };
   std::vector<LinkSpec> m_links;
   std::vector<FlowSpec> m_flows;
   std::vector<CrossSpec> m_cross;
   std::vector<int> m_parent;
   NodeContainer m_routers;
-  std::vector<Ptr<EcoQueueDisc>> m_qd;
+  std::vector<Ptr<EcoQueueDisc>> m_qd, m_qdRev;
+  bool m_hasReverse = false;
+
+  void ConfigureQueue(Ptr<EcoQueueDisc> q, const LinkSpec& lk) {
+    q->capacityPps = lk.cap;
+    q->packetBytes = packetBytes;
+    q->period = T2;
+    q->beta = beta;
+    q->timeConst = Tq;
+    q->q0 = lk.q0;
+    q->r = lk.r0;
+    q->mode = protocol == "aecp" ? ECO_Q_AECP : (protocol == "symbiosis" ? ECO_Q_AVAIL : ECO_Q_PLAIN);
+    q->red = red;
+    q->redMin = redMin;
+    q->redMax = redMax;
+    q->redPmax = redPmax;
+  }
   std::vector<double> m_sent, m_recv;
   std::vector<EcoSender*> m_senders;
   std::vector<Ptr<EcoSender>> m_senderPtrs;
@@ -772,6 +800,13 @@ class EcoDriver {
       linkQueue.push_back(q->QueuePkts());
       linkArea.push_back(q->queueArea);
       linkSignal.push_back(q->mode == ECO_Q_AECP ? q->r : (q->mode == ECO_Q_AVAIL ? q->availPps : std::nan("")));
+    }
+    for (auto& q : m_qdRev) {
+      q->Touch();
+      revOffered.push_back(q->offeredPkts);
+      revDropped.push_back(q->droppedPkts);
+      revDeparted.push_back(q->departedPkts);
+      revArea.push_back(q->queueArea);
     }
   }
   void Progress() {
