@@ -653,7 +653,7 @@ def reproduce(names, out_dir="figures", *, workers: int = 1, scheduler=None, pro
 
 
 # ----------------------------------------------------------------------------- figures
-def plot_scenario(name, results, out_dir) -> list[str]:
+def plot_scenario(name, results, out_dir, level: str = "fluid") -> list[str]:
     """PNG and PDF figures of one scenario (time series per protocol, or sweep metrics).
 
     Parameters
@@ -664,12 +664,15 @@ def plot_scenario(name, results, out_dir) -> list[str]:
         Task label -> run result (from :func:`execute`).
     out_dir : path
         Existing directory; each file is written atomically (:func:`ecocc.store.atomic_path`).
+    level : {"fluid", "packet"}, optional
+        What produced ``results``, named in the title (fluid model or ns-3 packet level).
 
     Returns
     -------
     list of str
         The paths written (``<out_dir>/<name>.png`` and ``.pdf``).
     """
+    where = {"fluid": "fluid model", "packet": "packet level, ns-3"}[level]
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -711,7 +714,7 @@ def plot_scenario(name, results, out_dir) -> list[str]:
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=8)
         import textwrap
-        fig.suptitle(textwrap.fill(f"{name}: {sc.description}", 60 * len(metrics)), fontsize=9)
+        fig.suptitle(textwrap.fill(f"{name} ({where}): {sc.description}", 60 * len(metrics)), fontsize=9)
     else:
         n = len(protos)
         fig, axes = plt.subplots(2, n, figsize=(4.2 * n, 6), squeeze=False, sharex=True)
@@ -746,7 +749,7 @@ def plot_scenario(name, results, out_dir) -> list[str]:
         import textwrap
         how = ("flows of several protocols in one run (ecocc.mixed)" if protos == [MIXED]
                else "one run per protocol on the same topology")
-        fig.suptitle(textwrap.fill(f"{name}: {sc.description}"[:160], 50 * n + 20) + f"\n({how})", fontsize=8)
+        fig.suptitle(textwrap.fill(f"{name}: {sc.description}"[:160], 50 * n + 20) + f"\n({where}; {how})", fontsize=8)
     fig.tight_layout()
     from .store import atomic_path
     for ext in ("png", "pdf"):

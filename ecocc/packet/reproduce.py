@@ -289,7 +289,7 @@ def reproduce_packet(names, out_dir="figures/packet", *, workers: int = 1, sched
         records = [r for n in names for r in _with_run_reasons(n, compare(n, results), results)]
         if figures:
             for n in names:
-                written += plot_scenario(n, results, lock.out)
+                written += plot_scenario(n, results, lock.out, level="packet")
     return records, results, {
         "wall_s": time.perf_counter() - t0, "n_runs": len(todo), "n_reused": n_reused,
         "n_skipped": sum(v["status"] == "skipped" for v in results.values()), "figures": written,
