@@ -31,8 +31,11 @@ Parameters per member, chosen and validated by :func:`resolve_protocols`:
 * keyword overrides prefixed by the member name and a double underscore: ``reno__aqm="droptail"``.  On a
   mixed network an unprefixed override is refused (it would be ambiguous).
 
-Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the compiled
-engine (:func:`ecocc.simulate` refuses ``engine="numba"``), batches of parameter sets, the log-space switch of
+Compiled engine: :mod:`ecocc.dde.codegen_mixed` generates a composite kernel from the member laws (adaptive and
+fixed-step RK4), which ``engine="auto"`` uses for mixed networks; it refuses (``engine="numba"``) or leaves to
+the NumPy composite (``"auto"``) forward delays, ``rtt_includes_queueing`` and members with per-pair extras.
+Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the lock-step
+map kernel and batches of parameter sets (``simulate_batch``, ``sim-map``: one model), the log-space switch of
 :attr:`NetworkSystem.log_laws` (a composite keeps the natural form; a state beyond ``exp(+-300)`` fails as a
 non-finite state, reported), analytic ``equilibrium`` (None: the tests solve the mixed equilibria they check).
 """

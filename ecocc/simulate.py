@@ -116,7 +116,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
-        protocols runs the composite of the member laws (NumPy engine only); ``params`` is then a dict
+        protocols runs the composite of the member laws (compiled: :mod:`ecocc.dde.codegen_mixed`); ``params``
+        is then a dict
         ``{protocol: ModelParams or dict of fields}`` and overrides are prefixed ``protocol__field``.
         A network whose flows all resolve to one protocol runs that model exactly as ``model=`` would.
     **param_overrides
