@@ -373,6 +373,38 @@ def _member_spec(M):
     return (M.model, M.P, list(M.st_all), list(M.lst))
 
 
+_META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
+         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off")
+
+
+class _CachedMixed(GeneratedMixed):
+    """A composite module known from the on-disk index (no SymPy needed); its source is read on demand."""
+
+    def __init__(self, meta):  # noqa: D107  (GeneratedMixed.__init__ generates; this one only restores)
+        for k in _META:
+            setattr(self, k, meta[k])
+
+    @property
+    def source(self):
+        return (codegen.generated_dir() / f"{self.name}.py").read_text()
+
+
+def _index_key(sysm):
+    """A hash of everything the composite's text depends on, readable without SymPy: this generator's source,
+    each member's :func:`ecocc.dde.codegen._laws_key` (the generator's and the templates' sources, the model's
+    and its parameters' source files, options, static field names), in the composite's order.  None if a
+    member has no source file (an interactive session): generated then."""
+    from types import SimpleNamespace
+    h = hashlib.sha256(f"mixed {MIX_VERSION}".encode())
+    h.update((_HERE / "codegen_mixed.py").read_bytes())
+    for M in sysm.mem:
+        k = codegen._laws_key(SimpleNamespace(model=M.model, P=M.P, st=M.st_all, lst=M.lst))
+        if k is None:
+            return None
+        h.update(k.encode())
+    return h.hexdigest()[:24]
+
+
 def generate(sysm) -> GeneratedMixed:
     """The generated composite module for a MixedSystem's member combination (cached in this process, keyed
     by the member models, their options and the names of their static fields, in the composite's order).
@@ -394,8 +426,24 @@ def generate(sysm) -> GeneratedMixed:
         key.append((type(M.model), opts, tuple(M.st_all), tuple(M.lst)))
     key = tuple(key)
     g = _gen_cache.get(key)
+    if g is not None:
+        return g
+    import json
+    ik = _index_key(sysm)
+    idx = codegen.generated_dir() / "index" / f"mixed-{ik}.json"
+    if ik is not None and idx.is_file():  # a later process: no SymPy (a second or so per process)
+        try:
+            meta = json.loads(idx.read_text())
+            if (codegen.generated_dir() / f"{meta['name']}.py").is_file():
+                g = _CachedMixed(meta)
+        except (ValueError, KeyError, OSError):
+            g = None
     if g is None:
-        g = _gen_cache[key] = GeneratedMixed([_member_spec(M) for M in sysm.mem])
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
+        codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
+        if ik is not None:
+            codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+    _gen_cache[key] = g
     return g
 
 
