@@ -31,8 +31,11 @@ Parameters per member, chosen and validated by :func:`resolve_protocols`:
 * keyword overrides prefixed by the member name and a double underscore: ``reno__aqm="droptail"``.  On a
   mixed network an unprefixed override is refused (it would be ambiguous).
 
-Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the compiled
-engine (:func:`ecocc.simulate` refuses ``engine="numba"``), batches of parameter sets, the log-space switch of
+Compiled engine: :mod:`ecocc.dde.codegen_mixed` generates a composite kernel from the member laws (adaptive and
+fixed-step RK4), which ``engine="auto"`` uses for mixed networks; it refuses (``engine="numba"``) or leaves to
+the NumPy composite (``"auto"``) forward delays, ``rtt_includes_queueing`` and members with per-pair extras.
+Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the lock-step
+map kernel and batches of parameter sets (``simulate_batch``, ``sim-map``: one model), the log-space switch of
 :attr:`NetworkSystem.log_laws` (a composite keeps the natural form; a state beyond ``exp(+-300)`` fails as a
 non-finite state, reported), analytic ``equilibrium`` (None: the tests solve the mixed equilibria they check).
 """
@@ -244,6 +247,22 @@ class _Member:
     pass
 
 
+class _LazyCSR:
+    """A 0/1 aggregation matrix (row ``rows[i]`` of column ``i``) built as scipy CSR on first use."""
+
+    def __init__(self, rows, n_rows):
+        self.rows, self.n_rows, self._m = rows, int(n_rows), None
+
+    @property
+    def matrix(self):
+        """The CSR matrix, ``(n_rows, len(rows))``."""
+        if self._m is None:
+            import scipy.sparse as sp
+            k = self.rows.size
+            self._m = sp.csr_matrix((np.ones(k), (self.rows, np.arange(k))), shape=(self.n_rows, k))
+        return self._m
+
+
 class MixedSystem(NetworkSystem):
     """A :class:`Mixed` composite on a network, ready for the NumPy reference solvers.
 
@@ -337,7 +356,6 @@ class MixedSystem(NetworkSystem):
         return [self.layout[f"flow:{M.name}.{v}"].start for v in M.model.flow_states]
 
     def _build_lookups(self):
-        import scipy.sparse as sp
         a = self.a
         pl, pf = a.pair_link, a.pair_flow
         lk, self.lk_index, self._recv = [], {}, []
@@ -348,7 +366,7 @@ class MixedSystem(NetworkSystem):
             self._recv.append(recv)
 
         fwd_of = {(int(pl[j]), int(pf[j])): self.fwd[j] for j in range(pl.size)}
-        R = a.routing.tocsr()
+        lptr, lflows = a.flows_by_link()  # the routing's CSR structure, without importing scipy.sparse
         for M in self.mem:
             m, lay = M.model, self.layout
             p_l, p_f = pl[M.pairs], pf[M.pairs]
@@ -369,7 +387,7 @@ class MixedSystem(NetworkSystem):
                 rows, ks, dl = [], [], []
                 for r, j in enumerate(M.pairs):
                     l = pl[j]
-                    on_l = R.indices[R.indptr[l]:R.indptr[l + 1]]
+                    on_l = lflows[lptr[l]:lptr[l + 1]]
                     rows.append(np.full(on_l.size, r))
                     ks.append(on_l)
                     dl.append(self.bwd[j] + np.array([fwd_of[(int(l), int(k))] for k in on_l]))
@@ -379,7 +397,7 @@ class MixedSystem(NetworkSystem):
                     if not np.any(sel):
                         continue
                     k, d, rw = ks[sel], dl[sel], rows[sel]
-                    S = sp.csr_matrix((np.ones(k.size), (rw, np.arange(k.size))), shape=(M.pairs.size, k.size))
+                    S = _LazyCSR(rw, M.pairs.size)  # scipy.sparse on the NumPy right-hand side's first call
                     nm = f"arr:{M.name}:{N.name}"
                     fvN = self._fvars_starts(N)
                     add(nm, np.concatenate([o + N.loc[k] for o in fvN]), np.tile(d, len(fvN)),
@@ -424,7 +442,7 @@ class MixedSystem(NetworkSystem):
         """
         a = self.a
         q = y[..., self.layout["queue"].sl]
-        qdelay = _spmv(self.Rt, q / self.C)
+        qdelay = a.flow_sum_over_route(q / self.C)  # routing.T @ (q / C) without scipy.sparse
         act = (a.start_s <= np.asarray(t)[..., None]) & (np.asarray(t)[..., None] < a.stop_s)
         rate = np.zeros(np.shape(y)[:-1] + (self.n_flows,))
         for M in self.mem:
@@ -494,7 +512,7 @@ class MixedSystem(NetworkSystem):
                     # of eq. 17); another protocol's flows by what they send (flow_rate), what the link carries
                     load = N.model.flow_load if N is M else N.model.flow_rate
                     contrib = load(ops, fk, qdelay[..., k], N.P, stk) * act_k
-                    y_pair = _spmv(S, contrib) + y_pair
+                    y_pair = _spmv(S.matrix, contrib) + y_pair
             sig = m.link_signal(ops, ls_pair, q_pair, y_pair, M.C_pair, P, M.lst_pair)
             sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npm,)))
             fb = _REDUCE[m.path_aggregate].reduceat(sig, M.pair_start, axis=-1)

@@ -116,7 +116,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
-        protocols runs the composite of the member laws (NumPy engine only); ``params`` is then a dict
+        protocols runs the composite of the member laws (compiled: :mod:`ecocc.dde.codegen_mixed`); ``params``
+        is then a dict
         ``{protocol: ModelParams or dict of fields}`` and overrides are prefixed ``protocol__field``.
         A network whose flows all resolve to one protocol runs that model exactly as ``model=`` would.
     **param_overrides
@@ -140,16 +141,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     if mixed is None:
         (m, P), = members.values()
     else:
-        m, P = mixed, None
-        if engine != "numpy":  # the compiled kernels serve one model; never run a composite wrong
-            if engine == "auto":
-                from .dde.engine import _warn_once
-                _warn_once("mixed", f"mixed protocols {list(members)} run on the NumPy engine (no compiled "
-                                    "kernel for a composite yet)")
-                engine = "numpy"
-            else:
-                raise InputError("engine", engine, f"'numpy' for a network whose flows name several protocols "
-                                 f"{list(members)}: the compiled kernels serve one model")
+        m, P = mixed, None  # compiled: the composite kernel generated from the member laws (dde.codegen_mixed)
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import resolve_engine
@@ -198,6 +190,15 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                        max_step_s=max_step_s)
     if mixed is not None:
         sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing)
+        if engine == "numba":
+            from .dde.codegen_mixed import gap
+            why = gap(sysm)
+            if why is not None:
+                if requested == "numba":
+                    raise InputError("engine", requested, f"'numpy' or 'auto' for this mixed network: {why}")
+                from .dde.engine import _warn_once
+                _warn_once(f"mixed-gap-{why}", f"this mixed network runs on the NumPy engine: {why}")
+                engine = "numpy"
     else:
         sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
     if engine == "numba":

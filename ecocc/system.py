@@ -78,8 +78,9 @@ def _check_one_protocol(model, network):
     if len(names) > 1 or (named and named[0].lower() in REGISTRY and REGISTRY[named[0].lower()].name != model.name
                           and not isinstance(model, REGISTRY[named[0].lower()])):
         raise InputError("network", f"flows naming protocols {named}" + (" and None" if None in names else ""),
-                         f"flows of the one model {model.name!r} here (mixed protocols run through "
-                         "ecocc.simulate, NumPy engine)")
+                         f"flows of the one model {model.name!r} here (batches and the lock-step map serve one "
+                         "model; mixed protocols run one at a time through ecocc.simulate or ecocc sweep, on the "
+                         "compiled composite kernel)")
 
 
 class NetworkSystem:

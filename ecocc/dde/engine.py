@@ -308,6 +308,12 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
     members = list(systems) if batched else [systems]
     if not members:
         raise InputError("systems", systems, "at least one NetworkSystem")
+    if any(_is_mixed(sm) for sm in members):  # a composite of several protocols (ecocc.dde.codegen_mixed)
+        if batched:
+            raise InputError("systems", "a batch of mixed-protocol systems",
+                             "one MixedSystem per call (batches of a composite run one by one)")
+        from . import codegen_mixed
+        return codegen_mixed.solve_fixed(systems, t_end, step_s, t_eval=t_eval, progress=progress)
     for sm in members:
         check_engine("numba", sm.model, sm.net, kernel="fixed")
         why = codegen.supported(sm)
@@ -458,6 +464,12 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     return args
 
 
+def _is_mixed(sysm) -> bool:
+    """Whether ``sysm`` is a composite of several protocols (:class:`ecocc.mixed.MixedSystem`)."""
+    from ..mixed import MixedSystem
+    return isinstance(sysm, MixedSystem)
+
+
 def _adaptive_status(code, counters, reals, max_steps):
     n_inacc, t_reached = int(counters[4]), float(reals[2])
     if code == 0:
@@ -505,6 +517,10 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
         For a system the generated kernels do not serve (:func:`ecocc.dde.codegen.supported`).
     """
     from . import codegen
+    if _is_mixed(sysm):  # a composite of several protocols: its own generated module (ecocc.dde.codegen_mixed)
+        from . import codegen_mixed
+        return codegen_mixed.generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
+                                          first_step=first_step, max_steps=max_steps, method=method)
     why = codegen.supported(sysm)
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")

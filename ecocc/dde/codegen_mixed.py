@@ -1,0 +1,649 @@
+"""Compiled kernels for mixed-protocol networks, generated from the member models' own laws.
+
+A :class:`ecocc.mixed.MixedSystem` (flows of several protocols on one network) runs on the same compiled
+integrators as a single model (:mod:`ecocc.dde.integrator`, adaptive Dormand--Prince 5(4) / Bogacki--Shampine
+3(2); :mod:`ecocc.dde.rk4`, fixed-step RK4), copied verbatim into one generated module per *member
+combination*.  Nothing is transcribed by hand: each member's laws are evaluated on SymPy symbols by
+:class:`ecocc.dde.codegen.Laws` (the very code that generates the single-model kernels) and printed as scalar
+functions ``_m<i>_rate``, ``_m<i>_load``, ``_m<i>_own``, ``_m<i>_signal``, ``_m<i>_flow``, ``_m<i>_link``
+(member ``i`` in the composite's order).  A generated composite right-hand side ``_model_rhs`` applies them
+with the semantics of :meth:`ecocc.mixed.MixedSystem.rhs`:
+
+* each flow's rate by its member's ``flow_rate``; the arrival at a link is the sum over all flows plus cross
+  traffic;
+* a member's signal on the (link, flow) pairs of its own flows, aggregated along the path with that member's
+  ``path_aggregate``; the load it reads counts the member's own flows by its ``flow_load`` and the flows of
+  the other members by their ``flow_rate``, each delayed by the pair's backward delay;
+* flow laws per member on its own flows; link laws per member on every link (total arrival, shared queue);
+* the shared queue and counters as in the single-model kernel, with no AQM drops taken out of the queue
+  input (``MixedSystem.rhs`` treats RED as a loss signal only, and says so once).
+
+The flows are dispatched to their member inside the loops (``fmem``: each flow's member, ``floc``: its
+index among the member's flows); state offsets and history columns are computed from the member flow
+counts at run time, so one compiled module serves every network of a member combination (the generated
+text depends on the member models, their options and the names of their static fields, not on sizes or
+numeric parameters: those are kernel arrays).
+
+Scope (:func:`gap`): members without per-pair extras (``pair_extras``, e.g. XCP: ``MixedSystem.rhs`` does
+not compute them either), no forward delays, no state-dependent delays, one network (not a batch); the
+lock-step map kernel (:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
+reference (tests/test_mixed_compiled.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+
+import numpy as np
+
+from . import codegen
+from .codegen import Laws, _function, _index_code, _seg_code, _val_code, numeric_params
+
+_HERE = Path(__file__).resolve().parent
+#: bump to regenerate every composite module (a change of this generator not visible in its text)
+MIX_VERSION = 1
+_AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
+_gen_cache: dict = {}
+
+
+def gap(sysm) -> str | None:
+    """Why the generated composite kernel cannot run ``sysm`` (a MixedSystem), or None.
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+        The composite on its network.
+
+    Returns
+    -------
+    str or None
+        One sentence naming what is missing, or None.
+    """
+    for M in sysm.mem:
+        if getattr(M.model, "pair_extras", ()):
+            return (f"member {M.name!r} ({M.model.name}) needs per-pair extras {tuple(M.model.pair_extras)}, which "
+                    "the composite kernel does not compute")
+    if sysm.has_fwd:
+        return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels put "
+                "the whole RTT on the feedback path")
+    if getattr(sysm, "rtt_includes_queueing", False):
+        return "rtt_includes_queueing=True (state-dependent delays run on the NumPy solver)"
+    return None
+
+
+class _MemberLaws:
+    """One member's generated functions and what the composite right-hand side needs to call them."""
+
+    def __init__(self, i, model, P, st_keys, lst_keys):
+        self.i, self.model = i, model
+        self.lw = lw = Laws(model, P, st_keys, lst_keys)
+        self.param_names = numeric_params(P)
+        self.st_keys, self.lst_keys = list(st_keys), list(lst_keys)
+        self.par_args = [x.name for x in lw.par]
+        # the composite's local names of this member's parameters (two members may share a parameter name)
+        self.par_loc = [f"m{i}_{a}" for a in self.par_args]
+        m = model
+        self.uses_y = m.signal_uses_arrival and lw.uses(lw.signal, lw.yy)
+        self.link_used = [j for j, s in enumerate(lw.lv) if lw.uses(lw.signal, s)]
+        self.q_used = lw.uses(lw.signal, lw.qq)
+        self.fn_rate = ["u_" + v for v in m.flow_states] + ["qd"] + [s.name for s in lw.st]
+        self.fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
+        self.fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
+        self.fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
+        self.fn_own = ["u_" + v for v in m.flow_states] + [s.name for s in lw.st]
+
+    def flow_vars_read(self, law) -> set:
+        """Indices of the flow states the delayed law ``law`` ("load", "rate", "own") reads."""
+        lw = self.lw
+        e = {"load": lw.load, "rate": lw.rate, "own": lw.own}[law]
+        return {j for j, s in enumerate(lw.u) if lw.uses(e, s)}
+
+    def source(self, read_as_other: bool):
+        """The member's scalar functions (``read_as_other``: another member's signal reads this member's rate
+        through a delay, so the rate function is also the load of these flows there)."""
+        lw, m, i, pa = self.lw, self.model, self.i, self.par_args
+        src = _function(f"_m{i}_rate", self.fn_rate + pa, [lw.rate], False)
+        if self.uses_y:
+            src += _function(f"_m{i}_load", self.fn_rate + pa, [lw.load], False)
+        if m.needs_own_delayed:
+            src += _function(f"_m{i}_own", self.fn_own + pa, [lw.own], False)
+        src += _function(f"_m{i}_signal", self.fn_sig + pa, [lw.signal], False)
+        src += _function(f"_m{i}_flow", self.fn_flow + pa, lw.dflow, True)
+        if m.link_states:
+            src += _function(f"_m{i}_link", self.fn_link + pa, lw.dlink, True)
+        return src
+
+
+class GeneratedMixed:
+    """The generated module of a member combination (see the module docstring): its source, name, the history
+    columns and the offsets of each member's rows in the stacked static fields and parameters.
+
+    Parameters
+    ----------
+    members : list of (NetworkModel, ModelParams, list of str, list of str)
+        Per member in the composite's order: model, parameters (their options select the laws), the names of
+        its per-flow and per-link static fields.
+    """
+
+    def __init__(self, members):
+        ml = [_MemberLaws(i, m, P, st, lst) for i, (m, P, st, lst) in enumerate(members)]
+        self.n_members = len(ml)
+        self.model_name = "mixed(" + "+".join(x.model.name for x in ml) + ")"
+        # the flow states each member's delayed laws read: its own load (its signal), its rate (another member's
+        # signal), its own-load law
+        any_other_y = [any(o.uses_y for o in ml if o is not x) for x in ml]
+        self.flow_used = []
+        for x, other in zip(ml, any_other_y):
+            used = set()
+            if x.uses_y:
+                used |= x.flow_vars_read("load")
+            if other:
+                used |= x.flow_vars_read("rate")
+            if x.model.needs_own_delayed:
+                used |= x.flow_vars_read("own")
+            self.flow_used.append(sorted(used))
+        self.link_used = [x.link_used for x in ml]
+        self.q_used = any(x.q_used for x in ml)
+        self.n_flow_states = [len(x.model.flow_states) for x in ml]
+        self.n_link_states = [len(x.model.link_states) for x in ml]
+        self.param_names = [x.param_names for x in ml]
+        self.st_keys = [x.st_keys for x in ml]
+        self.lst_keys = [x.lst_keys for x in ml]
+        self.st_row = list(np.cumsum([0] + [len(k) for k in self.st_keys])[:-1].tolist())
+        self.lst_row = list(np.cumsum([0] + [len(k) for k in self.lst_keys])[:-1].tolist())
+        self.par_off = list(np.cumsum([0] + [len(k) for k in self.param_names])[:-1].tolist())
+        src = ["import math  # noqa", "from numba import njit  # noqa"]
+        for x, other in zip(ml, any_other_y):
+            src += x.source(other)
+        r = self._rhs(ml)
+        template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the fixed-step RK4 method ---\n"
+                    + (_HERE / "rk4.py").read_text())
+        stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
+        header = ['"""Generated by ecocc.dde.codegen_mixed from the member models\' laws; do not edit."""',
+                  f"# composite generator {MIX_VERSION} / {codegen.GEN_VERSION}; helpers {stamp[:16]}",
+                  "# members: " + ", ".join(f"{i}: {x.model.name} (par: {', '.join(x.param_names)})"
+                                            for i, x in enumerate(ml))]
+        self.source = ("\n".join(header) + "\n" + template + "\n\n# --- the members' laws and the composite ---\n"
+                       + "\n".join(src + r) + "\n")
+        self.digest = hashlib.sha256(self.source.encode()).hexdigest()[:20]
+        self.name = f"ecocc_mix_{self.digest}"
+
+    # -- the composite right-hand side -------------------------------------------------------------------
+    def _rhs(self, ml):
+        n = len(ml)
+
+        def pars(x):
+            return [f"{a} = par[{self.par_off[x.i] + j}]" for j, a in enumerate(x.par_loc)]
+
+        def stf(x, idx, pre=""):
+            return [f"{pre}st_{k} = FST[{self.st_row[x.i] + j}, {idx}]" for j, k in enumerate(x.st_keys)]
+
+        def lsf(x, idx):
+            return [f"ls_{k} = LST[{self.lst_row[x.i] + j}, {idx}]" for j, k in enumerate(x.lst_keys)]
+
+        def ind(k, lines):
+            return [" " * k + s for s in lines]
+
+        def branch(k, body_of):
+            """``if mi == 0: ... elif mi == 1: ...`` at indent ``k`` (body_of(x) -> lines at indent 0)."""
+            out = []
+            for x in ml:
+                out += [" " * k + ("if" if x.i == 0 else "elif") + f" mi == {x.i}:"]
+                out += ind(k + 4, body_of(x) or ["pass"])
+            return out
+
+        r = ["", "", '@njit(cache=True, inline="always")',
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
+             '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
+             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc"
+              " = D"),
+             "    qdel, rate, arrival, kcur, kown = Wk",
+             "    tt = s + nud",
+             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
+             "    o = 0"]
+        # state offsets (MixedSystem.layout: per member its flow blocks over its flows, then its link blocks)
+        for x in ml:
+            for v in x.model.flow_states:
+                r += [f"    OF{x.i}_{v} = o", f"    o += NF[{x.i}]"]
+            for v in x.model.link_states:
+                r += [f"    OL{x.i}_{v} = o", "    o += L"]
+        r += ["    IQ = o", "    ISENT = IQ + 5 * L", "    hc = 0"]
+        # history columns (hsrc's order)
+        for x in ml:
+            for j in self.flow_used[x.i]:
+                r += [f"    HF{x.i}_{j} = hc", f"    hc += NF[{x.i}]"]
+        for x in ml:
+            for j in self.link_used[x.i]:
+                r += [f"    HL{x.i}_{j} = hc", "    hc += L"]
+        r += ["    HQ = hc"]
+        for x in ml:
+            r += ind(4, pars(x))
+        # rates and queueing delays
+        r += ["    for p in range(P):",
+              "        qd = 0.0",
+              "        for j in range(fps[p], fps[p + 1]):",
+              "            qd += y[IQ + pl[j]] / C[pl[j]]",
+              "        qdel[p] = qd",
+              "        if start[p] <= tt and tt < stop[p]:",
+              "            mi = fmem[p]",
+              "            i = floc[p]"]
+        r += branch(12, lambda x: [f"u_{v} = y[OF{x.i}_{v} + i]" for v in x.model.flow_states] + stf(x, "p")
+                    + [f"rate[p] = _m{x.i}_rate({', '.join(x.fn_rate + x.par_loc)})"])
+        r += ["        else:",
+              "            rate[p] = 0.0",
+              "        out[ISENT + p] = rate[p]"]
+        r += _index_code(4, "kc", "ctimes", "tt")
+        r += ["    for l in range(L):",
+              "        a = 0.0",
+              "        for jj in range(lptr[l], lptr[l + 1]):",
+              "            a += rate[lflows[jj]]",
+              "        arrival[l] = a + ctable[kc, l]",
+              "    for p in range(P):",
+              "        mi = fmem[p]",
+              "        i = floc[p]",
+              "        if not (start[p] <= tt and tt < stop[p]):"]
+        r += branch(12, lambda x: [f"out[OF{x.i}_{v} + i] = 0.0" for v in x.model.flow_states])
+        r += ["            continue"]
+        r += branch(8, lambda x: self._flow_block(ml, x, pars, stf, lsf))
+        # link laws per member on every link, shared queue and counters
+        r += ["    for l in range(L):",
+              "        q = y[IQ + l]",
+              "        C_l = C[l]",
+              "        a = arrival[l]"]
+        for x in ml:
+            if not x.model.link_states:
+                continue
+            r += [f"        lc_{v} = y[OL{x.i}_{v} + l]" for v in x.model.link_states]
+            r += ind(8, lsf(x, "l"))
+            args = ", ".join([s.name for s in x.lw.lc] + ["q", "a", "C_l"] + [s.name for s in x.lw.ls] + x.par_loc)
+            r += [f"        dl = _m{x.i}_link({args})"]
+            r += [f"        out[OL{x.i}_{v} + l] = dl[{j}]" for j, v in enumerate(x.model.link_states)]
+        r += ["        dq = a - C_l",
+              "        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0",
+              "        out[IQ + l] = dq",
+              "        out[IQ + 2 * L + l] = a",
+              "        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l",
+              "        out[IQ + 4 * L + l] = q"]
+        return r
+
+    def _flow_block(self, ml, x, pars, stf, lsf):
+        """The body (indent 0) for an active flow ``p`` of member ``x``: its feedback along the path, its own
+        delayed load, its flow law."""
+        m = x.model
+        agg = m.path_aggregate
+        r = [f"fb = {_AGG_INIT[agg]}",
+             "for j in range(fps[p], fps[p + 1]):",
+             "    l = pl[j]"]
+        r += [s[8:] for s in _seg_code(12, "bwd[j]", "kcur[j]")]
+        for j, v in enumerate(m.link_states):
+            if j in x.link_used:
+                r += [s[8:] for s in _val_code(12, f"lv_{v}", f"HL{x.i}_{j} + l", f"OL{x.i}_{v} + l")]
+            else:
+                r += [f"    lv_{v} = 0.0  # not read by the signal"]
+        r += ([s[8:] for s in _val_code(12, "qq", "HQ + l", "IQ + l")] if x.q_used
+              else ["    qq = 0.0  # not read by the signal"])
+        if x.uses_y:
+            r += ["    td = tt - bwd[j]",
+                  "    yy = 0.0",
+                  "    for jj in range(lptr[l], lptr[l + 1]):",
+                  "        kf = lflows[jj]",
+                  "        if start[kf] <= td and td < stop[kf]:",
+                  "            nk = fmem[kf]",
+                  "            ik = floc[kf]"]
+            first = True
+            for z in ml:
+                own = z is x
+                if not own and not z.model.flow_states:
+                    continue
+                law = "load" if own else "rate"
+                used = z.flow_vars_read(law)
+                body = []
+                for jv, v in enumerate(z.model.flow_states):
+                    if jv in used:
+                        body += [s[8:] for s in _val_code(8, f"k_u_{v}", f"HF{z.i}_{jv} + ik", f"OF{z.i}_{v} + ik")]
+                    else:
+                        body += [f"k_u_{v} = 0.0  # not read by this load"]
+                body += stf(z, "kf", "k_")
+                fn = z.fn_rate
+                args = [("qdel[kf]" if a == "qd" else "k_" + a) for a in fn] + z.par_loc
+                # a member's own flows load its signal by its flow_load, the others' by their flow_rate
+                body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
+                r += ["            " + ("if" if first else "elif") + f" nk == {z.i}:"]
+                first = False
+                r += ["                " + s for s in body]
+            r += _index_code(4, "kd", "ctimes", "td")
+            r += ["    yy += ctable[kd, l]"]
+        else:
+            r += ["    yy = 0.0  # the signal does not read the load"]
+        r += ["    CC = C[l]"]
+        r += ["    " + s for s in lsf(x, "l")]
+        r += [f"    sg = _m{x.i}_signal({', '.join(x.fn_sig + x.par_loc)})"]
+        r += {"min": ["    fb = min(fb, sg)"], "max": ["    fb = max(fb, sg)"], "sum": ["    fb += sg"]}[agg]
+        if m.needs_own_delayed:
+            r += [s[4:] for s in _seg_code(4, "rtt[p]", "kown[p]")]
+            r += ["to = tt - rtt[p]",
+                  "own = 0.0",
+                  "if start[p] <= to and to < stop[p]:"]
+            used = x.flow_vars_read("own")
+            for jv, v in enumerate(m.flow_states):
+                if jv in used:
+                    r += [s[4:] for s in _val_code(8, f"u_{v}", f"HF{x.i}_{jv} + i", f"OF{x.i}_{v} + i")]
+                else:
+                    r += [f"    u_{v} = 0.0  # not read by the own load"]
+            r += ["    " + s for s in stf(x, "p")]
+            r += [f"    own = _m{x.i}_own({', '.join(x.fn_own + x.par_loc)})"]
+        else:
+            r += ["own = 0.0"]
+        r += [f"u_{v} = y[OF{x.i}_{v} + i]" for v in m.flow_states] + stf(x, "p")
+        r += ["qd = qdel[p]",
+              f"d = _m{x.i}_flow({', '.join(x.fn_flow + x.par_loc)})"]
+        r += [f"out[OF{x.i}_{v} + i] = d[{j}]" for j, v in enumerate(m.flow_states)]
+        return r
+
+    def hsrc(self, sysm) -> np.ndarray:
+        """The state components the history stores, in column order (as ``_model_rhs`` reads them).
+
+        Parameters
+        ----------
+        sysm : MixedSystem
+            The composite on its network.
+
+        Returns
+        -------
+        numpy.ndarray
+            Indices into the state vector (int64).
+        """
+        parts = []
+        for M, used in zip(sysm.mem, self.flow_used):
+            for j in used:
+                b = sysm.layout[f"flow:{M.name}.{M.model.flow_states[j]}"]
+                parts.append(np.arange(b.start, b.start + b.size))
+        for M, used in zip(sysm.mem, self.link_used):
+            for j in used:
+                b = sysm.layout[f"link:{M.name}.{M.model.link_states[j]}"]
+                parts.append(np.arange(b.start, b.start + b.size))
+        if self.q_used:
+            b = sysm.layout["queue"]
+            parts.append(np.arange(b.start, b.start + b.size))
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _member_spec(M):
+    return (M.model, M.P, list(M.st_all), list(M.lst))
+
+
+_META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
+         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off")
+
+
+class _CachedMixed(GeneratedMixed):
+    """A composite module known from the on-disk index (no SymPy needed); its source is read on demand."""
+
+    def __init__(self, meta):  # noqa: D107  (GeneratedMixed.__init__ generates; this one only restores)
+        for k in _META:
+            setattr(self, k, meta[k])
+
+    @property
+    def source(self):
+        return (codegen.generated_dir() / f"{self.name}.py").read_text()
+
+
+def _index_key(sysm):
+    """A hash of everything the composite's text depends on, readable without SymPy: this generator's source,
+    each member's :func:`ecocc.dde.codegen._laws_key` (the generator's and the templates' sources, the model's
+    and its parameters' source files, options, static field names), in the composite's order.  None if a
+    member has no source file (an interactive session): generated then."""
+    from types import SimpleNamespace
+    h = hashlib.sha256(f"mixed {MIX_VERSION}".encode())
+    h.update((_HERE / "codegen_mixed.py").read_bytes())
+    for M in sysm.mem:
+        k = codegen._laws_key(SimpleNamespace(model=M.model, P=M.P, st=M.st_all, lst=M.lst))
+        if k is None:
+            return None
+        h.update(k.encode())
+    return h.hexdigest()[:24]
+
+
+def generate(sysm) -> GeneratedMixed:
+    """The generated composite module for a MixedSystem's member combination (cached in this process, keyed
+    by the member models, their options and the names of their static fields, in the composite's order).
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+        The composite on its network.
+
+    Returns
+    -------
+    GeneratedMixed
+        Its description (source, name, history columns).
+    """
+    key = []
+    for M in sysm.mem:
+        num = set(numeric_params(M.P))
+        opts = tuple((k, v) for k, v in sorted(M.P.as_dict().items()) if k not in num)
+        key.append((type(M.model), opts, tuple(M.st_all), tuple(M.lst)))
+    key = tuple(key)
+    g = _gen_cache.get(key)
+    if g is not None:
+        return g
+    import json
+    ik = _index_key(sysm)
+    idx = codegen.generated_dir() / "index" / f"mixed-{ik}.json"
+    if ik is not None and idx.is_file():  # a later process: no SymPy (a second or so per process)
+        try:
+            meta = json.loads(idx.read_text())
+            if (codegen.generated_dir() / f"{meta['name']}.py").is_file():
+                g = _CachedMixed(meta)
+        except (ValueError, KeyError, OSError):
+            g = None
+    if g is None:
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
+        codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
+        if ik is not None:
+            codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))
+    _gen_cache[key] = g
+    return g
+
+
+def kernel_data(sysm, gen: GeneratedMixed):
+    """The tuples ``D`` and ``Wk`` of the generated composite right-hand side.
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+        The composite on its network.
+    gen : GeneratedMixed
+        Its generated module.
+
+    Returns
+    -------
+    tuple
+        ``(D, Wk)``: the network's arrays (sizes, routing, backward delays in s, RTTs in s, start/stop times in
+        s, capacities in packets/s, cross traffic in packets/s), the members' stacked static fields and
+        parameters, each member's flow count, each flow's member and index among its member's flows; the work
+        arrays.
+    """
+    a = sysm.a
+    nP, L = sysm.n_flows, sysm.n_links
+    f64 = lambda v: np.array(v, dtype=float, order="C")  # noqa: E731  (fresh, writable, contiguous)
+    i64 = lambda v: np.array(v, dtype=np.int64, order="C")  # noqa: E731
+    lptr, lflows = a.flows_by_link()
+    FST = np.zeros((max(sum(len(k) for k in gen.st_keys), 1), nP))
+    LST = np.zeros((max(sum(len(k) for k in gen.lst_keys), 1), L))
+    par = []
+    for i, M in enumerate(sysm.mem):
+        for j, k in enumerate(gen.st_keys[i]):
+            FST[gen.st_row[i] + j] = M.st_all[k]
+        for j, k in enumerate(gen.lst_keys[i]):
+            LST[gen.lst_row[i] + j] = M.lst[k]
+        par += [float(getattr(M.P, nm)) for nm in gen.param_names[i]]
+    if not par:
+        par = [0.0]
+    NF = i64([M.flows.size for M in sysm.mem])
+    floc = np.zeros(nP, dtype=np.int64)
+    for M in sysm.mem:
+        floc[M.flows] = np.arange(M.flows.size)
+    D = (int(nP), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
+         i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
+         f64(FST), f64(LST), f64(par), NF, i64(sysm.flow_member_index), i64(floc))
+    npair = a.pair_link.size
+    Wk = (np.zeros(nP), np.zeros(nP), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(nP, dtype=np.int64))
+    return D, Wk
+
+
+def generic_args(sysm, t_end, **kw):
+    """:func:`ecocc.dde.engine.generic_args` for a MixedSystem: ``(GeneratedMixed, adaptive kernel arguments)``.
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+        The composite on its network.
+    t_end : float
+        End time, seconds.
+    **kw
+        ``rtol``, ``atol``, ``t_eval``, ``max_step``, ``first_step``, ``max_steps``, ``method`` as
+        :func:`ecocc.dde.engine.generic_args`.
+
+    Returns
+    -------
+    tuple
+        ``(GeneratedMixed, dict of the kernel's arguments)``.
+
+    Raises
+    ------
+    InputError
+        For a composite the generated kernel does not serve (:func:`gap`).
+    """
+    from ..errors import InputError
+    from .engine import _method_args
+    why = gap(sysm)
+    if why is not None:
+        raise InputError("engine", "numba", f"'numpy' for {why}")
+    args = _method_args(sysm, t_end, **kw)
+    gen = generate(sysm)
+    D, Wk = kernel_data(sysm, gen)
+    qb = sysm.layout["queue"]
+    args.update(hsrc=gen.hsrc(sysm), iq=int(qb.start), L=int(sysm.n_links),
+                buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)
+    return gen, args
+
+
+def fixed_args(sysm, t_end, h, n_grid, t_eval_arr, dmax):
+    """The arguments of the generated fixed-step kernel (:func:`ecocc.dde.rk4.fixed_kernel`) for one composite run.
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+    t_end : float
+        End time, seconds.
+    h : float
+        The grid step, seconds.
+    n_grid : int
+        Number of steps.
+    t_eval_arr : numpy.ndarray
+        Output times, seconds.
+    dmax : float
+        The largest delay, seconds.
+
+    Returns
+    -------
+    tuple
+        ``(GeneratedMixed, list of the kernel's positional arguments, the ``res`` array)``.
+    """
+    from ..errors import InputError
+    why = gap(sysm)
+    if why is not None:
+        raise InputError("engine", "numba", f"'numpy' for {why}")
+    gen = generate(sysm)
+    D, Wk = kernel_data(sysm, gen)
+    prob = sysm.problem()
+    t0 = 0.0
+    tiny = max(1e-7 * h, 8 * np.finfo(float).eps * max(1.0, abs(t0), abs(t_end)))
+    kinks = prob.kinks[(prob.kinks > t0) & (prob.kinks <= t_end)]
+    special = np.zeros(n_grid + 2, dtype=np.bool_)
+    ks = np.ceil((kinks - t0) / h - 1e-9).astype(np.int64)
+    special[ks[(ks >= 0) & (ks <= n_grid + 1)]] = True
+    qb = sysm.layout["queue"]
+    res = np.zeros(4)
+    args = [np.ascontiguousarray(sysm.initial_state(), dtype=float), t0, float(h), int(n_grid), float(tiny), special,
+            np.ascontiguousarray(t_eval_arr, dtype=float), np.empty((t_eval_arr.size, sysm.n)), 1.5 * dmax + 3 * h,
+            gen.hsrc(sysm), int(qb.start), int(sysm.n_links), np.array(sysm.a.buffer_pkts, dtype=float, order="C"),
+            D, Wk, res]
+    return gen, args, res
+
+
+def solve_fixed(sysm, t_end, step_s, *, t_eval=None, progress=None):
+    """:func:`ecocc.dde.engine.solve_fixed` (classical RK4 on a uniform grid) for one MixedSystem run.
+
+    Parameters
+    ----------
+    sysm : MixedSystem
+        The composite on its network.
+    t_end : float
+        End time, seconds.
+    step_s : float
+        Requested step, seconds (shrunk so that the grid ends at ``t_end``).
+    t_eval : array of float, optional
+        Output times, seconds (default: the grid).
+    progress : callable, optional
+        Called once with the time reached, seconds.
+
+    Returns
+    -------
+    DDESolution
+        As :func:`ecocc.dde.engine.solve_fixed` returns for one run.
+    """
+    import time as _time
+
+    from ..errors import InputError
+    from .adaptive import DDESolution, Status
+    from .engine import _warn_once
+    wall0 = _time.perf_counter()
+    t0 = 0.0
+    t_end = float(t_end)
+    if not t_end > t0:
+        raise ValueError(f"t_end = {t_end!r} is not allowed: a time after t0 = {t0}")
+    if not (step_s > 0 and math.isfinite(step_s)):
+        raise ValueError(f"step_s = {step_s!r} is not allowed: a finite number > 0")
+    prob = sysm.problem()
+    jumps = prob.jumps[(prob.jumps >= t0) & (prob.jumps <= t_end)]
+    if jumps.size:
+        raise InputError("engine", "numba", "'numpy' for problems with state jumps")
+    n_grid = max(1, int(math.ceil((t_end - t0) / step_s - 1e-9)))
+    h = (t_end - t0) / n_grid
+    if t_eval is None:
+        t_eval_arr = t0 + h * np.arange(n_grid + 1)
+        t_eval_arr[-1] = t_end
+    else:
+        t_eval_arr = np.array(t_eval, dtype=float)
+        if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
+            raise ValueError("t_eval must lie in [t0, t_end]")
+    dmax = float(np.max(sysm.bwd, initial=0.0))
+    dmax = max(dmax, float(np.max(sysm.rtt_s, initial=0.0)))
+    gen, args, res = fixed_args(sysm, t_end, h, n_grid, t_eval_arr, dmax)
+    if not codegen._numba_cached(gen.name, codegen.generated_dir(), "fixed_kernel"):
+        _warn_once(f"compile-{gen.name}-fixed", f"compiling the {gen.model_name} fixed-step kernel for this machine "
+                   f"with numba's JIT, once (a minute or so; cached in {codegen.generated_dir()})")
+    codegen.load(gen).fixed_kernel(*args)
+    out_y = args[7]
+    t_failed = res[0]
+    status, message = Status.SUCCESS, (
+        f"integration reached t_end (fixed step h = {h:.6g} s, classical RK4, numba kernel: order 4 in smooth "
+        "regions, lower near queue clamps, kinks and jumps off the grid)")
+    t_reached, ty, yy = t_end, t_eval_arr, out_y
+    if math.isfinite(t_failed):
+        status, message = Status.FAILED, f"non-finite state at t = {t_failed:.9g} s"
+        t_reached = float(t_failed)
+        keep = ty <= t_reached + 1e-12 * max(1.0, abs(t_reached))
+        ty, yy = ty[keep], yy[keep]
+    if progress is not None:
+        progress(t_reached)
+    settings = dict(step_s=h, step_requested_s=float(step_s), n_grid_steps=n_grid, delay_max_s=dmax,
+                    batch_size=None, engine="numba", kernel=gen.name, compiled="jit")
+    return DDESolution(ty, yy, status, message, t_reached, int(res[3]), 0, int(res[2]), int(res[1]), 0, h, h,
+                       _time.perf_counter() - wall0, "RK4-fixed", settings)
+
+
+__all__ = ["GeneratedMixed", "gap", "generate", "kernel_data", "generic_args", "fixed_args", "solve_fixed"]

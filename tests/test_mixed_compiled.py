@@ -1,0 +1,187 @@
+"""Mixed-protocol networks on the compiled engine (ecocc.dde.codegen_mixed) against the NumPy composite.
+
+The composite kernel is generated from the member models' laws; the NumPy composite
+(:meth:`ecocc.mixed.MixedSystem.rhs`, run by :func:`ecocc.dde.adaptive.solve_dde`) is the reference.  Each
+member combination compiles once per machine (about a minute on a busy 2-core machine, cached on disk), so
+every test that runs a compiled kernel is ``@pytest.mark.slow``; the default suite keeps the checks that
+compile nothing (what is generated, what is refused).
+
+Tolerances (the rules of tests/test_codegen.py, whose module docstring derives them):
+
+* the same accepted steps: the runs agree to round-off -- 1e-9 relative to ``max(1, |y_i|)`` (double
+  round-off, ~1e-16 per operation, accumulated over ~10^3 steps of ~10^2 operations and amplified by the
+  dynamics);
+* another mesh (a round-off difference flipped one accept/reject decision or moved a located queue crossing):
+  two error-controlled solutions, each within a few tens of local tolerances of the truth -- we allow
+  200 x ``atol_i + rtol |y_i|``;
+* conservation (arrived = departed + lost + queue) in the compiled output: 1e-6 of the arrivals -- the counters
+  are integrated to atol 1e-3 packets with the queue by the same steps, the clipped volume is booked by the
+  projection, so the balance holds per step to round-off of sums of ~1e4 packets.
+"""
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from ecocc import simulate
+from ecocc.dde.adaptive import solve_dde
+from ecocc.errors import InputError
+from ecocc.mixed import Mixed, MixedSystem, resolve_protocols
+from ecocc.models.base import ModelParams, NetworkModel
+from ecocc.network import Flow, Link, Network, dumbbell
+from ecocc.simulate import output_grid
+
+RTOL = 1e-6
+
+
+# -- a sender that ignores every signal (not in the registry): AECP beside it takes the leftover -------------
+@dataclass(frozen=True)
+class CBRParams(ModelParams):
+    pass
+
+
+class CBR(NetworkModel):
+    """Constant bit rate: sends its initial rate forever, ignores every signal."""
+
+    name = "cbr"
+    Params = CBRParams
+    flow_states = ("x",)
+    flow_log = (False,)
+
+    def flow_rate(self, ops, s, qdelay, P, st):
+        return s["x"]
+
+    def link_signal(self, ops, ls, q, y, C, P, lst):
+        return 0.0 * q
+
+    def flow_law(self, ops, s, fb, own, qdelay, P, st):
+        return {"x": 0.0 * s["x"]}
+
+    def initial_flow_state(self, net, P):
+        return {"x": net.arrays.initial_rate_pps}
+
+
+def _system(net, t_end, model="aecp", **overrides):
+    members, fm = resolve_protocols(net, model, None, None, overrides)
+    return MixedSystem(Mixed(members, fm), net, t_end)
+
+
+def _conservation(sysm, y):
+    lay = sysm.layout
+    bal = y[:, lay["arrived"].sl] - y[:, lay["departed"].sl] - y[:, lay["lost"].sl] - y[:, lay["queue"].sl]
+    return float(np.max(np.abs(bal))), float(np.max(y[:, lay["arrived"].sl]))
+
+
+def _compare(sysm, t_end, rtol=RTOL, dt=0.05):
+    from ecocc.dde import engine
+    te = output_grid(t_end, dt)
+    atol = sysm.default_atol()
+    got = engine.solve_adaptive(sysm, t_end, rtol=rtol, atol=atol, t_eval=te)
+    ref = solve_dde(sysm.problem(), t_end, rtol=rtol, atol=atol, t_eval=te)
+    assert got.status == ref.status == "success", (got.message, ref.message)
+    assert got.settings["kernel"].startswith("ecocc_mix_")
+    lay = sysm.layout
+    # lost and departed compared at the end only: inside a step whose queue crossed a bound the compiled
+    # kernel books the clipped volume in its output samples, the NumPy solver only clips the queue
+    cols = np.ones(got.y.shape[1], dtype=bool)
+    cols[lay["lost"].sl] = cols[lay["departed"].sl] = False
+    diff = np.abs(got.y - ref.y)
+    sc = atol + rtol * np.abs(ref.y)
+    scaled = max(np.max(diff[:, cols] / sc[:, cols]), np.max(diff[-1] / sc[-1]))
+    same_mesh = ((got.n_steps, got.n_rejected) == (ref.n_steps, ref.n_rejected)
+                 and math.isclose(got.min_step, ref.min_step, rel_tol=1e-9))
+    if same_mesh:
+        rel = np.max(diff[:, cols] / np.maximum(1.0, np.abs(ref.y[:, cols])))
+        assert rel < 1e-9, rel  # round-off (module docstring)
+    else:
+        assert scaled < 200, scaled  # two error-controlled solutions (module docstring)
+    err, arrived = _conservation(sysm, got.y)
+    assert err < 1e-6 * max(1.0, arrived), err  # module docstring
+    return got, ref
+
+
+def _with_forward_delays():
+    """A Symbiosis + Reno dumbbell whose flows spend 20 ms of their 100 ms RTT before the link (forward)."""
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    return dataclasses.replace(net, flows=tuple(dataclasses.replace(f, forward_delays_s=(0.02,)) for f in net.flows))
+
+
+# -- the default suite: nothing compiled -----------------------------------------------------------------------
+
+def test_composite_source_is_generated_from_each_member_law():
+    """The composite module calls each member's own generated laws, and its history keeps only components the
+    NumPy composite reads through a delay."""
+    from ecocc.dde import codegen_mixed as cm
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    sysm = _system(net, 1.0, reno__aqm="droptail")
+    g = cm.generate(sysm)
+    for fn in ("_m0_rate", "_m0_load", "_m0_own", "_m0_signal", "_m0_flow", "_m1_rate", "_m1_signal", "_m1_flow"):
+        assert f"def {fn}(" in g.source, fn
+    # Symbiosis' signal K - A counts its own flows by flow_load (w / tau) and Reno's by flow_rate (w / (tau+q/C))
+    assert "yy += _m0_load(" in g.source and "yy += _m1_rate(" in g.source
+    delayed = np.unique(np.concatenate([lk.comps for lk in sysm.problem().lookups]))
+    assert set(g.hsrc(sysm).tolist()) <= set(delayed.tolist())
+    # one module per member combination and options, not per network or numeric parameter
+    other = _system(dumbbell(500.0, [0.05, 0.2, 0.3], buffer_pkts=80, protocols=["symbiosis", "reno", "reno"]),
+                    2.0, reno__aqm="droptail", symbiosis__gamma=0.3)
+    assert cm.generate(other) is g
+    assert cm.generate(_system(net, 1.0)) is not g  # Reno on RED: other laws
+
+
+def test_compiled_refusals_name_what_runs_instead():
+    from ecocc.dde import codegen_mixed as cm
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "xcp"])
+    assert "pair extras" in cm.gap(_system(net, 1.0)).replace("-", " ")
+    fwd = _with_forward_delays()
+    with pytest.raises(InputError) as e:
+        simulate(fwd, t_end_s=1.0, engine="numba")
+    assert e.value.field == "engine" and "'numpy'" in e.value.allowed
+
+
+def test_engine_auto_resolves_a_mixed_network_to_the_compiled_kernel(monkeypatch):
+    from ecocc.dde import engine
+    if not engine.HAVE_NUMBA:
+        pytest.skip("numba missing")
+    monkeypatch.delenv("ECOCC_ENGINE", raising=False)
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    assert engine.resolve_engine("auto", None, net) == "numba"
+
+
+# -- compiled against the NumPy composite (slow: each member combination compiles once per machine) ---------
+
+@pytest.mark.slow
+def test_symbiosis_and_reno_droptail_compiled_matches_numpy():
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    _compare(_system(net, 10.0, reno__aqm="droptail"), 10.0)
+
+
+@pytest.mark.slow
+def test_petcp_and_reno_compiled_matches_numpy():
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=600, protocols=["petcp", "reno"])
+    _compare(_system(net, 10.0), 10.0, rtol=1e-7)
+
+
+@pytest.mark.slow
+def test_aecp_beside_flows_that_ignore_the_rate_factor_compiled_matches_numpy():
+    """tests/test_mixed.py's parking lot: AECP flows, a constant-rate flow (this file's model, not in the
+    registry) and a PE-TCP flow -- three members in one composite."""
+    links = (Link("l1", 1000.0), Link("l2", 800.0))
+    flows = (Flow("a1", ("l1", "l2"), 0.08, protocol="aecp"), Flow("a2", ("l1",), 0.04, protocol="aecp"),
+             Flow("a3", ("l2",), 0.04, protocol="aecp"), Flow("c1", ("l2",), 0.04, initial_rate_pps=300.0),
+             Flow("p1", ("l1",), 0.04, protocol="petcp"))
+    net = Network(links, flows, name="mixed-parking-lot")
+    _compare(_system(net, 10.0, model=CBR()), 10.0)
+
+
+@pytest.mark.slow
+def test_mixed_simulate_compiled_fixed_step_matches_numpy():
+    net = dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    a = simulate(net, t_end_s=5.0, solver="fixed", step_s=0.002, engine="numba", reno__aqm="droptail")
+    b = simulate(net, t_end_s=5.0, solver="fixed", step_s=0.002, engine="numpy", reno__aqm="droptail")
+    assert a.ok and b.ok
+    # the same grid, stages, masks and clamps: round-off only, 1e-9 relative to max(1, |rate|) (module docstring)
+    assert np.max(np.abs(a.rate_pps - b.rate_pps) / np.maximum(1.0, np.abs(b.rate_pps))) < 1e-9
+    assert np.max(np.abs(a.arrived_pkts - a.departed_pkts - a.lost_pkts - a.queue_pkts)) \
+        < 1e-6 * max(1.0, float(np.max(a.arrived_pkts)))  # module docstring
