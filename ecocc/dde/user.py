@@ -493,6 +493,9 @@ class SympyDDE:
         t_eval = opt.t_eval(t_eval, self.t0, t_end)
         if engine == "auto":
             engine = "numba" if HAVE_NUMBA else "numpy"
+            if not HAVE_NUMBA:
+                from .engine import warn_no_numba
+                warn_no_numba()
         if engine == "numba" and not HAVE_NUMBA:
             raise InputError("engine", engine, "'numpy' or 'auto': numba is not installed (pip install 'ecocc[fast]')")
         if engine == "numpy":
@@ -630,7 +633,12 @@ class _Generated:
         pargs = [s.name for s in dde._p]
         args = ["t"] + [s.name for s in dde._ys] + [s.name for s in dde._zs] + pargs
         src = ["import math  # noqa", "from numba import njit  # noqa"]
-        src += _function("_law_f", args, dde.exprs, True)
+        # the laws written out in the right-hand side's body (not a function of the scalars: CPython compiles a
+        # call with more than about 30 arguments as f(*args), which numba's inliner refuses)
+        law = _function("_law_f", args, dde.exprs, True)
+        if not (law[2].startswith("@njit") and law[3].startswith("def _law_f(") and law[-1].startswith("    return (")):
+            raise RuntimeError("ecocc.dde.codegen._function: its output's layout changed")
+        law = law[4:-1] + ["    d = " + law[-1][len("    return "):]]
         if not dde.constant_history:
             for i, h in enumerate(dde.history_exprs):
                 src += _function(f"_hist_{i}", ["t"] + pargs, [h], False)
@@ -661,7 +669,7 @@ class _Generated:
                   f"        z_{j} = {past}",
                   "    else:",
                   f"        z_{j} = HY[0, {cc}]"]
-        r += [f"    d = _law_f({', '.join(args)})"]
+        r += law
         r += [f"    out[{i}] = d[{i}]" for i in range(n)]
         template = TYPES_SRC if fp else (_HERE / "integrator.py").read_text()
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
