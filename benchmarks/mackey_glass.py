@@ -119,6 +119,7 @@ def main(argv=None):
     base = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     base.pop("ECOCC_AOT", None)
     tmp = tempfile.mkdtemp(prefix="ecocc-mg-")
+    load_start = os.getloadavg()
 
     def cache_env():
         d = tempfile.mkdtemp(dir=tmp)
@@ -188,7 +189,7 @@ def main(argv=None):
     res = dict(case=dict(equation="Mackey-Glass", tau=TAU, n=N_EXP, beta=BETA, gamma=GAMMA, rtol=RTOL, atol=RTOL,
                          t_end=a.t_end, output_every=10.0),
                machine=dict(python=sys.version.split()[0], platform=platform.platform(), cpus=os.cpu_count(),
-                            loadavg_start=os.getloadavg()),
+                            loadavg_start=load_start, loadavg_end=os.getloadavg()),
                runs_s=times, median_s=med, solve_call_s={k: v for k, v in SOLVE_S.items() if k != "warm-up"},
                solve_call_median_s={k: float(np.median(v)) for k, v in SOLVE_S.items() if k != "warm-up"},
                ratio_vs_jitcdde={k: med[k] / med["jitcdde"] for k in med if k != "jitcdde"},
@@ -205,7 +206,7 @@ def main(argv=None):
             ratio = "1" if k == "jitcdde" else f"{med[k] / med['jitcdde']:.2f}"
             sc = f"{res['solve_call_median_s'][k]:.2f}" if k in res["solve_call_median_s"] else ""
             lines.append(f"| {k} | {len(v)} | {med[k]:.2f} | {ratio} | {sc} |")
-    lines += ["", f"Load average at the end {os.getloadavg()}.", "",
+    lines += ["", f"Load average at the end {res['machine']['loadavg_end']}.", "",
               f"max |ecocc - jitcdde| for t <= 200: {res['max_abs_diff_vs_jitcdde_t_le_200']:.2g}", ""]
     with open(os.path.join(HERE, "mackey_glass.md"), "w") as fh:
         fh.write("\n".join(lines))
