@@ -373,9 +373,9 @@ def main():
         print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
     import time
     t0 = time.perf_counter()
-    from ecocc.dde.user import _shared_kernel
-    _, how = _shared_kernel()  # the install-time module, else compiled on load into numba's cache, or loaded from it
-    print(f"shared integrator of user DDEs (ecocc.dde.user): ready in {time.perf_counter() - t0:.1f} s ({how})")
+    from ecocc.dde.user import _fp_integrator
+    _fp_integrator()  # compiled on load (explicit signature), else loaded from numba's cache
+    print(f"shared integrator of user DDEs (ecocc.dde.user): ready in {time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":
