@@ -22,6 +22,8 @@ HERE = Path(__file__).resolve().parent
 #: extension module -> its shipped generated source
 SHIPPED = {f"ecocc.dde.shipped.{p.stem}_aot": p
            for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob("ecocc_gen_*.py"))}
+#: the shared integrator of user DDEs (ecocc.dde.userint): its right-hand side is an argument
+USERINT = "ecocc.dde.shipped._userint_aot"
 
 
 def _kernel_modules():
@@ -37,16 +39,21 @@ def _kernel_modules():
 
 class BuildKernel(build_ext):
     def build_extension(self, ext):
-        if ext.name not in SHIPPED:
+        if ext.name not in SHIPPED and ext.name != USERINT:
             return super().build_extension(ext)
         out = Path(self.get_ext_fullpath(ext.name))
         try:
-            built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
+            if ext.name == USERINT:
+                _kernel_modules()  # the stand-in ecocc package first
+                from ecocc.dde import userint
+                built = userint.compile_installed(out.parent, quiet=True)
+            else:
+                built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
             built.replace(out)
         except Exception as exc:  # optional extension: setuptools reports it and goes on
             raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built ({type(exc).__name__}: "
                                f"{exc}); it will be built on first use if numba is installed") from exc
 
 
-setup(ext_modules=[Extension(name, sources=[], optional=True) for name in SHIPPED],
+setup(ext_modules=[Extension(name, sources=[], optional=True) for name in [*SHIPPED, USERINT]],
       cmdclass={"build_ext": BuildKernel})

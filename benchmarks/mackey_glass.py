@@ -10,14 +10,22 @@ compilation or loading of a cached kernel, integration, writing the result):
 * ``ecocc``, :func:`ecocc.dde.user.sympy_dde` with ``kernel="auto"`` (the default), in the states a
   machine can be in (``ECOCC_CACHE_DIR`` and ``NUMBA_CACHE_DIR`` in a temporary directory):
 
-  - ``first use on the machine``: empty caches: compiles the shared integrator (once per machine, for
-    every user DDE) and this DDE's right-hand side;
-  - ``new DDE``: the shared integrator cached (another DDE ran before), this DDE's right-hand side not:
-    compiles the right-hand side only (its files are deleted after each such run);
-  - ``same DDE again (shared)``: both cached;
+  - ``first use after install``: empty caches, the shared integrator built at install time
+    (``ecocc.dde.shipped._userint_aot``, :mod:`ecocc.dde.userint`; this script builds it into the checkout
+    first if it is missing, and times that build: ``install-time build of the shared integrator``):
+    compiles this DDE's right-hand side only;
+  - ``first use, no install-time build``: empty caches and ``ECOCC_AOT=0``: numba's JIT compiles the shared
+    integrator (once per machine, for every user DDE, into numba's cache) and this DDE's right-hand side;
+  - ``new DDE, no install-time build``: ``ECOCC_AOT=0``, the JIT integrator cached (another DDE ran before),
+    this DDE's right-hand side not (its files are deleted after each such run);
+  - ``same DDE again (installed integrator)``: the right-hand side cached;
   - ``same DDE again (inline built)``: the DDE's whole kernel built once by ``numba.pycc``
     (``kernel="inline"``; that build is timed once, ``inline build``), which ``"auto"`` then loads
     without importing numba.
+
+Each ecocc process also reports the wall time of its ``solve`` call (right-hand side loaded or compiled,
+integration); the pair ``same DDE again`` installed/inline shows the cost of calling the right-hand side
+through a function pointer instead of inlining it.
 
 The runs of the cases are interleaved (one of each per round), so that the load of the machine hits them
 alike; the ratio is of the medians.  The first 200 time units of both solutions are compared (the
@@ -64,11 +72,11 @@ sol = sympy_dde(f, history=[1.0]).solve({t_end}, t_eval=ts, rtol={rtol}, atol={r
                                         kernel="{kernel}")
 assert sol.ok, sol.message
 np.save(sys.argv[1], sol.y[:, 0])
-print(sol.settings["kernel"], sol.settings["kernel_variant"])
+print(sol.settings["kernel"], sol.settings["kernel_variant"], sol.settings.get("compiled"), sol.wall_s)
 """
 
 
-def _run(code, env, out, expect=None):
+def _run(code, env, out, expect=None, compiled=None):
     """Wall time (s) of one process from spawn to exit; checks which kernel variant ran.  Run in a temporary
     directory: jitcdde builds its C module with setuptools in the working directory (the checkout's
     pyproject.toml is not for every setuptools)."""
@@ -79,11 +87,18 @@ def _run(code, env, out, expect=None):
     if p.returncode != 0:
         raise RuntimeError(p.stderr[-2000:])
     if expect is not None:
-        name, variant = p.stdout.split()[-2:]
+        name, variant, how, solve_s = p.stdout.split()[-4:]
         if variant != expect:
             raise RuntimeError(f"expected the {expect} kernel, ran {variant}")
+        if compiled is not None and how != compiled:
+            raise RuntimeError(f"expected the {compiled} shared integrator, ran {how}")
+        SOLVE_S.setdefault(_CASE[0], []).append(float(solve_s))
         return wall, name
     return wall
+
+
+SOLVE_S: dict = {}
+_CASE = [""]
 
 
 def _forget(cache, name):
@@ -104,39 +119,67 @@ def main(argv=None):
     base = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     base.pop("ECOCC_AOT", None)
     tmp = tempfile.mkdtemp(prefix="ecocc-mg-")
+    load_start = os.getloadavg()
 
     def cache_env():
         d = tempfile.mkdtemp(dir=tmp)
         return d, dict(base, ECOCC_CACHE_DIR=d, NUMBA_CACHE_DIR=os.path.join(d, "numba"))
 
     code = {k: ECOCC.format(kernel=k, **fmt) for k in ("auto", "inline")}
-    keys = ("jitcdde", "ecocc: first use on the machine", "ecocc: new DDE", "ecocc: same DDE again (shared)",
-            "ecocc: same DDE again (inline built)", "ecocc: inline build")
+    keys = ("jitcdde", "ecocc: first use after install", "ecocc: first use, no install-time build",
+            "ecocc: new DDE, no install-time build", "ecocc: same DDE again (installed integrator)",
+            "ecocc: same DDE again (inline built)", "ecocc: inline build",
+            "install-time build of the shared integrator")
     times = {k: [] for k in keys}
-    # a machine where another DDE ran: the shared integrator is cached
+    jit = dict(ECOCC_AOT="0")
+    # the install-time module of the shared integrator (built into the checkout if missing: timed)
+    probe = subprocess.run([sys.executable, "-c", "from ecocc.dde import userint; print(userint.installed()[0] is not None)"],
+                           env=base, capture_output=True, text=True, cwd=tmp)
+    if probe.stdout.strip() != "True":
+        bdir, benv = cache_env()
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "from pathlib import Path; import ecocc.dde.userint as u; "
+                        f"u.compile_installed(Path({os.path.join(ROOT, 'ecocc', 'dde', 'shipped')!r}), quiet=True)"],
+                       env=benv, check=True, cwd=tmp)
+        times["install-time build of the shared integrator"].append(time.perf_counter() - t0)
+
+    def run(case, *args, **kw):
+        _CASE[0] = case
+        return _run(*args, **kw)
+
+    # a machine where another DDE ran without the install-time module: the JIT integrator is cached
     shared_dir, shared_env = cache_env()
+    jit_env = dict(shared_env, **jit)
     other = dict(fmt, g=0.11)
-    _run(ECOCC.format(kernel="auto", **other), shared_env, os.path.join(tmp, "o.npy"), "shared")
+    run("warm-up", ECOCC.format(kernel="auto", **other), jit_env, os.path.join(tmp, "o.npy"), "shared", "jit")
     # the inline kernel, built once (timed)
     inline_dir, inline_env = cache_env()
-    w, _ = _run(code["inline"], inline_env, os.path.join(tmp, "i.npy"), "inline")
+    w, _ = run("ecocc: inline build", code["inline"], inline_env, os.path.join(tmp, "i.npy"), "inline")
     times["ecocc: inline build"].append(w)
+    inst_dir, inst_env = cache_env()
     outs = {}
     for r in range(max(a.rounds, a.cold_rounds)):
         if r < a.cold_rounds:
             _, env = cache_env()
-            times["ecocc: first use on the machine"].append(
-                _run(code["auto"], env, os.path.join(tmp, "c.npy"), "shared")[0])
+            k = "ecocc: first use, no install-time build"
+            times[k].append(run(k, code["auto"], dict(env, **jit), os.path.join(tmp, "c.npy"), "shared", "jit")[0])
         if r < a.rounds:
             outs["jitcdde"] = os.path.join(tmp, "j.npy")
             times["jitcdde"].append(_run(JITCDDE.format(**fmt), base, outs["jitcdde"]))
-            w, name = _run(code["auto"], shared_env, os.path.join(tmp, "n.npy"), "shared")
-            times["ecocc: new DDE"].append(w)
-            outs["ecocc"] = os.path.join(tmp, "s.npy")
-            times["ecocc: same DDE again (shared)"].append(_run(code["auto"], shared_env, outs["ecocc"], "shared")[0])
+            _, env = cache_env()
+            k = "ecocc: first use after install"
+            times[k].append(run(k, code["auto"], env, os.path.join(tmp, "f.npy"), "shared", "installed")[0])
+            k = "ecocc: new DDE, no install-time build"
+            w, name = run(k, code["auto"], jit_env, os.path.join(tmp, "n.npy"), "shared", "jit")
+            times[k].append(w)
             _forget(shared_dir, name)
-            times["ecocc: same DDE again (inline built)"].append(
-                _run(code["auto"], inline_env, os.path.join(tmp, "w.npy"), "inline")[0])
+            outs["ecocc"] = os.path.join(tmp, "s.npy")
+            k = "ecocc: same DDE again (installed integrator)"
+            if r == 0:  # its right-hand side into this cache
+                run("warm-up", code["auto"], inst_env, outs["ecocc"], "shared", "installed")
+            times[k].append(run(k, code["auto"], inst_env, outs["ecocc"], "shared", "installed")[0])
+            k = "ecocc: same DDE again (inline built)"
+            times[k].append(run(k, code["auto"], inline_env, os.path.join(tmp, "w.npy"), "inline")[0])
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f} s" for k, v in times.items() if len(v) > r),
               flush=True)
     med = {k: float(np.median(v)) for k, v in times.items() if v}
@@ -146,8 +189,9 @@ def main(argv=None):
     res = dict(case=dict(equation="Mackey-Glass", tau=TAU, n=N_EXP, beta=BETA, gamma=GAMMA, rtol=RTOL, atol=RTOL,
                          t_end=a.t_end, output_every=10.0),
                machine=dict(python=sys.version.split()[0], platform=platform.platform(), cpus=os.cpu_count(),
-                            loadavg_start=os.getloadavg()),
-               runs_s=times, median_s=med,
+                            loadavg_start=load_start, loadavg_end=os.getloadavg()),
+               runs_s=times, median_s=med, solve_call_s={k: v for k, v in SOLVE_S.items() if k != "warm-up"},
+               solve_call_median_s={k: float(np.median(v)) for k, v in SOLVE_S.items() if k != "warm-up"},
                ratio_vs_jitcdde={k: med[k] / med["jitcdde"] for k in med if k != "jitcdde"},
                max_abs_diff_vs_jitcdde_t_le_200=float(np.abs(E[k200] - J[k200]).max()),
                date_utc=time.strftime("%Y-%m-%d %H:%M", time.gmtime()))
@@ -155,12 +199,15 @@ def main(argv=None):
         json.dump(res, fh, indent=1)
     lines = [f"# Mackey-Glass, rtol {RTOL:g}, t in [0, {a.t_end:g}], whole processes ({res['date_utc']} UTC)", "",
              f"Machine: {res['machine']['cpus']} CPUs, load average at start {res['machine']['loadavg_start']}", "",
-             "| case | runs | median (s) | / jitcdde |", "|---|---|---|---|"]
+             "| case | runs | median (s) | / jitcdde | median of solve() in the process (s) |",
+             "|---|---|---|---|---|"]
     for k, v in times.items():
         if v:
             ratio = "1" if k == "jitcdde" else f"{med[k] / med['jitcdde']:.2f}"
-            lines.append(f"| {k} | {len(v)} | {med[k]:.2f} | {ratio} |")
-    lines += ["", f"max |ecocc - jitcdde| for t <= 200: {res['max_abs_diff_vs_jitcdde_t_le_200']:.2g}", ""]
+            sc = f"{res['solve_call_median_s'][k]:.2f}" if k in res["solve_call_median_s"] else ""
+            lines.append(f"| {k} | {len(v)} | {med[k]:.2f} | {ratio} | {sc} |")
+    lines += ["", f"Load average at the end {res['machine']['loadavg_end']}.", "",
+              f"max |ecocc - jitcdde| for t <= 200: {res['max_abs_diff_vs_jitcdde_t_le_200']:.2g}", ""]
     with open(os.path.join(HERE, "mackey_glass.md"), "w") as fh:
         fh.write("\n".join(lines))
     print("\n".join(lines))
