@@ -292,6 +292,20 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                     sat_hi[l] = True
             if sat_lo[l] != used_lo[l] or sat_hi[l] != used_hi[l]:
                 changed = True
+            # a held queue sits exactly on its bound: moved there from a hair inside, booked (departed or
+            # lost), the history's last node too (as solve_dde: a drop-tail queue held a hair below its buffer
+            # was not "full" for the loss signal)
+            lvl = 0.0 if sat_lo[l] else buf[l]
+            if (sat_lo[l] or sat_hi[l]) and y[ci] != lvl:
+                if sat_lo[l]:
+                    y[iq + 3 * L + l] += y[ci]
+                else:
+                    y[iq + L + l] -= lvl - y[ci]
+                y[ci] = lvl
+                for c in range(nh):
+                    if hsrc[c] == ci:
+                        HY[m - 1, c] = lvl
+                changed = True
         if changed:
             # counters that depend on the masks (lost, departed) see the masks of the new step
             _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
