@@ -59,6 +59,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
     sat_lo = np.zeros(L, dtype=np.bool_)
     sat_hi = np.zeros(L, dtype=np.bool_)
     e0 = np.zeros(L, dtype=np.bool_)
+    used_lo = np.zeros(L, dtype=np.bool_)
+    used_hi = np.zeros(L, dtype=np.bool_)
+    loc_lo = np.zeros(L, dtype=np.bool_)
+    loc_hi = np.zeros(L, dtype=np.bool_)
+    s_cross = np.ones(L)
     nd = Pd.shape[1]
     half_pow = np.empty(nd)
     for j in range(nd):
@@ -202,9 +207,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             for l in range(L):
                 qv = y_new[iq + l]
                 ci = iq + l
+                s_cross[l] = 1.0
                 if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                     level = 0.0 if qv < 0.0 else buf[l]
-                    s_star = min(s_star, _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level))
+                    s_cross[l] = _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level)
+                    s_star = min(s_star, s_cross[l])
                 # a held queue leaves its bound where its raw derivative turns inward (as solve_dde), unless the
                 # clamped inward flow before that is negligible (history.release_matters)
                 d_a, d_b = f_raw[ci], f_new_raw[ci]
@@ -212,12 +219,18 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                         _release_matters(d_a, h, atol_v[ci], rtol, y[ci]):
                     s_star = min(s_star, d_a / (d_a - d_b))
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                # the queues whose crossing ends the retaken step: held at their bound after it (below)
+                for l in range(L):
+                    located = s_cross[l] <= s_star * (1 + 1e-9)
+                    loc_lo[l] = located and y_new[iq + l] < 0.0
+                    loc_hi[l] = located and y_new[iq + l] > buf[l]
                 h = s_star * h
                 retake = True
                 continue
         if any_viol:
             n_clamp += 1
             _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
+        was_retake = retake
         retake = False
         # accept: history append (prune / grow first)
         if m + 1 > HT.size:
@@ -261,7 +274,39 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             nfev += 1
         else:
             f_raw[:] = f_new_raw
-        if _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12):
+        used_lo[:] = sat_lo
+        used_hi[:] = sat_hi
+        _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12)
+        # a queue stays held while its raw derivative points outward (a held step does not move it), and one
+        # that a step retaken to end at its located crossing brought to the bound is held too, even a hair
+        # (10 x its tolerance) inside: as solve_dde (see there; left free, the next step crossed unlocated)
+        changed = False
+        for l in range(L):
+            ci = iq + l
+            if not (sat_lo[l] or sat_hi[l]):
+                if (used_lo[l] or (was_retake and loc_lo[l])) and f_raw[ci] <= 0.0 and \
+                        y[ci] <= 10.0 * atol_v[ci]:
+                    sat_lo[l] = True
+                elif (used_hi[l] or (was_retake and loc_hi[l])) and f_raw[ci] >= 0.0 and \
+                        buf[l] - y[ci] <= 10.0 * (atol_v[ci] + rtol * abs(buf[l])):
+                    sat_hi[l] = True
+            if sat_lo[l] != used_lo[l] or sat_hi[l] != used_hi[l]:
+                changed = True
+            # a held queue sits exactly on its bound: moved there from a hair inside, booked (departed or
+            # lost), the history's last node too (as solve_dde: a drop-tail queue held a hair below its buffer
+            # was not "full" for the loss signal)
+            lvl = 0.0 if sat_lo[l] else buf[l]
+            if (sat_lo[l] or sat_hi[l]) and y[ci] != lvl:
+                if sat_lo[l]:
+                    y[iq + 3 * L + l] += y[ci]
+                else:
+                    y[iq + L + l] -= lvl - y[ci]
+                y[ci] = lvl
+                for c in range(nh):
+                    if hsrc[c] == ci:
+                        HY[m - 1, c] = lvl
+                changed = True
+        if changed:
             # counters that depend on the masks (lost, departed) see the masks of the new step
             _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
             nfev += 1
