@@ -380,9 +380,9 @@ class Generated:
         r = ["", "", '@njit(cache=True, inline="always")',
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
-             "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D"
-             + (", FWL" if fwd else ""),
-             "    qdel, rate, arrival, kcur, kown = Wk" + (", karr, kld" if fwd else ""),
+             "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par"
+             + (", FWL" if fwd else "") + " = D",
+             "    qdel, rate, arrival, kcur, kown" + (", karr, kld" if fwd else "") + " = Wk",
              "    tt = s + nud",
              "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
              f"    IQ = {nF} * P + {nL} * L",
