@@ -43,9 +43,11 @@ def test_auto_picks_the_compiled_kernel_for_queueing_delay_and_forward_delays(mo
         # the lock-step and fixed-step kernels do not follow forward delays yet: the NumPy solver, or an error
         for kernel in ("fixed", "lanes"):
             assert engine.resolve_engine("auto", m, fwd, kernel=kernel) == "numpy"
-            with pytest.raises(InputError, match="forward delays") as ei:
+            with pytest.raises(InputError) as ei:
                 engine.resolve_engine("numba", m, fwd, kernel=kernel)
             assert ei.value.field == "engine"
+            if not (name == "reno" and kernel == "lanes"):  # Reno's RED drops are refused first on the lanes
+                assert "forward delays" in str(ei.value.allowed)
 
     class _Ran(Exception):
         pass
