@@ -93,8 +93,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         it serves the run -- the adaptive solver for every model (a kernel
         generated from the model's laws, :mod:`ecocc.dde.codegen`, compiled by
         numba on its first use on a machine and cached on disk), the
-        fixed-step solver too -- and the NumPy solver otherwise
-        (forward delays, a ``checkpoint``, no numba: then it says so once).
+        fixed-step solver too (not with forward delays) -- and the NumPy solver
+        otherwise (a ``checkpoint``, no numba: then it says so once).
         ``"numba"``: the compiled engine or an error saying why not.
         ``"numpy"``: the NumPy reference solvers.  ``$ECOCC_ENGINE`` sets what
         ``"auto"`` means.
@@ -111,8 +111,9 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     rtt_includes_queueing : bool
         ``False`` (default, the papers' reading): every feedback delay is the
         constant propagation delay.  ``True``: the round trip of flow ``p`` is
-        ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays, adaptive
-        NumPy solver only (see :class:`ecocc.system.NetworkSystem`).
+        ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays,
+        ``solver="adaptive"`` only, compiled or NumPy (see
+        :class:`ecocc.system.NetworkSystem`).
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
@@ -145,8 +146,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     check(solver in SOLVERS, "solver", solver, f"one of {SOLVERS}")
     from .dde.engine import resolve_engine
-    if (checkpoint is not None or rtt_includes_queueing is True) and engine in ("auto", None):
-        # checkpoints and state-dependent delays are the NumPy solver's (a compiled run is short)
+    if checkpoint is not None and engine in ("auto", None):
+        # checkpoints are the NumPy solver's (a compiled run is short)
         engine = "numpy"
     requested = engine
     engine = resolve_engine(engine, None if mixed is not None else m, network, kernel=solver)
@@ -180,9 +181,9 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(checkpoint is None or (solver == "adaptive" and engine == "numpy"), "checkpoint", checkpoint,
           "None unless solver='adaptive' and engine='numpy' (the only solver that checkpoints)")
     rtt_includes_queueing = opt.flag("rtt_includes_queueing", rtt_includes_queueing)
-    check(not rtt_includes_queueing or (solver == "adaptive" and engine == "numpy"), "rtt_includes_queueing",
-          rtt_includes_queueing, "False unless solver='adaptive' and engine='numpy' (the only solver with "
-          "state-dependent delays)")
+    check(not rtt_includes_queueing or solver == "adaptive", "rtt_includes_queueing",
+          rtt_includes_queueing, "False unless solver='adaptive' (the NumPy solver and the adaptive compiled "
+          "kernel have state-dependent delays; the fixed-step solvers do not)")
     keep_checkpoint = opt.flag("keep_checkpoint", keep_checkpoint)
     from .limits import check_run_size
     for mm, pp in members.values():  # no run that would hang or exhaust memory (each member's laws)

@@ -135,9 +135,9 @@ def test_engine_errors():
         from ecocc.batch import simulate_map
         simulate_map(net, "reno", x_name="rtt_scale", x_values=[1.0], y_name="red_p_max", y_values=[0.1],
                      t_end_s=1.0, window_s=0.5, engine="numba")
-    with pytest.raises(InputError, match="forward delays"):
+    with pytest.raises(InputError, match="forward delays"):  # the fixed-step kernel does not follow them yet
         pl = parking_lot([1000, 1000], 0.02, delay_split="propagation")
-        simulate(pl, "aecp", t_end_s=1.0, engine="numba")
+        simulate(pl, "aecp", t_end_s=1.0, engine="numba", solver="fixed", step_s=0.01)
     # auto: the NumPy solver where the compiled one does not apply, no error
     assert simulate_batch(net, "reno", t_end_s=0.1, step_s=0.01).attrs["solver"] == "RK4-fixed"
 

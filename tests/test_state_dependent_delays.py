@@ -43,16 +43,18 @@ def _jitcdde(ts, with_queueing):
     return np.array([dde.integrate(tt) for tt in ts])
 
 
-def _ecocc(with_queueing):
+def _ecocc(with_queueing, engine="numpy"):
     return simulate(dumbbell(C, RTTS, initial_rate_pps=X0), "aecp", t_end_s=T_END, r0_pps=X0, output_dt_s=0.25,
-                    rtol=1e-10, rtt_includes_queueing=with_queueing)
+                    rtol=1e-10, rtt_includes_queueing=with_queueing, engine=engine)
 
 
-@pytest.mark.slow  # ~20 s: a jitcdde compilation and two rtol = 1e-10 runs
-def test_queueing_delay_in_the_rtt_matches_jitcdde():
+# the NumPy reference solver and the compiled kernel (ecocc.dde.codegen's sdd variant), each against jitcdde
+@pytest.mark.slow  # ~20 s: a jitcdde compilation and two rtol = 1e-10 runs (+ a kernel compilation for numba)
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_queueing_delay_in_the_rtt_matches_jitcdde(engine):
     ts = np.arange(0.25, T_END + 1e-9, 0.25)
     J = _jitcdde(ts, with_queueing=True)
-    tr = _ecocc(True)
+    tr = _ecocc(True, engine)
     assert tr.ok, tr.message
     idx = np.searchsorted(tr.t_s, ts - 1e-9)
     N = len(RTTS)
@@ -63,7 +65,7 @@ def test_queueing_delay_in_the_rtt_matches_jitcdde():
     print(f"max rel err x {x_rel:.3g}, r {r_rel:.3g}, max abs err q {q_abs:.3g} pkts")
     # the constant-delay run differs from this one by far more than the tolerances below (checked: the
     # option is not a no-op, and the comparison can tell the two readings apart)
-    K = _ecocc(False)
+    K = _ecocc(False, engine)
     x_rel_const = np.abs(K.rate_pps[idx] / np.exp(J[:, :N]) - 1).max()
     print(f"constant-delay run against jitcdde's queueing-delay run: max rel err x {x_rel_const:.3g}")
     assert x_rel_const > 1e-2
@@ -77,10 +79,20 @@ def test_queueing_delay_in_the_rtt_matches_jitcdde():
 
 def test_queueing_delay_option_is_refused_where_it_is_not_implemented():
     net = dumbbell(C, RTTS)
-    for kw in (dict(solver="fixed", step_s=0.01), dict(engine="numba")):
+    # fixed-step solvers (NumPy and compiled) have no state-dependent delays; the adaptive ones both do
+    for kw in (dict(solver="fixed", step_s=0.01), dict(solver="fixed", step_s=0.01, engine="numba"),
+               dict(solver="fixed", step_s=0.01, engine="numpy")):
         with pytest.raises(InputError) as ei:
             simulate(net, "aecp", t_end_s=1.0, rtt_includes_queueing=True, **kw)
         assert ei.value.field == "rtt_includes_queueing"
+    # the lock-step and fixed-step compiled kernels refuse a system with the option, naming it
+    from ecocc.dde import engine
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("aecp")
+    sysm = NetworkSystem(m, net, m.make_params(), 1.0, rtt_includes_queueing=True)
+    with pytest.raises(InputError, match="rtt_includes_queueing=True with the 'fixed' kernel"):
+        engine.solve_fixed(sysm, 1.0, 0.01)
     with pytest.raises(InputError) as ei:
         simulate(net, "petcp", t_end_s=1.0, rtt_includes_queueing=True, delayed_feedback=False)
     assert ei.value.field == "rtt_includes_queueing"
@@ -129,8 +141,9 @@ def _reno_jitcdde(ts, rtts, C_r, with_queueing):
     return np.array([dde.integrate(tt) for tt in ts])
 
 
-@pytest.mark.slow  # ~30 s: a jitcdde compilation and an atol = 1e-10 run
-def test_reno_queueing_delay_matches_jitcdde():
+@pytest.mark.slow  # ~30 s: a jitcdde compilation and an atol = 1e-10 run (+ a kernel compilation for numba)
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_reno_queueing_delay_matches_jitcdde(engine):
     # Reno reads its own window and the RED loss one round trip back ("own" and the link-signal lookups);
     # with the option both round trips include q(t)/C, as the Misra-Gong-Towsley model's R(t)
     rtts, C_r, t_end = [0.1, 0.25], 1000.0, 20.0
@@ -140,7 +153,7 @@ def test_reno_queueing_delay_matches_jitcdde():
     # atol 1e-10 on every component: the default queue atol (1e-4 packets) limits W to ~1e-6 relative here,
     # since the RED loss reads the queue directly (measured 1.5e-6 with the default, 2e-8 with this)
     tr = simulate(dumbbell(C_r, rtts, initial_rate_pps=10.0), "reno", t_end_s=t_end, output_dt_s=0.25, rtol=1e-10,
-                  atol=1e-10, rtt_includes_queueing=True)
+                  atol=1e-10, rtt_includes_queueing=True, engine=engine)
     assert tr.ok, tr.message
     idx = np.searchsorted(tr.t_s, ts - 1e-9)
     N = len(rtts)
@@ -165,8 +178,8 @@ def test_queueing_delay_is_inert_while_queues_are_empty(model):
     # state-dependent run must equal the constant-delay run to round-off (same steps, same values)
     net = dumbbell(1e6, [0.05, 0.2], initial_rate_pps=10.0)
     kw = dict(r0_pps=10.0) if model == "aecp" else {}  # AECP's default r0 = C/N would fill the link at once
-    a = simulate(net, model, t_end_s=5.0, output_dt_s=0.05, **kw)
-    b = simulate(net, model, t_end_s=5.0, output_dt_s=0.05, rtt_includes_queueing=True, **kw)
+    a = simulate(net, model, t_end_s=5.0, output_dt_s=0.05, engine="numpy", **kw)
+    b = simulate(net, model, t_end_s=5.0, output_dt_s=0.05, rtt_includes_queueing=True, engine="numpy", **kw)
     assert a.ok and b.ok and a.queue_pkts.max() == 0.0
     np.testing.assert_array_equal(a.rate_pps, b.rate_pps)
 
@@ -176,7 +189,7 @@ def test_queueing_delay_run_conserves_with_a_finite_buffer(model):
     # a finite buffer exercises the projection while the delays move with the queue; conservation holds at
     # every sample
     net = dumbbell(1000.0, [0.05, 0.2], initial_rate_pps=10.0, buffer_pkts=400.0)
-    tr = simulate(net, model, t_end_s=10.0, output_dt_s=0.05, rtt_includes_queueing=True)
+    tr = simulate(net, model, t_end_s=10.0, output_dt_s=0.05, rtt_includes_queueing=True, engine="numpy")
     assert tr.ok, tr.message
     resid = tr.arrived_pkts - tr.departed_pkts - tr.lost_pkts - tr.queue_pkts
     # round-off of cumulative counters, as in test_solver_robustness

@@ -39,9 +39,18 @@ The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are 
 current rate.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
 piecewise law, where the linearization keeps only the one its equilibrium lies on).
 
-Scope: what :class:`NetworkSystem` computes with no forward delays (the whole RTT on the feedback path,
-the papers' placement) and no state jumps; :func:`supported` says why not otherwise, and the caller uses
-the NumPy solver.
+Queueing delay and forward delays (two variants of ``_model_rhs``, :func:`variant_flags`; the default text
+is unchanged, so the shipped modules are too): with ``rtt_includes_queueing`` (``sdd``) every positive
+feedback delay of flow ``p`` -- the pairs' link signals, the loads they read, the own load one round trip
+back -- is lengthened by ``Q_p = max(sum_{l in p} q_l / C_l, 0)`` of the state the right-hand side is
+called with, as :meth:`NetworkSystem.queueing_delays` and ``adaptive._Evaluator`` do; flow activity and
+cross traffic are still read at the constant delays, as there.  With forward delays (``fwd``) the arrival at
+link ``l`` sums each flow's rate at ``t - d_f(l, k)`` (its state from the history, its queueing delay the
+current one) and the load a pair reads is each flow's at ``d_b(l, p) + d_f(l, k)``.  Breakpoints are the
+reference's (:meth:`DDEProblem.breakpoints`, propagated through the constant delays only).
+
+Scope: what :class:`NetworkSystem` computes with no state jumps; :func:`supported` says why not otherwise,
+and the caller uses the NumPy solver.
 """
 from __future__ import annotations
 
@@ -306,9 +315,11 @@ class Generated:
     """The generated source of a model (with its structural choices) and what the Python side needs to
     call it: the history components, the parameter names."""
 
-    def __init__(self, model, P, st_keys, lst_keys):
+    def __init__(self, model, P, st_keys, lst_keys, sdd=False, fwd=False):
         import sympy as sp
         lw = Laws(model, P, st_keys, lst_keys)
+        # variants (module docstring, "Queueing delay and forward delays"): the default text is unchanged
+        self.sdd, self.fwd = bool(sdd), bool(fwd)
         m = model
         nF, nL = len(m.flow_states), len(m.link_states)
         self.param_names = numeric_params(P)
@@ -319,7 +330,8 @@ class Generated:
         link_used = [i for i, s in enumerate(lw.lv) if lw.uses(lw.signal, s)]
         q_used = lw.uses(lw.signal, lw.qq)
         flow_used = sorted({i for i, s in enumerate(lw.u)
-                            if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))})
+                            if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))
+                            or (fwd and lw.uses(lw.rate, s))})  # fwd: the arrival reads the rate delayed
         uses_qd = any(lw.uses(e, lw.qd) for e in [lw.rate] + lw.dflow + ([lw.load] if uses_y else []))
         # history columns: (block name, offset expression in the state, size)
         blocks = ([(f"flow:{m.flow_states[i]}", f"{i} * P", "P", ("F", i)) for i in flow_used]
@@ -369,8 +381,9 @@ class Generated:
         r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
-             "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-             "    qdel, rate, arrival, kcur, kown = Wk",
+             "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par"
+             + (", FWL" if fwd else "") + " = D",
+             "    qdel, rate, arrival, kcur, kown" + (", karr, kld" if fwd else "") + " = Wk",
              "    tt = s + nud",
              "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
              f"    IQ = {nF} * P + {nL} * L",
@@ -378,7 +391,7 @@ class Generated:
         r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
         r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
         r += ["    for p in range(P):"]
-        if uses_qd:
+        if uses_qd or sdd:  # sdd: the feedback delays read the path's queueing delay
             r += ["        qd = 0.0",
                   "        for j in range(fps[p], fps[p + 1]):",
                   "            qd += y[IQ + pl[j]] / C[pl[j]]"]
@@ -394,17 +407,22 @@ class Generated:
               ] + _index_code(4, "kc", "ctimes", "tt") + [
               "    for l in range(L):",
               "        a = 0.0",
-              "        for jj in range(lptr[l], lptr[l + 1]):",
-              "            a += rate[lflows[jj]]",
-              "        arrival[l] = a + ctable[kc, l]",
+              "        for jj in range(lptr[l], lptr[l + 1]):"]
+        if fwd:
+            r += _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow)
+        else:
+            r += ["            a += rate[lflows[jj]]"]
+        r += ["        arrival[l] = a + ctable[kc, l]",
               "    for p in range(P):",
               "        if not (start[p] <= tt and tt < stop[p]):"]
         r += [f"            out[{i} * P + p] = 0.0" for i in range(nF)]
         r += ["            continue",
-              f"        fb = {_AGG_INIT[agg]}",
-              "        for j in range(fps[p], fps[p + 1]):",
+              f"        fb = {_AGG_INIT[agg]}"]
+        if sdd:  # the receiving flow's queueing delay Q_p >= 0 lengthens each positive feedback delay
+            r += ["        qx = qdel[p] if qdel[p] > 0.0 else 0.0"]
+        r += ["        for j in range(fps[p], fps[p + 1]):",
               "            l = pl[j]",
-              ] + _seg_code(12, "bwd[j]", "kcur[j]")
+              ] + _seg_code(12, _sdd_delay("bwd[j]") if sdd else "bwd[j]", "kcur[j]")
         for i in range(nL):
             v = m.link_states[i]
             if i in link_used:
@@ -419,8 +437,15 @@ class Generated:
                   "            yy = 0.0",
                   "            px_n_active = 0.0",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
-                  "                kf = lflows[jj]",
-                  "                if start[kf] <= td and td < stop[kf]:"]
+                  "                kf = lflows[jj]"]
+            if fwd:  # the load of flow kf at d_b(l, p) + d_f(l, kf) (+ Q_p): its own history point
+                r += ["                tdk = td - FWL[jj]",
+                      "                if start[kf] <= tdk and tdk < stop[kf]:"]
+                if uses_y:
+                    dl_ = "bwd[j] + FWL[jj]"
+                    r += _seg_code(20, _sdd_delay(dl_) if sdd else dl_, "kld[jj]")
+            else:
+                r += ["                if start[kf] <= td and td < stop[kf]:"]
             if count_na:
                 r += ["                    px_n_active += 1.0"]
             if uses_y:
@@ -445,7 +470,7 @@ class Generated:
         r += {"min": ["            fb = min(fb, sg)"], "max": ["            fb = max(fb, sg)"],
               "sum": ["            fb += sg"]}[agg]
         if m.needs_own_delayed:
-            r += _seg_code(8, "rtt[p]", "kown[p]")
+            r += _seg_code(8, _sdd_delay("rtt[p]") if sdd else "rtt[p]", "kown[p]")
             r += ["        to = tt - rtt[p]",
                   "        own = 0.0",
                   "        if start[p] <= to and to < stop[p]:"]
@@ -522,6 +547,34 @@ class Generated:
         if self.q_used:
             parts.append(np.arange(L) + nF * P + self.n_link_states * L)
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _sdd_delay(d):
+    """Source of a feedback delay ``d`` with the queueing delay ``qx`` added where ``d`` is positive (the NumPy
+    reference adds the state-dependent part to the positive constant delays only: ``adaptive._Evaluator``)."""
+    return f"({d} + qx if {d} > 0.0 else 0.0)"
+
+
+def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow):
+    """Source, in the arrival loop over ``jj`` (link ``l``'s flows): add flow ``kf``'s rate at ``t - d_f(l, kf)``
+    (``FWL[jj]``), its state read from the history and its queueing delay the current one, zero while the flow
+    is inactive then -- ``NetworkSystem.rhs``'s ``fwd`` lookup; a zero forward delay reads the current rate."""
+    out = ["            kf = lflows[jj]",
+           "            if FWL[jj] <= 0.0:",
+           "                a += rate[kf]",
+           "            else:",
+           "                tf = tt - FWL[jj]",
+           "                if start[kf] <= tf and tf < stop[kf]:"]
+    out += _seg_code(20, "FWL[jj]", "karr[jj]")
+    for i, v in enumerate(m.flow_states):
+        if i in flow_used and lw.uses(lw.rate, lw.u[i]):
+            out += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+        else:
+            out += [f"                    u_{v} = 0.0  # not read by the rate"]
+    out += ["                    " + x for x in static_flow("kf")]
+    rate_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+    out += [f"                    a += _law_rate({rate_args})"]
+    return out
 
 
 def _lanes_count() -> int:
@@ -926,11 +979,10 @@ def supported(sysm) -> str | None:
     Returns
     -------
     str or None
-        Why the generated kernels cannot run it (forward delays, a batched system), or None.
+        Why the generated kernels cannot run it (a batched system), or None.  Forward delays and
+        ``rtt_includes_queueing`` are served by the adaptive kernel (:func:`variant_flags`); the lock-step and
+        fixed-step kernels refuse them (:func:`ecocc.dde.engine.check_engine`, ``solve_fixed``).
     """
-    if sysm.has_fwd:
-        return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels "
-                "put the whole RTT on the feedback path")
     if np.ndim(sysm.rtt_s) != 1:
         return "a batched system"
     return None
@@ -976,10 +1028,29 @@ def _laws_key(sysm):
         return None
     for f in sorted(files):
         h.update(Path(f).read_bytes())
+    if any(variant_flags(sysm)):  # the variants' texts differ; the default key is unchanged
+        h.update(repr(("variant", variant_flags(sysm))).encode())
     opts = [(k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in numeric_params(sysm.P)]
     h.update(repr((type(m).__module__, type(m).__qualname__, type(sysm.P).__qualname__, opts, list(sysm.st),
                    list(sysm.lst))).encode())
     return h.hexdigest()[:24]
+
+
+def variant_flags(sysm) -> tuple:
+    """Which variant of the generated right-hand side ``sysm`` needs: ``(sdd, fwd)``.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network.
+
+    Returns
+    -------
+    tuple of bool
+        ``sdd``: the feedback delays include the path's queueing delay (``rtt_includes_queueing``); ``fwd``: some
+        (link, flow) pair has a positive forward delay (``delay_split="propagation"`` or ``forward_delays_s``).
+    """
+    return (bool(getattr(sysm, "rtt_includes_queueing", False)), bool(getattr(sysm, "has_fwd", False)))
 
 
 def generate_for(sysm, P) -> Generated:
@@ -1019,7 +1090,7 @@ def generate(sysm) -> Generated:
     """
     num = set(numeric_params(sysm.P))
     opts = tuple((k, v) for k, v in sorted(sysm.P.as_dict().items()) if k not in num)
-    ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst))
+    ck = (type(sysm.model), opts, tuple(sysm.st), tuple(sysm.lst), variant_flags(sysm))
     g = _gen_cache.get(ck)
     if g is not None:
         return g
@@ -1036,7 +1107,8 @@ def generate(sysm) -> Generated:
             except (ValueError, KeyError, OSError):
                 g = None
     if g is None:
-        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        sdd, fwd = variant_flags(sysm)
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sdd=sdd, fwd=fwd)
         _write(generated_dir() / f"{g.name}.py", g.source)
         if key is not None:
             import json
@@ -1091,6 +1163,12 @@ def kernel_data(sysm, gen: Generated):
          i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
          f64(FST), f64(LST), par)
     Wk = (np.zeros(P), np.zeros(P), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(P, dtype=np.int64))
+    if variant_flags(sysm)[1]:
+        # forward delay of each (link, flow) entry in the order of lflows (flows_by_link's), and the history
+        # segments of the arrival's and the load's lookups per entry
+        order = np.argsort(a.pair_link, kind="stable")
+        D = D + (f64(np.asarray(a.pair_fwd_s)[order]),)
+        Wk = Wk + (np.zeros(lflows.size, dtype=np.int64), np.zeros(lflows.size, dtype=np.int64))
     return D, Wk
 
 

@@ -18,10 +18,12 @@ imports none of them until a solver is called.
 The first two return a :class:`~ecocc.dde.adaptive.DDESolution`, so :meth:`Trajectory.from_solution`
 works unchanged.
 
-Scope: every model the generated right-hand side serves (:func:`codegen_gap`), on networks without
-forward delays (``delay_split="feedback"``, the papers' placement, and no explicit ``forward_delays_s``);
-anything else raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on the NumPy
-solver with ``engine="auto"`` (:func:`resolve_engine`).  Not supported inside the compiled loop:
+Scope: every model the generated right-hand side serves (:func:`codegen_gap`).  The adaptive kernel also
+follows forward delays (``delay_split="propagation"`` or explicit ``forward_delays_s``) and
+``rtt_includes_queueing`` (state-dependent delays), from variants of the same generated code
+(:func:`ecocc.dde.codegen.variant_flags`); the lock-step and fixed-step kernels do not yet.  Anything else
+raises :class:`~ecocc.errors.InputError` with ``engine="numba"`` and runs on the NumPy solver with
+``engine="auto"`` (:func:`resolve_engine`).  Not supported inside the compiled loop:
 ``progress`` callbacks (called once at the end), Ctrl-C (``interrupted`` status) and checkpoints.
 
 numba is optional (the ``fast`` extra): without it :data:`HAVE_NUMBA` is False, ``engine="auto"`` uses the
@@ -84,7 +86,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
 
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
     where there is one for ``kernel`` (``"adaptive"``, ``"lanes"``, ``"fixed"``: every model the generated kernels serve)
-    and the network (no forward delays), else the NumPy solver.  Without numba it says once, in one line on
+    and the network (forward delays: the adaptive kernel only), else the NumPy solver.  Without numba it says once, in one line on
     stderr, that runs use the slower NumPy solver and how to get the compiled one, except for the models whose
     kernels were built at install time (:data:`ecocc.dde.codegen.SHIP_MODELS`): ``"numba"`` then, and the
     caller checks the system with :func:`installed_kernel_for`.  ``"numba"`` and ``"numpy"`` are checked as
@@ -213,9 +215,24 @@ def _unsupported(model, network, kernel):
         if getattr(model, "pair_extras", ()):
             return (f"'auto' (one compiled run per point): model {model.name!r} needs per-pair extras "
                     f"{tuple(model.pair_extras)}, which the generated lock-step kernel does not compute yet")
-    if network is not None and np.any(network.arrays.pair_fwd_s > 0):
-        return ("'numpy' for networks with forward delays (delay_split='propagation' or explicit "
-                "forward_delays_s): the numba kernels put the whole RTT on the feedback path")
+    if kernel != "adaptive" and network is not None and np.any(network.arrays.pair_fwd_s > 0):
+        # the adaptive kernel serves them (codegen.variant_flags); the lock-step and fixed-step ones do not yet
+        return (f"'numpy' for networks with forward delays (delay_split='propagation' or explicit "
+                f"forward_delays_s) with the {kernel!r} kernel: only the adaptive compiled kernel "
+                "(solver='adaptive', one run) follows them")
+    return None
+
+
+def _variant_gap(sysm, kernel):
+    """Why the compiled ``kernel`` (``"lanes"`` or ``"fixed"``) cannot run ``sysm``'s variant, or None: only the
+    adaptive kernel follows ``rtt_includes_queueing`` and forward delays (:func:`ecocc.dde.codegen.variant_flags`)."""
+    from .codegen import variant_flags
+    sdd, fwd = variant_flags(sysm)
+    if sdd:
+        return (f"rtt_includes_queueing=True with the {kernel!r} kernel: only the adaptive compiled kernel has "
+                "state-dependent delays")
+    if fwd:
+        return f"forward delays with the {kernel!r} kernel: only the adaptive compiled kernel follows them"
     return None
 
 
@@ -316,7 +333,7 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
         return codegen_mixed.solve_fixed(systems, t_end, step_s, t_eval=t_eval, progress=progress)
     for sm in members:
         check_engine("numba", sm.model, sm.net, kernel="fixed")
-        why = codegen.supported(sm)
+        why = codegen.supported(sm) or _variant_gap(sm, "fixed")
         if why is not None:
             raise InputError("engine", "numba", f"'numpy' for {why}")
     wall0 = _time.perf_counter()
@@ -528,6 +545,12 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
                         max_steps=max_steps, method=method)
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
+    if getattr(sysm, "rtt_includes_queueing", False):
+        # the past is read up to the largest constant delay plus the largest queueing delay (inf: an unbounded
+        # buffer, all of it kept), as solve_dde keeps it
+        delays = sysm.problem().positive_delays()
+        dmax = float(delays.max()) if delays.size else 0.0
+        args["keep_s"] = 1.5 * (dmax + sysm.queueing_delay_bound_s()) + 1e-9
     qb = sysm.layout["queue"]
     args.update(hsrc=gen.hsrc(sysm.n_flows, sysm.n_links), iq=int(qb.start), L=int(sysm.n_links),
                 buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)
@@ -659,7 +682,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     used = [int(i) for i in np.unique(ms)]  # only the systems this call uses
     for i in used:
         check_engine("numba", systems[i].model, systems[i].net, kernel="lanes")
-        why = codegen.supported(systems[i])
+        why = codegen.supported(systems[i]) or _variant_gap(systems[i], "lanes")
         if why is not None:
             raise InputError("engine", "numba", f"'numpy' for {why}")
     per_sys = {i: _method_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,

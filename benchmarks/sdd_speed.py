@@ -1,0 +1,81 @@
+"""Compiled vs NumPy for queueing delay in the RTT (state-dependent delays) and forward delays.
+
+``python benchmarks/sdd_speed.py [--reps 3]`` writes ``benchmarks/sdd_speed.json`` and ``.md``: for each case
+(model, N flows on a dumbbell, 60 s simulated) the wall time of ``simulate`` on ``engine="numpy"`` and on
+``engine="numba"`` (the kernel compiled and cached before timing: a warm-up run), the median of ``--reps``
+runs, their ratio, the largest relative difference of the rates and the absolute difference of the queue
+between the two engines, and the load average.  Both at ``rtol=1e-6`` (the default).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ecocc import dumbbell, simulate
+
+CASES = [  # (model, N, variant)
+    ("aecp", 4, "sdd"), ("reno", 4, "sdd"), ("petcp", 4, "sdd"),
+    ("aecp", 100, "sdd"), ("reno", 100, "sdd"), ("petcp", 100, "sdd"),
+    ("aecp", 100, "fwd"), ("reno", 100, "fwd"),
+]
+T_END = 60.0
+
+
+def _net(N, variant):
+    rtts = list(np.linspace(0.05, 0.2, N))
+    return dumbbell(250.0 * N, rtts, initial_rate_pps=10.0, buffer_pkts=50.0 * N,
+                    delay_split="propagation" if variant == "fwd" else "feedback")
+
+
+def _run(model, N, variant, engine):
+    kw = dict(r0_pps=10.0) if model == "aecp" else {}
+    t0 = time.perf_counter()
+    tr = simulate(_net(N, variant), model, t_end_s=T_END, output_dt_s=0.1, engine=engine,
+                  rtt_includes_queueing=(variant == "sdd"), **kw)
+    return time.perf_counter() - t0, tr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--numpy-reps", type=int, default=1)
+    args = ap.parse_args()
+    rows = []
+    for model, N, variant in CASES:
+        _run(model, N, variant, "numba")  # warm-up: generate, compile or load the kernel
+        wn = []
+        for _ in range(args.reps):
+            w, trn = _run(model, N, variant, "numba")
+            wn.append(w)
+        wp = []
+        for _ in range(args.numpy_reps):
+            w, trp = _run(model, N, variant, "numpy")
+            wp.append(w)
+        row = dict(model=model, n_flows=N, variant=variant, t_end_s=T_END, numba_s=statistics.median(wn),
+                   numpy_s=statistics.median(wp), ratio=statistics.median(wp) / statistics.median(wn),
+                   status=[trn.status.value, trp.status.value],
+                   rate_rel_diff=float(np.max(np.abs(trn.rate_pps / trp.rate_pps - 1))),
+                   queue_abs_diff_pkts=float(np.max(np.abs(trn.queue_pkts - trp.queue_pkts))),
+                   queue_max_pkts=float(trp.queue_pkts.max()), loadavg=os.getloadavg()[0])
+        print(row, flush=True)
+        rows.append(row)
+    here = Path(__file__).parent
+    (here / "sdd_speed.json").write_text(json.dumps(rows, indent=1))
+    lines = ["| model | N | variant | NumPy s | compiled s | ratio | max rel diff rate | max abs diff queue (pkts) "
+             "| load avg |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['n_flows']} | {r['variant']} | {r['numpy_s']:.2f} | {r['numba_s']:.3f} | "
+                     f"{r['ratio']:.0f}x | {r['rate_rel_diff']:.2g} | {r['queue_abs_diff_pkts']:.2g} | "
+                     f"{r['loadavg']:.1f} |")
+    (here / "sdd_speed.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
