@@ -28,8 +28,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 #: the numeric parameter on the x axis of each model's map (its main gain)
+#: (Reno and HSTCP have no gain of their own: RED's p_max, the axis of the classic RED stability maps)
 GAIN = {"aecp": "alpha_per_s", "cltcp": "alpha_per_s", "petcp": "a_pps2", "symbiosis": "epsilon_per_s",
-        "fast": "alpha_pkts"}
+        "fast": "alpha_pkts", "reno": "red_p_max", "hstcp": "red_p_max", "stcp": "a_pkts_per_ack", "xcp": "alpha"}
 C_PPS = 15000.0
 
 

@@ -657,11 +657,27 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
           "        for j in range(fps[p], fps[p + 1]):",
           "            l = pl[j]",
           ] + _seg_code_lanes(12, "bwd[j]", "kcur[j]")
+    # the per-pair extras (as _model_rhs): n_active counts the flows on the link active at the load's delay
+    # (shared by the lanes: starts and stops are), rate is the receiving flow's current rate (per lane)
+    px_used = {k for k, x in zip(m.pair_extras, lw.px) if lw.uses(lw.signal, x)}
+    count_na = "n_active" in px_used
+    if uses_y or count_na:
+        r += ["            td = tt - bwd[j]"]
     if uses_y:
-        r += ["            td = tt - bwd[j]"] + _index_code(12, "kd", "ctimes", "td")
+        r += _index_code(12, "kd", "ctimes", "td")
+    if count_na:
+        r += ["            px_n_active = 0.0",
+              "            for jj in range(lptr[l], lptr[l + 1]):",
+              "                kf = lflows[jj]",
+              "                if start[kf] <= td and td < stop[kf]:",
+              "                    px_n_active += 1.0"]
+    elif "n_active" in m.pair_extras:
+        r += ["            px_n_active = 0.0  # not read by the signal"]
     r += ["            CC = C[l]",
           "            for w in range(W):"]
     r += ind(16, pars)
+    if "rate" in m.pair_extras:
+        r += ["                px_rate = rate[p * W + w]"]
     for i in range(nL):
         v = m.link_states[i]
         if i in link_used:
@@ -720,20 +736,33 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
           "            lw = l * W + w",
           "            q = y[(IQ + l) * W + w]",
           "            a = arrival[lw]"]
-    if nL:
+    args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+    if nL or lw.drop is not None:
         r += ind(12, pars)
         r += [f"            lc_{v} = y[({nF} * P + {i} * L + l) * W + w]" for i, v in enumerate(m.link_states)]
         r += ind(12, lsf("l"))
-        args = ", ".join([s.name for s in lw.lc] + ["q", "a", "C_l"] + [s.name for s in lw.ls] + par_args)
+    if nL:
         r += [f"            dl = _law_link({args})"]
         r += [f"            out[({nF} * P + {i} * L + l) * W + w] = dl[{i}]" for i in range(nL)]
-    r += ["            dq = a - C_l",
-          "            out[(IQ + l) * W + w] = dq",
-          "            if full:",
-          "                out[(IQ + L + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0",
-          "                out[(IQ + 2 * L + l) * W + w] = a",
-          "                out[(IQ + 3 * L + l) * W + w] = (a if a < C_l else C_l) if sat_lo[lw] else C_l",
-          "                out[(IQ + 4 * L + l) * W + w] = q"]
+    if lw.drop is not None:
+        # AQM drops (packets/s), never queued, counted as lost (_model_rhs, same operations)
+        r += [f"            early = a * _law_drop({args})",
+              "            dq = a - early - C_l",
+              "            a_q = a - early",
+              "            out[(IQ + l) * W + w] = dq",
+              "            if full:",
+              "                out[(IQ + L + l) * W + w] = ((dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0) + early",
+              "                out[(IQ + 2 * L + l) * W + w] = a",
+              "                out[(IQ + 3 * L + l) * W + w] = (a_q if a_q < C_l else C_l) if sat_lo[lw] else C_l",
+              "                out[(IQ + 4 * L + l) * W + w] = q"]
+    else:  # (the text of the models without drops is unchanged: their compiled caches stay valid)
+        r += ["            dq = a - C_l",
+              "            out[(IQ + l) * W + w] = dq",
+              "            if full:",
+              "                out[(IQ + L + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0",
+              "                out[(IQ + 2 * L + l) * W + w] = a",
+              "                out[(IQ + 3 * L + l) * W + w] = (a if a < C_l else C_l) if sat_lo[lw] else C_l",
+              "                out[(IQ + 4 * L + l) * W + w] = q"]
     return r
 
 

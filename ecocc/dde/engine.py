@@ -206,15 +206,6 @@ def _unsupported(model, network, kernel):
     gap = codegen_gap(model)
     if gap is not None:
         return f"'numpy': {gap}"
-    if kernel == "lanes" and model is not None:
-        # the generated lock-step right-hand side (codegen._lanes_rhs) does not follow these two hooks yet
-        from ..models.base import NetworkModel
-        if type(model).link_drop_fraction is not NetworkModel.link_drop_fraction:
-            return (f"'auto' (one compiled run per point): model {model.name!r} drops packets at the link "
-                    "(link_drop_fraction), which the generated lock-step kernel does not follow yet")
-        if getattr(model, "pair_extras", ()):
-            return (f"'auto' (one compiled run per point): model {model.name!r} needs per-pair extras "
-                    f"{tuple(model.pair_extras)}, which the generated lock-step kernel does not compute yet")
     if kernel != "adaptive" and network is not None and np.any(network.arrays.pair_fwd_s > 0):
         # the adaptive kernel serves them (codegen.variant_flags); the lock-step and fixed-step ones do not yet
         return (f"'numpy' for networks with forward delays (delay_split='propagation' or explicit "

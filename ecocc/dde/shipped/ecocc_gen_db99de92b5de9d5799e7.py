@@ -1403,10 +1403,16 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             lw = l * W + w
             q = y[(IQ + l) * W + w]
             a = arrival[lw]
-            dq = a - C_l
+            p_red_min_th_pkts = par[0 * W + w]
+            p_red_max_th_pkts = par[1 * W + w]
+            p_red_p_max = par[2 * W + w]
+            ls_buffer = LST[0, (l) * W + w]
+            early = a * _law_drop(q, a, C_l, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            dq = a - early - C_l
+            a_q = a - early
             out[(IQ + l) * W + w] = dq
             if full:
-                out[(IQ + L + l) * W + w] = (dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0
+                out[(IQ + L + l) * W + w] = ((dq if dq > 0.0 else 0.0) if sat_hi[lw] else 0.0) + early
                 out[(IQ + 2 * L + l) * W + w] = a
-                out[(IQ + 3 * L + l) * W + w] = (a if a < C_l else C_l) if sat_lo[lw] else C_l
+                out[(IQ + 3 * L + l) * W + w] = (a_q if a_q < C_l else C_l) if sat_lo[lw] else C_l
                 out[(IQ + 4 * L + l) * W + w] = q
