@@ -31,7 +31,7 @@ MAX_MAP_POINTS = 1_000_000
 
 #: at most this many flows + links in one network: the routing matrix and the per-step arrays grow with it;
 #: 10^5 already means several GB of history.
-MAX_ELEMENTS = 100_000
+MAX_ELEMENTS = 200_000
 
 
 def estimated_steps(network, params: dict, t_end_s: float, rtt_scale_min: float = 1.0) -> tuple[float, str]:
