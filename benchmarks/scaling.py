@@ -102,7 +102,8 @@ def run_child(spec, env=None, timeout=1800):
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
                            capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        return dict(spec, status="timeout", process_wall_s=time.perf_counter() - t0)
+        return dict(spec, status="timeout", process_wall_s=time.perf_counter() - t0,
+                    error=f"killed after {timeout:g} s of wall time")
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])
@@ -168,7 +169,8 @@ def write(res, stem):
          f"default atol), engine numba, {res['t_end_s']:g} s simulated, output every {res['output_dt_s']:g} s. "
          "Times are in-process walls of the `simulate` call in a fresh child process after a warm-up run "
          "(kernel load/compile excluded, reported as warm-up); peak RSS is the child's VmHWM. "
-         f"Medians of {res['repeats']} run(s).", "",
+         f"Medians of the runs per size {res['repeats']}; a child still running after {res['timeout_s']:g} s is "
+         "killed (status timeout).", "",
          "| model | N flows | status | simulate (s) | solver (s) | steps | rejected | warm-up (s) | peak RSS (MiB) | "
          "all simulate runs (s) | load1 |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:
@@ -210,7 +212,9 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS), help="comma-separated model names")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated flow counts")
     ap.add_argument("--links", type=int, default=1000, help="links of the random network")
-    ap.add_argument("--repeats", type=int, default=3, help="runs per (model, N); the median is reported")
+    ap.add_argument("--repeats", default="3", help="runs per (model, N), the median reported; one number or one per "
+                    "size (e.g. 3,1,1)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="wall-time limit of one child, s (status 'timeout')")
     ap.add_argument("--t-end", type=float, default=30.0, help="simulated time, s")
     ap.add_argument("--output-dt", type=float, default=1.0, help="output sampling step, s")
     ap.add_argument("--cold", action="store_true", help="also time each model's first compile (empty caches)")
@@ -221,20 +225,25 @@ def main():
         return
     models = [m.strip() for m in a.models.split(",") if m.strip()]
     sizes = [int(s) for s in a.sizes.split(",")]
+    reps = [int(r) for r in a.repeats.split(",")]
+    reps = reps * len(sizes) if len(reps) == 1 else reps
+    if len(reps) != len(sizes):
+        ap.error(f"--repeats: one number or one per size ({len(sizes)})")
     res = dict(argv=sys.argv[1:], date_utc=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                machine=platform.processor() or platform.machine(), cpus=os.cpu_count(), load_start=os.getloadavg(),
-               n_links=a.links, t_end_s=a.t_end, output_dt_s=a.output_dt, repeats=a.repeats, rows=[], fit={},
+               n_links=a.links, t_end_s=a.t_end, output_dt_s=a.output_dt, repeats=dict(zip(map(str, sizes), reps)),
+               timeout_s=a.timeout, rows=[], fit={},
                cold={})
     if a.cold:
         for m in models:
             res["cold"][m] = cold_compile(m, a.t_end)
             print(f"cold {m}: {res['cold'][m]}", flush=True)
     for m in models:
-        for N in sizes:
+        for N, rep in zip(sizes, reps):
             spec = dict(model=m, n_flows=N, n_links=a.links, t_end=a.t_end, output_dt=a.output_dt)
             runs = []
-            for _ in range(a.repeats):
-                runs.append(run_child(spec))
+            for _ in range(rep):
+                runs.append(run_child(spec, timeout=a.timeout))
                 if runs[-1].get("status") != "success":
                     break  # a failed or refused run is not repeated
             row = _median_row(runs)
