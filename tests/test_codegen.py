@@ -161,10 +161,11 @@ def test_engine_resolution(monkeypatch, capsys):
         pair_extras = ("queue_history",)
     assert "queue_history" in engine.codegen_gap(_Extra())
     assert engine.resolve_engine("auto", _Extra(), net) == "numpy"
-    # the fixed-step RK4 kernel runs the same generated right-hand side (RED drops included); only the lock-step
-    # map kernel does not follow the drops yet
-    assert engine.resolve_engine("auto", get_model("reno"), net, kernel="fixed") == "numba"
-    assert engine.resolve_engine("auto", get_model("reno"), net, kernel="lanes") == "numpy"
+    # the fixed-step RK4 and lock-step map kernels run the same generated right-hand side (RED drops and XCP's
+    # per-pair extras included)
+    for kernel in ("fixed", "lanes"):
+        for name in ("reno", "xcp"):
+            assert engine.resolve_engine("auto", get_model(name), net, kernel=kernel) == "numba", (name, kernel)
     assert engine.resolve_engine("auto", get_model("aecp"), net, kernel="fixed") == "numba"
     for kernel in ("fixed", "lanes"):  # generated for every model, as the adaptive one
         assert engine.resolve_engine("auto", get_model("petcp"), net, kernel=kernel) == "numba"
