@@ -131,10 +131,10 @@ def test_engine_errors():
     net = dumbbell(1000, [0.1, 0.2])
     with pytest.raises(InputError, match="engine"):
         simulate(net, "aecp", t_end_s=1.0, engine="fortran")
-    with pytest.raises(InputError, match="lock-step"):  # reno: RED drops, not in the generated lock-step kernel
+    with pytest.raises(InputError, match="forward delays"):  # the lock-step kernel does not follow them yet
         from ecocc.batch import simulate_map
-        simulate_map(net, "reno", x_name="rtt_scale", x_values=[1.0], y_name="red_p_max", y_values=[0.1],
-                     t_end_s=1.0, window_s=0.5, engine="numba")
+        simulate_map(parking_lot([1000, 1000], 0.02, delay_split="propagation"), "aecp", x_name="rtt_scale",
+                     x_values=[1.0], y_name="alpha_per_s", y_values=[2.0], t_end_s=1.0, window_s=0.5, engine="numba")
     with pytest.raises(InputError, match="forward delays"):  # the fixed-step kernel does not follow them yet
         pl = parking_lot([1000, 1000], 0.02, delay_split="propagation")
         simulate(pl, "aecp", t_end_s=1.0, engine="numba", solver="fixed", step_s=0.01)
