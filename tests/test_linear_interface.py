@@ -188,8 +188,11 @@ def test_models_without_a_linearization_are_refused_not_hung(model):
         analyze(model, n_flows=4, rtt_s=0.1, capacity_pps=12500.0)
 
 
-def test_stability_map_progress_bar_counts_points_and_quiet_hides_it(tmp_path, capsys):
-    # 2 x 2 grid + 0 samples: the bar's total is 4 points and it reaches 4/4; --quiet prints no bar
+def test_stability_map_progress_bar_counts_points_and_quiet_hides_it(tmp_path, capsys, monkeypatch):
+    # 2 x 2 grid + 0 samples: the bar's total is 4 points and it reaches 4/4; --quiet prints no bar.
+    # tqdm redraws at most every 0.1 s (mininterval), so a fast map may never draw 4/4 before the bar is cleared:
+    # redraw on every update here (tqdm >= 4.66 reads TQDM_<option> from the environment)
+    monkeypatch.setenv("TQDM_MININTERVAL", "0")
     from ecocc.cli_stability import stability_map as cmd
     from ecocc.stability import stability_map
     stability_map("aecp", "alpha_per_s", [1.0, 2.0], "rtt_s", [0.1, 0.2], progress=True)
