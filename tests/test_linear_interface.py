@@ -191,8 +191,14 @@ def test_models_without_a_linearization_are_refused_not_hung(model):
 def test_stability_map_progress_bar_counts_points_and_quiet_hides_it(tmp_path, capsys, monkeypatch):
     # 2 x 2 grid + 0 samples: the bar's total is 4 points and it reaches 4/4; --quiet prints no bar.
     # tqdm redraws at most every 0.1 s (mininterval), so a fast map may never draw 4/4 before the bar is cleared:
-    # redraw on every update here (tqdm >= 4.66 reads TQDM_<option> from the environment)
-    monkeypatch.setenv("TQDM_MININTERVAL", "0")
+    # the bar the map creates (from tqdm.auto, at call time) redraws on every update here
+    import tqdm.auto
+
+    class EveryUpdate(tqdm.auto.tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "mininterval": 0, "miniters": 1})
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", EveryUpdate)
     from ecocc.cli_stability import stability_map as cmd
     from ecocc.stability import stability_map
     stability_map("aecp", "alpha_per_s", [1.0, 2.0], "rtt_s", [0.1, 0.2], progress=True)
