@@ -193,7 +193,7 @@ class GeneratedMixed:
                 out += ind(k + 4, body_of(x) or ["pass"])
             return out
 
-        r = ["", "", '@njit(cache=True, inline="always")',
+        r = ["", "", "@njit(cache=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
              ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc"
