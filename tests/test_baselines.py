@@ -134,9 +134,9 @@ def test_xcp_flow_law_stops_decreasing_at_one_packet_per_round_trip():
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 def test_xcp_link_draining_a_large_queue_leaves_its_flows_one_packet_per_round_trip(engine):
     # The smallest failing case of benchmarks/scaling.py's XCP run (docs/notes/xcpfail.md): on link 29 the
-    # persistent queue (~12,000 packets, C = 19,409 packets/s) keeps phi < 0 while the link's arrival y falls
-    # to ~1 packet/s; without the sender's window floor the share x_i/y of the negative feedback drove ln x_i
-    # to -inf and both engines stopped with "non-finite state at t = 1.9956 s" (flow 19).
+    # persistent queue (26,000 packets at 1 s, 13,800 at 1.9 s; C = 19,409 packets/s) keeps phi < 0 while the
+    # link's arrival y falls to ~10 packets/s; without the sender's window floor the share x_i/y of the negative
+    # feedback drove ln x_i to -inf and both engines stopped with "non-finite state at t = 1.9956 s" (flow 19).
     from ecocc import random_network
     if engine == "numba":
         pytest.importorskip("numba")
