@@ -22,8 +22,10 @@ decrease (``x_i' = max(feedback, 0)`` there).  Without this floor the law
 has no positive lower bound: on a link whose persistent queue keeps ``phi < 0``
 (``q > alpha d C / beta``) while its arrival ``y`` falls, the decrease rate of
 ``ln x_i``, ``(h + phi^-)/(y d^2)``, grows without bound and ``ln x_i`` leaves
-the floating-point range within a few round trips (docs/notes/xcpfail.md).  Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0``
-needs both, since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
+the floating-point range within a few round trips (docs/notes/xcpfail.md).
+
+Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0`` needs both,
+since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
 carries the smallest feedback of the links it crosses (Section 3.3): the
 ``min`` over the path.
 
