@@ -120,6 +120,40 @@ def test_xcp_parking_lot_underuses_the_links_that_are_not_everyones_bottleneck()
     assert s["links"][1]["utilization"] == pytest.approx(1.0, abs=1e-6)
 
 
+def test_xcp_flow_law_stops_decreasing_at_one_packet_per_round_trip():
+    # Katabi et al. 2002, Section 3.3: cwnd = max(cwnd + H_feedback, s); in rates x >= 1/(rtt + qdelay)
+    from ecocc.models.base import NUMPY_OPS
+    m = get_model("xcp")
+    P, st = m.make_params(), {"rtt": np.array([0.1, 0.1, 0.1, 0.1])}
+    x = np.array([20.0, 20.0, 5.0, 5.0])  # floor 1/(0.1 + 0.1) = 5 packets/s: above, above, at, at
+    fb = np.array([-3.0, 2.0, -3.0, 2.0])
+    d = m.flow_law(NUMPY_OPS, {"x": x}, fb, None, np.full(4, 0.1), P, st)["x"]
+    np.testing.assert_array_equal(d, [-3.0, 2.0, 0.0, 2.0])
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_xcp_link_draining_a_large_queue_leaves_its_flows_one_packet_per_round_trip(engine):
+    # The smallest failing case of benchmarks/scaling.py's XCP run (docs/notes/xcpfail.md): on link 29 the
+    # persistent queue (26,000 packets at 1 s, 13,800 at 1.9 s; C = 19,409 packets/s) keeps phi < 0 while the
+    # link's arrival y falls to ~10 packets/s; without the sender's window floor the share x_i/y of the negative
+    # feedback drove ln x_i to -inf and both engines stopped with "non-finite state at t = 1.9956 s" (flow 19).
+    from ecocc import random_network
+    if engine == "numba":
+        pytest.importorskip("numba")
+    net = random_network(30, 30, max_hops=5, seed=2)
+    tr = simulate(net, "xcp", t_end_s=3.0, output_dt_s=0.01, engine=engine)
+    assert tr.status.value == "success", tr.message
+    ds = tr.to_xarray()
+    a = net.arrays
+    qdelay = (ds.queue.values / a.capacity_pps) @ a.routing.toarray()
+    # a rate decreases only above 1/(rtt + qdelay(t)) >= 1/(rtt + max qdelay): no rate ends below the smaller of
+    # that and its initial rate (0.999: the step that reaches the floor may overshoot it; measured min ratio 1.19)
+    lower = np.minimum(a.initial_rate_pps, 1.0 / (a.rtt_s + qdelay.max(axis=0)))
+    assert np.all(ds.rate.values >= 0.999 * lower)
+    # the floor is reached: flow 19 (RTT 0.0198 s, through link 29) is held near one packet per round trip
+    assert ds.rate.values[:, 19].min() < 1.0
+
+
 def test_reno_red_drops_are_counted():
     net = dumbbell(1250.0, [0.1, 0.1], buffer_pkts=1000, initial_rate_pps=100.0)
     tr = simulate(net, "reno", t_end_s=100, summary_window_s=20)

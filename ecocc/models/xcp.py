@@ -15,8 +15,17 @@ Wydrowski ("Understanding XCP: equilibrium and fairness", INFOCOM 2005)::
     x_i'(t) = min_{l in i} [ (h_l + phi_l^+) / N_l - (h_l + phi_l^-) x_i / y_l ] / d_l^2
 
 whose sum over the flows of a link is ``phi_l / d_l^2``: the efficiency
-controller.  Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0``
-needs both, since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
+controller.  The sender never lets its window fall below one packet, ``cwnd =
+max(cwnd + H_feedback, s)`` (Section 3.3): in rates, a flow at or below one
+packet per round trip, ``x_i (rtt_i + qdelay_i) <= 1``, takes no further
+decrease (``x_i' = max(feedback, 0)`` there).  Without this floor the law
+has no positive lower bound: on a link whose persistent queue keeps ``phi < 0``
+(``q > alpha d C / beta``) while its arrival ``y`` falls, the decrease rate of
+``ln x_i``, ``(h + phi^-)/(y d^2)``, grows without bound and ``ln x_i`` leaves
+the floating-point range within a few round trips (docs/notes/xcpfail.md).
+
+Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0`` needs both,
+since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
 carries the smallest feedback of the links it crosses (Section 3.3): the
 ``min`` over the path.
 
@@ -25,7 +34,9 @@ Choices, stated: the link sees ``y``, ``q`` and the number of active flows
 rate now; ``d_l`` is the mean propagation RTT of the flows routed through
 the link (constant; XCP measures the mean RTT including queueing, which is
 zero at equilibrium); the persistent queue ``Q`` is the fluid queue; the
-router computes continuously instead of once per ``d``.
+router computes continuously instead of once per ``d``; the window floor
+uses the propagation RTT plus the current queueing delay of the path, and it
+only stops decreases (a flow whose initial rate is below it starts there).
 """
 from __future__ import annotations
 
@@ -156,19 +167,36 @@ class XCP(NetworkModel):
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         """``x_i' = min_{l in i} feedback_l``: the flow applies the smallest feedback on its path.
 
+        Down to one packet per round trip only (the sender's ``cwnd = max(cwnd + H_feedback, s)``,
+        Katabi et al. 2002, Section 3.3): where ``x_i (rtt_i + qdelay_i) <= 1`` the flow takes
+        ``max(feedback, 0)``.  The symbolic layer's linearization keeps the branch above the floor (the
+        equilibrium ``C/N`` lies there).
+
         Parameters
         ----------
-        ops, s, own, qdelay, P, st
+        ops, own, P
             As in :meth:`ecocc.models.base.NetworkModel.flow_law` (not used).
+        s : dict
+            ``s["x"]``: the rate (packets/s).
         fb : array_like
             Smallest per-flow feedback of :meth:`link_signal` on the path (packets/s per second).
+        qdelay : array_like
+            Current queueing delay of the flow's path (s).
+        st : dict
+            ``rtt``: propagation round-trip time of each flow (s).
 
         Returns
         -------
         dict
-            ``{"x": fb}`` (packets/s per second).
+            ``{"x": fb}`` above the floor, ``{"x": max(fb, 0)}`` at or below it (packets/s per second).
         """
-        return {"x": fb}
+        x = s["x"]
+        if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
+            # linearization: the equilibrium (C/N per flow) lies above the one-packet floor
+            return {"x": fb}
+        # the sender's window floor, cwnd = max(cwnd + H_feedback, s) (Katabi et al. 2002, Section 3.3): a
+        # rate at or below one packet per round trip takes no further decrease
+        return {"x": ops.where(x * (st["rtt"] + qdelay) > 1.0, fb, ops.maximum(fb, 0.0 * fb))}
 
     def initial_flow_state(self, net, P):
         """A flow starts at its initial rate: ``x = initial_rate_pps``.
