@@ -93,6 +93,18 @@ def _tight(sysm, atol, t_end=10.0):
     return solve_dde(sysm.problem(), t_end, rtol=1e-10, atol=atol * 1e-3, t_eval=output_grid(t_end, 0.05))
 
 
+def _roundoff_sensitivity(sysm, ref, atol, rtol, cols):
+    """How far the NumPy solver moves when its initial state moves by 1e-15 or 1e-14 relative (a few ulps, the
+    size of the generated code's per-evaluation differences): the largest relative difference to ``ref``."""
+    worst = 0.0
+    for eps in (1e-15, 1e-14):
+        pr = sysm.problem()
+        pr.y0 = pr.y0 * (1.0 + eps)
+        r2 = solve_dde(pr, float(ref.t[-1]), rtol=rtol, atol=atol, t_eval=ref.t)
+        worst = max(worst, float(np.max(np.abs(r2.y - ref.y)[:, cols] / np.maximum(1.0, np.abs(ref.y[:, cols])))))
+    return worst
+
+
 def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL, same_mesh_rel=1e-9):
     assert got.status == ref.status == "success", (got.message, ref.message)
     assert got.y.shape == ref.y.shape
@@ -109,9 +121,15 @@ def _check_against_numpy(sysm, got, ref, atol, rtol=RTOL, same_mesh_rel=1e-9):
                  and math.isclose(got.min_step, ref.min_step, rel_tol=1e-9)
                  and math.isclose(got.max_step, ref.max_step, rel_tol=1e-9))
     if same_mesh:
-        # the same steps: round-off, 1e-9 relative to max(1, |y|) (see the module docstring)
+        # the same steps: round-off, 1e-9 relative to max(1, |y|) (see the module docstring) -- unless the
+        # problem itself amplifies round-off: a queue's held/free decision at its bound can flip on a last-bit
+        # difference without changing the mesh (Kelly's primal on the parking lot: 4.1e-7 packets at t = 5.95 s,
+        # the NumPy solver against itself with y0 * (1 + 1e-15) differs by the same 4.1e-7).  Then the bound is
+        # that measured sensitivity of the reference, x2 (the compiled code's round-off is another draw)
         rel = np.max(diff[:, cols] / np.maximum(1.0, np.abs(ref.y[:, cols])))
-        assert rel < same_mesh_rel, rel
+        if rel >= same_mesh_rel:
+            self_rel = _roundoff_sensitivity(sysm, ref, atol, rtol, cols)
+            assert rel <= 2.0 * self_rel, (rel, self_rel)
     else:
         assert scaled < 200  # another mesh: two solutions within their global errors (module docstring)
     _conserves(sysm, got)
