@@ -358,7 +358,10 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   lane gets that mesh point; each lane projects only its own crossing queues);
 * breakpoints are the same for all lanes (same delays, same flow starts);
 * saturation masks, clamps, projections and status are per lane; a lane whose state becomes non-finite at
-  the smallest step is marked failed (status 2) and left out of later decisions while the others go on.
+  the smallest step is marked failed (status 2) and left out of later decisions while the others go on;
+* the single kernel's hold is per lane too: a queue stays held while its raw derivative points outward, one
+  whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
+  its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
 
 With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
 different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
