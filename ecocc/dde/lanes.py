@@ -17,7 +17,10 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   lane gets that mesh point; each lane projects only its own crossing queues);
 * breakpoints are the same for all lanes (same delays, same flow starts);
 * saturation masks, clamps, projections and status are per lane; a lane whose state becomes non-finite at
-  the smallest step is marked failed (status 2) and left out of later decisions while the others go on.
+  the smallest step is marked failed (status 2) and left out of later decisions while the others go on;
+* the single kernel's hold is per lane too: a queue stays held while its raw derivative points outward, one
+  whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
+  its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
 
 With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
 different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
@@ -99,6 +102,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
     sat_lo = np.zeros(LW, dtype=np.bool_)
     sat_hi = np.zeros(LW, dtype=np.bool_)
     changed = np.zeros(W, dtype=np.bool_)
+    used_lo = np.zeros(LW, dtype=np.bool_)  # the masks the step just accepted was taken with
+    used_hi = np.zeros(LW, dtype=np.bool_)
+    loc_lo = np.zeros(LW, dtype=np.bool_)  # the queues whose located crossing ended the retaken step
+    loc_hi = np.zeros(LW, dtype=np.bool_)
+    s_cross = np.ones(LW)  # each free queue's first crossing in the step (fraction of h; 1: none)
     alive = np.ones(W, dtype=np.bool_)
     viol = np.zeros(W, dtype=np.bool_)
     n_clamp = np.zeros(W, dtype=np.int64)
@@ -183,6 +191,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
     hmax_seen = 0.0
     status_all = 0
     retake = False
+    was_retake = False  # the step just accepted was retaken to end at a located crossing
     eps = 2.220446049250313e-16
     while True:
         # arrival at t (the start, or after an accepted step): the derivative there, the masks, f
@@ -195,8 +204,52 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                     continue
                 fr = FRAW
             else:
-                if not masks(YY, FRAW):
-                    break
+                if first:
+                    if not masks(YY, FRAW):
+                        break
+                else:
+                    for lw in range(LW):
+                        used_lo[lw] = sat_lo[lw]
+                        used_hi[lw] = sat_hi[lw]
+                    masks(YY, FRAW)
+                    # per lane, as the single kernel: a queue stays held while its raw derivative points outward
+                    # (a held step does not move it), and one that a step retaken to end at its located crossing
+                    # brought to the bound is held too, even a hair (10 x its tolerance) inside (left free, the
+                    # next step crossed unlocated and ran free past the bound); a held queue sits exactly on its
+                    # bound: moved there from a hair inside, booked (departed or lost), the history's last node too
+                    anyc = False
+                    for w in range(W):
+                        changed[w] = False
+                    for l in range(L):
+                        q = iq + l
+                        for w in range(W):
+                            lw = l * W + w
+                            k = q * W + w
+                            if alive[w] and not (sat_lo[lw] or sat_hi[lw]):
+                                yb = Y[YY, k]
+                                if (used_lo[lw] or (was_retake and loc_lo[lw])) and F[FRAW, k] <= 0.0 and \
+                                        yb <= 10.0 * atol_v[q]:
+                                    sat_lo[lw] = True
+                                elif (used_hi[lw] or (was_retake and loc_hi[lw])) and F[FRAW, k] >= 0.0 and \
+                                        buf[l] - yb <= 10.0 * (atol_v[q] + rtol * abs(buf[l])):
+                                    sat_hi[lw] = True
+                            if sat_lo[lw] != used_lo[lw] or sat_hi[lw] != used_hi[lw]:
+                                changed[w] = True
+                            lvl = 0.0 if sat_lo[lw] else buf[l]
+                            if alive[w] and (sat_lo[lw] or sat_hi[lw]) and Y[YY, k] != lvl:
+                                if sat_lo[lw]:
+                                    Y[YY, k + 3 * LW] += Y[YY, k]  # departed: iq + 3 L + l
+                                else:
+                                    Y[YY, k + LW] -= lvl - Y[YY, k]  # lost: iq + L + l
+                                Y[YY, k] = lvl
+                                for c in range(nh):
+                                    if hsrc[c] == q:
+                                        HY[m - 1, c * W + w] = lvl
+                                changed[w] = True
+                            if changed[w]:
+                                anyc = True
+                    if not anyc:
+                        break
                 fr = FTMP  # the lanes whose masks changed re-evaluate with the new masks
             _model_rhs_lanes(t, nud, Y[YY], sat_lo, sat_hi, F[fr], full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
                              n_pass, t_cur, h_cur, QV, Y[YY])
@@ -411,12 +464,15 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                     lw = l * W + w
                     k = (iq + l) * W + w
                     qv = Y[YN, k]
+                    if not retake:
+                        s_cross[lw] = 1.0
                     if alive[w] and not (sat_lo[lw] or sat_hi[lw]) and (qv < 0.0 or qv > buf[l]):
                         viol[w] = True
                         any_viol = True
                         if not retake:
                             level = 0.0 if qv < 0.0 else buf[l]
-                            s_star = min(s_star, _first_crossing(Y[YY, k], qv, F[FF, k], F[n_st, k], h, level))
+                            s_cross[lw] = _first_crossing(Y[YY, k], qv, F[FF, k], F[n_st, k], h, level)
+                            s_star = min(s_star, s_cross[lw])
             if not retake:
                 # a saturated queue that leaves its bound inside the step: its raw derivative (arrival -
                 # capacity) changes sign; the root of its linear interpolant ends the step there
@@ -430,6 +486,15 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                             s_star = min(s_star, d_a / (d_a - d_b))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                    # the queues whose crossing ends the retaken step (the first over the lanes): held at their
+                    # bound after it (at the arrival above), as the single kernel
+                    for l in range(L):
+                        for w in range(W):
+                            lw = l * W + w
+                            qv = Y[YN, (iq + l) * W + w]
+                            located = s_cross[lw] <= s_star * (1 + 1e-9)
+                            loc_lo[lw] = located and qv < 0.0
+                            loc_hi[lw] = located and qv > buf[l]
                     h = s_star * h
                     retake = True
                     continue
@@ -442,6 +507,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                         Y[YN, k + L * W] += max(qv - buf[l], 0.0)  # lost: component iq + L + l
                         Y[YN, k + 3 * L * W] -= max(-qv, 0.0)  # departed: iq + 3 L + l
                         Y[YN, k] = min(max(qv, 0.0), buf[l])
+            was_retake = retake
             retake = False
             break
         if status_all:
