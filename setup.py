@@ -21,7 +21,8 @@ from setuptools.errors import CompileError
 HERE = Path(__file__).resolve().parent
 #: extension module -> its shipped generated source
 SHIPPED = {f"ecocc.dde.shipped.{p.stem}_aot": p
-           for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob("ecocc_gen_*.py"))}
+           for pat in ("ecocc_gen_*.py", "ecocc_mix_*.py")  # single models and mixed composites
+           for p in sorted((HERE / "ecocc" / "dde" / "shipped").glob(pat))}
 #: the shared integrator of user DDEs (ecocc.dde.userint): its right-hand side is an argument
 USERINT = "ecocc.dde.shipped._userint_aot"
 

@@ -117,3 +117,38 @@ def test_without_numba_the_install_time_kernel_runs_and_others_fall_back(monkeyp
     assert simulate(net, "hstcp", t_end_s=1.0).solver.get("compiled") is None
     with pytest.raises(InputError, match="numba is not installed"):
         simulate(net, "hstcp", t_end_s=1.0, engine="numba")
+
+
+def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
+    """The Symbiosis + Reno composite (codegen_mixed.SHIP_MIXED) has its index entry and source in the package,
+    and a 4-flow Symbiosis/Reno dumbbell of issue 14's first-run case (drop-tail 500 packets) finds it there with
+    an empty cache, without SymPy (a fresh interpreter)."""
+    import subprocess
+    from ecocc.dde import codegen_mixed
+    for label, sysm in codegen_mixed._ship_systems().items():
+        idx = aot.SHIPPED / "index" / f"mixed-{codegen_mixed._index_key(sysm)}.json"
+        assert idx.is_file(), f"{label}: shipped index is stale: run python -m ecocc.dde.codegen"
+        assert (aot.SHIPPED / f"{json.loads(idx.read_text())['name']}.py").is_file()
+    code = ("import sys; from ecocc import dumbbell; from ecocc.mixed import Mixed, MixedSystem, resolve_protocols; "
+            "from ecocc.dde import codegen_mixed; "
+            "net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], protocols=['symbiosis', 'reno', 'symbiosis', 'reno'], "
+            "buffer_pkts=500.0); mem, fm = resolve_protocols(net, 'symbiosis', None, None, {}); "
+            "g = codegen_mixed.generate(MixedSystem(Mixed(mem, fm), net, 60.0)); "
+            "print(type(g).__name__, g.name, 'sympy' in sys.modules)")
+    env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    kind, name, sympy_loaded = out.split()
+    assert kind == "_CachedMixed" and sympy_loaded == "False"
+    assert (aot.SHIPPED / f"{name}.py").is_file()
+
+
+def test_generated_signature_of_a_mixed_composite_is_the_arguments_types():
+    """The install-time build's static signature of a mixed composite equals numba.typeof of a run's arguments."""
+    numba = pytest.importorskip("numba")
+    from ecocc.dde import codegen_mixed
+    from ecocc.dde.engine import ADAPTIVE_ARGS
+    (sysm,) = codegen_mixed._ship_systems().values()
+    _, kw = codegen_mixed.generic_args(sysm, 0.2, t_eval=np.linspace(0, 0.2, 3), atol=sysm.default_atol(), rtol=1e-7,
+                                       max_step=np.inf, first_step=None, max_steps=10**6)
+    sig = aot.generated_signature(mixed=True)
+    assert tuple(sig.args) == tuple(numba.typeof(kw[k]) for k in ADAPTIVE_ARGS)

@@ -226,10 +226,20 @@ _GEN_ARG_TYPES = dict(
     buf="float64[::1]", counters="int64[::1]", reals="float64[::1]")
 
 
-def generated_signature():
+#: the extra fields of a mixed composite's ``D`` (:func:`ecocc.dde.codegen_mixed.kernel_data`): each member's flow
+#: count, each flow's member, each flow's index among its member's flows
+_MIX_D = ("int64[::1]", "int64[::1]", "int64[::1]")
+
+
+def generated_signature(mixed: bool = False):
     """The numba signature of a generated network kernel (:func:`ecocc.dde.integrator.adaptive_kernel` under
     a model's right-hand side), static so that the install-time build needs no model (a test checks it
     against ``numba.typeof`` of the arguments a run builds).
+
+    Parameters
+    ----------
+    mixed : bool, optional
+        A mixed composite's kernel (:mod:`ecocc.dde.codegen_mixed`: three more fields in ``D``).
 
     Returns
     -------
@@ -247,7 +257,7 @@ def generated_signature():
     args = []
     for k in ADAPTIVE_ARGS:
         if k == "D":
-            args.append(nt.Tuple([ty(x) for x in _GEN_D]))
+            args.append(nt.Tuple([ty(x) for x in _GEN_D + (_MIX_D if mixed else ())]))
         elif k == "Wk":
             args.append(nt.Tuple([ty(x) for x in _GEN_WK]))
         else:
@@ -273,7 +283,8 @@ def generated_stamp(gen_name: str) -> int:
 
 
 def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
-    """Compile the shipped generated source ``src`` (``ecocc_gen_<hash>.py``) into the extension module
+    """Compile the shipped generated source ``src`` (``ecocc_gen_<hash>.py``, or a mixed composite's
+    ``ecocc_mix_<hash>.py``) into the extension module
     ``<stem>_aot`` in ``out_dir`` (setup.py's build step).
 
     Parameters
@@ -296,7 +307,7 @@ def compile_shipped(src: Path, out_dir: Path, *, quiet: bool = False) -> Path:
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return compile_module(f"{name} adaptive", f"{name}_aot", out_dir, quiet=quiet, func=mod.adaptive_kernel.py_func,
-                          sig=generated_signature(), stamp=generated_stamp(name))
+                          sig=generated_signature(mixed=name.startswith("ecocc_mix_")), stamp=generated_stamp(name))
 
 
 def installed_generated(gen_name: str):

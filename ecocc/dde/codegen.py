@@ -989,7 +989,11 @@ def ship() -> dict:
         _write(d / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}, indent=0))
         keep |= {f"{g.name}.py", f"{key}.json"}
         out[name] = g.name
-    for p in list(d.glob("ecocc_gen_*.py")) + list((d / "index").glob("*.json")):
+    from . import codegen_mixed
+    for label, (mod, idx) in codegen_mixed.ship().items():  # the shipped mixed composites
+        keep |= {f"{mod}.py", idx}
+        out[label] = mod
+    for p in list(d.glob("ecocc_gen_*.py")) + list(d.glob("ecocc_mix_*.py")) + list((d / "index").glob("*.json")):
         if p.name not in keep:
             p.unlink()
         else:

@@ -386,7 +386,8 @@ class _CachedMixed(GeneratedMixed):
 
     @property
     def source(self):
-        return (codegen.generated_dir() / f"{self.name}.py").read_text()
+        p = codegen.generated_dir() / f"{self.name}.py"
+        return (p if p.is_file() else codegen._shipped() / f"{self.name}.py").read_text()
 
 
 def _index_key(sysm):
@@ -431,13 +432,19 @@ def generate(sysm) -> GeneratedMixed:
     import json
     ik = _index_key(sysm)
     idx = codegen.generated_dir() / "index" / f"mixed-{ik}.json"
-    if ik is not None and idx.is_file():  # a later process: no SymPy (a second or so per process)
-        try:
-            meta = json.loads(idx.read_text())
-            if (codegen.generated_dir() / f"{meta['name']}.py").is_file():
-                g = _CachedMixed(meta)
-        except (ValueError, KeyError, OSError):
-            g = None
+    # the cache's index, else the one shipped with the package (SHIP_MIXED, ship): a later process or the first
+    # run after installing needs no SymPy (a second or so per process)
+    for base in (codegen.generated_dir(), codegen._shipped()):
+        if ik is None or g is not None:
+            break
+        ib = base / "index" / f"mixed-{ik}.json"
+        if ib.is_file():
+            try:
+                meta = json.loads(ib.read_text())
+                if (base / f"{meta['name']}.py").is_file():
+                    g = _CachedMixed(meta)
+            except (ValueError, KeyError, OSError):
+                g = None
     if g is None:
         g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
         codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
@@ -445,6 +452,46 @@ def generate(sysm) -> GeneratedMixed:
             codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))
     _gen_cache[key] = g
     return g
+
+
+#: the member combinations (default parameters) whose composite kernels are shipped and compiled at install
+#: time, as the single models of :data:`ecocc.dde.codegen.SHIP_MODELS`: issue 14's mixed first-run case and
+#: TCP Symbiosis' Reno-competition figures; about 17 s of CPU to build
+SHIP_MIXED = (("symbiosis", "reno"),)
+
+
+def _ship_systems():
+    """``{label: MixedSystem}`` of :data:`SHIP_MIXED` on a two-flow dumbbell (the text depends on the members'
+    laws, options and static field names, not on the network's values)."""
+    from ..mixed import Mixed, MixedSystem, resolve_protocols
+    from ..network import dumbbell
+    out = {}
+    for combo in SHIP_MIXED:
+        net = dumbbell(1000.0, [0.05] * len(combo), protocols=list(combo), buffer_pkts=100.0)
+        members, flow_member = resolve_protocols(net, combo[0], None, None, {})
+        out["+".join(combo)] = MixedSystem(Mixed(members, flow_member), net, 0.2)
+    return out
+
+
+def ship() -> dict:
+    """Write the generated sources of :data:`SHIP_MIXED` and their index entries into ``ecocc/dde/shipped``
+    (called by :func:`ecocc.dde.codegen.ship`; setup.py compiles each at install time).
+
+    Returns
+    -------
+    dict
+        ``{label: (module name, index file name)}``.
+    """
+    import json
+    out = {}
+    d = codegen._shipped()
+    for label, sysm in _ship_systems().items():
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
+        ik = _index_key(sysm)
+        codegen._write(d / f"{g.name}.py", g.source)
+        codegen._write(d / "index" / f"mixed-{ik}.json", json.dumps({k: getattr(g, k) for k in _META}))
+        out[label] = (g.name, f"mixed-{ik}.json")
+    return out
 
 
 def kernel_data(sysm, gen: GeneratedMixed):
