@@ -120,8 +120,8 @@ def test_without_numba_the_install_time_kernel_runs_and_others_fall_back(monkeyp
 
 
 def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
-    """The Symbiosis + Reno composite (codegen_mixed.SHIP_MIXED) has its index entry and source in the package,
-    and a 4-flow Symbiosis/Reno dumbbell of issue 14's first-run case (drop-tail 500 packets) finds it there with
+    """The Symbiosis + drop-tail Reno composite (codegen_mixed.SHIP_MIXED) has its index entry and source in the
+    package, and a 4-flow Symbiosis/Reno dumbbell of issue 14's first-run case (drop-tail 500 packets) finds it with
     an empty cache, without SymPy (a fresh interpreter)."""
     import subprocess
     from ecocc.dde import codegen_mixed
@@ -132,7 +132,8 @@ def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
     code = ("import sys; from ecocc import dumbbell; from ecocc.mixed import Mixed, MixedSystem, resolve_protocols; "
             "from ecocc.dde import codegen_mixed; "
             "net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], protocols=['symbiosis', 'reno', 'symbiosis', 'reno'], "
-            "buffer_pkts=500.0); mem, fm = resolve_protocols(net, 'symbiosis', None, None, {}); "
+            "buffer_pkts=500.0); mem, fm = resolve_protocols(net, 'symbiosis', None, {'symbiosis': {'model': "
+            "'symbiosis'}, 'reno': {'model': 'reno', 'aqm': 'droptail'}}, {}); "
             "g = codegen_mixed.generate(MixedSystem(Mixed(mem, fm), net, 60.0)); "
             "print(type(g).__name__, g.name, 'sympy' in sys.modules)")
     env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))

@@ -454,10 +454,11 @@ def generate(sysm) -> GeneratedMixed:
     return g
 
 
-#: the member combinations (default parameters) whose composite kernels are shipped and compiled at install
-#: time, as the single models of :data:`ecocc.dde.codegen.SHIP_MODELS`: issue 14's mixed first-run case and
-#: TCP Symbiosis' Reno-competition figures; about 17 s of CPU to build
-SHIP_MIXED = (("symbiosis", "reno"),)
+#: the member combinations whose composite kernels are shipped and compiled at install time, as the single
+#: models of :data:`ecocc.dde.codegen.SHIP_MODELS` (members as ``simulate(protocols=...)`` takes them; options
+#: select the laws, numeric parameters do not): TCP Symbiosis against drop-tail Reno, issue 14's mixed
+#: first-run case and TCP Symbiosis' Reno-competition figures (symbiosis-fig3 to -fig5); about 17 s of CPU
+SHIP_MIXED = ({"symbiosis": {"model": "symbiosis"}, "reno": {"model": "reno", "aqm": "droptail"}},)
 
 
 def _ship_systems():
@@ -467,9 +468,10 @@ def _ship_systems():
     from ..network import dumbbell
     out = {}
     for combo in SHIP_MIXED:
-        net = dumbbell(1000.0, [0.05] * len(combo), protocols=list(combo), buffer_pkts=100.0)
-        members, flow_member = resolve_protocols(net, combo[0], None, None, {})
-        out["+".join(combo)] = MixedSystem(Mixed(members, flow_member), net, 0.2)
+        names = list(combo)
+        net = dumbbell(1000.0, [0.05] * len(names), protocols=names, buffer_pkts=100.0)
+        members, flow_member = resolve_protocols(net, names[0], None, combo, {})
+        out["+".join(names)] = MixedSystem(Mixed(members, flow_member), net, 0.2)
     return out
 
 

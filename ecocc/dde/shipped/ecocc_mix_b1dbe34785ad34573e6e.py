@@ -543,13 +543,18 @@ def _m1_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_
 
 
 @njit(cache=True)
+def _m1_load(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+    return float(math.exp(u_W)/(qd + st_rtt))
+
+
+@njit(cache=True)
 def _m1_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(math.exp(u_W))
 
 
 @njit(cache=True)
 def _m1_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(((0) if (p_red_min_th_pkts > qq) else (((-p_red_p_max*(p_red_min_th_pkts - qq)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts > qq) else (1.0)))))
+    return float(((max(0, -CC/max(1.0e-300, yy) + 1)) if (qq >= 0.999999999*ls_buffer) else (0)))
 
 
 @njit(cache=True)
@@ -788,7 +793,47 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                     qq = y0[IQ + l]
                 else:
                     qq = HY[0, HQ + l]
-                yy = 0.0  # the signal does not read the load
+                td = tt - bwd[j]
+                yy = 0.0
+                for jj in range(lptr[l], lptr[l + 1]):
+                    kf = lflows[jj]
+                    if start[kf] <= td and td < stop[kf]:
+                        nk = fmem[kf]
+                        ik = floc[kf]
+                        if nk == 0:
+                            if md == 3:
+                                k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                            elif md == 0:
+                                k_u_w = y[OF0_w + ik]
+                            elif md == 1:
+                                k_u_w = y0[OF0_w + ik]
+                            else:
+                                k_u_w = HY[0, HF0_0 + ik]
+                            k_st_rtt = FST[0, kf]
+                            k_st_K = FST[1, kf]
+                            yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                        elif nk == 1:
+                            if md == 3:
+                                k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                            elif md == 0:
+                                k_u_W = y[OF1_W + ik]
+                            elif md == 1:
+                                k_u_W = y0[OF1_W + ik]
+                            else:
+                                k_u_W = HY[0, HF1_0 + ik]
+                            k_st_rtt = FST[2, kf]
+                            k_st_K = FST[3, kf]
+                            yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                lo_i = 0
+                hi_i = ctimes.size
+                while lo_i < hi_i:
+                    mid = (lo_i + hi_i) // 2
+                    if ctimes[mid] <= td:
+                        lo_i = mid + 1
+                    else:
+                        hi_i = mid
+                kd = max(lo_i - 1, 0)
+                yy += ctable[kd, l]
                 CC = C[l]
                 ls_buffer = LST[0, l]
                 sg = _m1_signal(qq, yy, CC, ls_buffer, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
