@@ -26,20 +26,26 @@ def test_shipped_sources_are_current():
         assert (aot.SHIPPED / f"{meta['name']}.py").is_file()
 
 
+def _generate_in_fresh_interpreter(code, cache_dir):
+    """Run ``code`` (which prints the generated module's class name, its name and whether SymPy was imported) in a
+    fresh interpreter (this one has SymPy loaded) with the kernel cache ``cache_dir``; the three printed words."""
+    import subprocess
+    env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(cache_dir), PYTHONPATH=str(aot._HERE.parent.parent))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    return out.split()
+
+
 @pytest.mark.parametrize("params", ["", "r0_pps=10.0"])
 def test_first_run_finds_the_shipped_module_without_sympy(tmp_path, params):
     """With an empty cache, the N = 4 dumbbell's generated module comes from the shipped index, not from
     SymPy (checked in a fresh interpreter: this one has SymPy loaded), with AECP's r0_pps unset (an option)
     and set (a kernel parameter: another kernel)."""
-    import subprocess
     code = ("import sys; from ecocc import dumbbell, NetworkSystem; from ecocc.models import get_model; "
             "from ecocc.dde import codegen; m = get_model('aecp'); "
             "s = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0), "
             f"m.make_params({params}), 60.0); "
             "g = codegen.generate(s); print(type(g).__name__, g.name, 'sympy' in sys.modules)")
-    env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    kind, name, sympy_loaded = out.split()
+    kind, name, sympy_loaded = _generate_in_fresh_interpreter(code, tmp_path)
     assert kind == "_Cached" and sympy_loaded == "False"
     assert (aot.SHIPPED / f"{name}.py").is_file()
 
@@ -123,7 +129,6 @@ def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
     """The Symbiosis + drop-tail Reno composite (codegen_mixed.SHIP_MIXED) has its index entry and source in the
     package, and a 4-flow Symbiosis/Reno dumbbell of issue 14's first-run case (drop-tail 500 packets) finds it with
     an empty cache, without SymPy (a fresh interpreter)."""
-    import subprocess
     from ecocc.dde import codegen_mixed
     for label, sysm in codegen_mixed._ship_systems().items():
         idx = aot.SHIPPED / "index" / f"mixed-{codegen_mixed._index_key(sysm)}.json"
@@ -136,9 +141,7 @@ def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
             "'symbiosis'}, 'reno': {'model': 'reno', 'aqm': 'droptail'}}, {}); "
             "g = codegen_mixed.generate(MixedSystem(Mixed(mem, fm), net, 60.0)); "
             "print(type(g).__name__, g.name, 'sympy' in sys.modules)")
-    env = dict(__import__("os").environ, ECOCC_CACHE_DIR=str(tmp_path), PYTHONPATH=str(aot._HERE.parent.parent))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    kind, name, sympy_loaded = out.split()
+    kind, name, sympy_loaded = _generate_in_fresh_interpreter(code, tmp_path)
     assert kind == "_CachedMixed" and sympy_loaded == "False"
     assert (aot.SHIPPED / f"{name}.py").is_file()
 
