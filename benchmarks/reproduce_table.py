@@ -24,8 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def _num(v):
     if v is None:
         return "-"
-    if isinstance(v, bool):
-        return str(v)
     if isinstance(v, (int, float)):
         return f"{v:.4g}"
     return str(v)
@@ -70,14 +68,21 @@ def table(doc: dict, wall_s: float | None, workers: int) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="local worker processes (>= 1)")
     ap.add_argument("--out", default=str(ROOT / "docs" / "reproduce_table.md"))
     ap.add_argument("--json-out", default=str(ROOT / "benchmarks" / "reproduce_all.json"),
                     help="where the command's JSON output is kept")
     ap.add_argument("--from-json", default=None, help="rewrite the table from this saved JSON, do not run")
     a = ap.parse_args(argv)
+    if a.workers < 1:
+        ap.error(f"--workers {a.workers}: at least 1")
     if a.from_json:
-        doc, wall = json.loads(Path(a.from_json).read_text()), None
+        try:
+            doc, wall = json.loads(Path(a.from_json).read_text()), None
+        except (OSError, ValueError) as exc:
+            ap.error(f"--from-json {a.from_json}: not a readable JSON file ({exc})")
+        if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
+            ap.error(f"--from-json {a.from_json}: not the output of `ecocc reproduce ... --json` (no 'records' list)")
     else:
         cmd = [sys.executable, "-m", "ecocc", "reproduce", "all", "--workers", str(a.workers), "--json",
                "--quiet", "--out", str(ROOT / "figures" / "reproduce")]

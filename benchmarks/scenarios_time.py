@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=600.0, help="per scenario, seconds")
     ap.add_argument("--out", default=str(HERE / "scenarios_time"))
     a = ap.parse_args(argv)
+    if not a.timeout > 0:
+        ap.error(f"--timeout {a.timeout}: a positive number of seconds")
     from ecocc.scenarios import shipped
     names = list(shipped())
     cache = a.cache or tempfile.mkdtemp(prefix="ecocc-cache-")
@@ -54,7 +57,7 @@ def main(argv=None):
               flush=True)
     res = dict(when=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), load_start=load0,
                load_end=os.getloadavg(), python=sys.version.split()[0], rows=rows)
-    Path(a.out + ".json").write_text(json.dumps(res, indent=1))
+    _write(Path(a.out + ".json"), json.dumps(res, indent=1))
     slow = [r["scenario"] for r in rows if not r["under_a_minute"]]
     md = [f"# `ecocc simulate NAME` for every shipped scenario ({res['when']})", "",
           f"`python benchmarks/scenarios_time.py`: one fresh process per scenario, timed from spawn to exit; one "
@@ -63,7 +66,16 @@ def main(argv=None):
           f"{len(rows)} scenarios; over a minute: {', '.join(slow) if slow else 'none'}.", "",
           "| scenario | wall (s) | status | compiled a kernel |", "|---|---|---|---|"]
     md += [f"| {r['scenario']} | {r['wall_s']:.2f} | {r['status']} | {'yes' if r['compiled'] else ''} |" for r in rows]
-    Path(a.out + ".md").write_text("\n".join(md) + "\n")
+    _write(Path(a.out + ".md"), "\n".join(md) + "\n")
+    if a.cache is None:
+        shutil.rmtree(cache, ignore_errors=True)  # the temporary kernel cache of this run
+
+
+def _write(path: Path, text: str):
+    """Write atomically (a temporary name, then rename): an interrupted run leaves the previous results."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
 
 
 if __name__ == "__main__":
