@@ -1128,17 +1128,7 @@ def generate(sysm) -> Generated:
     if g is not None:
         return g
     key = _laws_key(sysm)
-    # the cache's index, else the one shipped with the package (the registry models, ``ship``)
-    for base in (generated_dir(), _shipped()):
-        idx = base / "index" / f"{key}.json"
-        if g is None and key is not None and idx.is_file():
-            import json
-            try:
-                meta = json.loads(idx.read_text())
-                if (base / f"{meta['name']}.py").is_file():
-                    g = _Cached(meta)
-            except (ValueError, KeyError, OSError):
-                g = None
+    g = indexed(key and f"{key}.json", _Cached)
     if g is None:
         sdd, fwd = variant_flags(sysm)
         g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sdd=sdd, fwd=fwd)
@@ -1148,6 +1138,37 @@ def generate(sysm) -> Generated:
             _write(generated_dir() / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}))
     _gen_cache[ck] = g
     return g
+
+
+def indexed(index_name, cls):
+    """The generated module an index entry names, from the cache's index, else the one shipped with the package
+    (``ship``): no SymPy needed.
+
+    Parameters
+    ----------
+    index_name : str or None
+        The index file's name (``<key>.json``); None (no key: a model without a source file) finds nothing.
+    cls : type
+        The class restoring a module from its index entry (``_Cached``, ``codegen_mixed._CachedMixed``).
+
+    Returns
+    -------
+    object or None
+        ``cls(entry)``, or None when neither index has a readable entry whose source file exists.
+    """
+    if index_name is None:
+        return None
+    import json
+    for base in (generated_dir(), _shipped()):
+        idx = base / "index" / index_name
+        if idx.is_file():
+            try:
+                meta = json.loads(idx.read_text())
+                if (base / f"{meta['name']}.py").is_file():
+                    return cls(meta)
+            except (ValueError, KeyError, OSError):
+                pass
+    return None
 
 
 def _write(path: Path, text: str):

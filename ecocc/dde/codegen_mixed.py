@@ -434,17 +434,7 @@ def generate(sysm) -> GeneratedMixed:
     idx = codegen.generated_dir() / "index" / f"mixed-{ik}.json"
     # the cache's index, else the one shipped with the package (SHIP_MIXED, ship): a later process or the first
     # run after installing needs no SymPy (a second or so per process)
-    for base in (codegen.generated_dir(), codegen._shipped()):
-        if ik is None or g is not None:
-            break
-        ib = base / "index" / f"mixed-{ik}.json"
-        if ib.is_file():
-            try:
-                meta = json.loads(ib.read_text())
-                if (base / f"{meta['name']}.py").is_file():
-                    g = _CachedMixed(meta)
-            except (ValueError, KeyError, OSError):
-                g = None
+    g = codegen.indexed(ik and f"mixed-{ik}.json", _CachedMixed)
     if g is None:
         g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
         codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
