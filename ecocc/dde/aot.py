@@ -374,7 +374,8 @@ def reset():
 def main():
     """``python -m ecocc.dde.aot``: build (or find) this machine's compiled kernels now -- the adaptive one of
     every registered model the generated kernels serve (and numba's cache of it), and the shared integrator of
-    user DDEs (:mod:`ecocc.dde.user`) -- e.g. after installing, so
+    user DDEs (:mod:`ecocc.dde.user`; the install-time module when there is one, else numba's JIT) -- e.g.
+    after installing, so
     that the first real run does not pay for the compilation.  The lock-step and fixed-step kernels are built
     on their first use."""
     from ecocc.dde.codegen import warm
@@ -385,9 +386,12 @@ def main():
         print(f"adaptive kernel of {name}: ready in {wall:.1f} s ({path})")
     import time
     t0 = time.perf_counter()
-    from ecocc.dde.user import _fp_integrator
-    _fp_integrator()  # compiled on load (explicit signature), else loaded from numba's cache
-    print(f"shared integrator of user DDEs (ecocc.dde.user): ready in {time.perf_counter() - t0:.1f} s")
+    from ecocc.dde.user import _shared_kernel
+    # the install-time module when there is one; else numba's JIT (explicit signature) into its cache
+    _, how = _shared_kernel()
+    where = how.get("integrator_module") or "numba's cache"
+    print(f"shared integrator of user DDEs (ecocc.dde.user): {how['compiled']}, ready in "
+          f"{time.perf_counter() - t0:.1f} s ({where})")
 
 
 if __name__ == "__main__":
