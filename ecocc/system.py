@@ -509,6 +509,7 @@ class NetworkSystem:
             nudge_time=True, project=self.project,
             state_delays=self.queueing_delays if self.rtt_includes_queueing else None,
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
+            log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
         )
 
     def queueing_delays(self, t, y):

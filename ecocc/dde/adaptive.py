@@ -326,7 +326,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         Relative tolerance (>= :data:`ecocc.dde.options.RTOL_MIN`).
     atol : float or array_like, optional
         Absolute tolerance, one value or one per component (>= 0, in the component's units: packets,
-        packets/s): ``|err_i| <= atol_i + rtol * |y_i|``.
+        packets/s): ``|err_i| <= atol_i + rtol * |y_i|`` (``atol_i + rtol`` for a component that is a
+        logarithm, :attr:`DDEProblem.log_components`).
     method : {"RK45", "RK23"}, optional
         The Runge-Kutta pair (Dormand-Prince 5(4) or Bogacki-Shampine 3(2)).
     max_step : float, optional
@@ -452,9 +453,11 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         return DDESolution(np.array(out_t), np.array(out_y).reshape(len(out_t), n), Status.FAILED,
                            f"non-finite derivative at t = {t0}", t0, method=method)
 
+    # a log component's error is relative already: its scale is atol + rtol (DDEProblem.log_components)
+    logm = problem.log_mask()
     # initial step (Hairer's heuristic, simplified)
     if first_step is None:
-        sc = atol_v + rtol * np.abs(y)
+        sc = atol_v + rtol * np.where(logm, 1.0, np.abs(y))
         d0 = np.max(np.abs(y) / sc)
         d1 = np.max(np.abs(f) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
@@ -551,7 +554,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     + (f" and {bad.size - 1} other component(s)" if bad.size > 1 else "")
                     + f" even at the smallest step {h:.3g} s")
                 break
-            sc = atol_v + rtol * np.maximum(np.abs(y), np.abs(y_new))
+            sc = atol_v + rtol * np.where(logm, 1.0, np.maximum(np.abs(y), np.abs(y_new)))
             # a zero scale (atol_i = 0 and y_i = 0) with a zero error is no error, with a nonzero one infinite
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(err_vec == 0, 0.0, np.abs(err_vec) / sc)

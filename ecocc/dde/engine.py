@@ -410,11 +410,11 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
 
 
 #: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
-ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
+ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
                  "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
                  "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
-LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "max_step", "first_step", "max_steps", "bps",
+LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
               "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
               "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "counters",
               "reals", "codes")
@@ -461,6 +461,7 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     dcomp = sorted_unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
     args = dict(
         y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
+        logc=prob.log_mask().astype(float),  # 1: a logarithm, its error scale atol + rtol (DDEProblem.log_components)
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
@@ -692,7 +693,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
             same = np.array_equal(v, D0[k]) if isinstance(v, np.ndarray) else v == D0[k]
             if not same:
                 raise InputError("systems", i, "systems of one network that differ only in their delays")
-        for k in ("dcomp", "Cc", "t_eval", "atol_v"):
+        for k in ("dcomp", "Cc", "t_eval", "atol_v", "logc"):
             if not np.array_equal(per_sys[i][k], per_sys[used[0]][k]):
                 raise InputError("systems", i, "systems of one network that differ only in their delays")
     fields = {}  # (system, parameter object) -> (y0, FST, LST, par), computed once

@@ -38,7 +38,7 @@ RHS_SIG = _t.void(_t.float64, _t.float64, _A1, _t.boolean[::1], _t.boolean[::1],
 #: numba types of the generic integrator's other arguments (as ``ecocc.dde.engine._method_args`` builds them:
 #: fresh, writable, C-contiguous arrays)
 ARG_TYPES = dict(
-    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", max_step="float64",
+    y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", logc="float64[::1]", max_step="float64",
     first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
     Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
     expo="float64", dmin="float64", keep_s="float64", dcomp="int64[::1]", hsrc="int64[::1]", iq="int64", L="int64",

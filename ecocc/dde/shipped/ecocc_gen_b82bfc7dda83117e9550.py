@@ -38,7 +38,7 @@ from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, 
 
 
 @njit(cache=True, nogil=True)
-def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y,
+def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals):
     """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
     n = y0.size
@@ -99,7 +99,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         d0 = 0.0
         d1 = 0.0
         for i in range(n):
-            sc = atol_v[i] + rtol * abs(y[i])
+            sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(y[i]))
             d0 = max(d0, abs(y[i]) / sc)
             d1 = max(d1, abs(f[i]) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
@@ -173,7 +173,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             break
         err = 0.0
         for q in range(n):
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y[q]), abs(y_new[q])))
             e = abs(err_vec[q]) / sc
             if e > err:
                 err = e
@@ -187,7 +187,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 val += Qj * half_pow[j]
             mid_dense = y[q] + h * val
             mid_herm = _hermite(0.5, h, y[q], y_new[q], f[q], K[n_st, q])
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y[q]), abs(y_new[q])))
             e = abs(mid_dense - mid_herm) / sc
             if e > err:
                 err = e
@@ -393,7 +393,7 @@ OVERLAP_PASSES = 8
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals, codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
     ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
@@ -627,7 +627,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                     d1 = 0.0
                     for i in range(n_int):
                         yv = Y[YY, i * W + w]
-                        sc = atol_v[i] + rtol * abs(yv)
+                        sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(yv))
                         d0 = max(d0, abs(yv) / sc)
                         d1 = max(d1, abs(F[FF, i * W + w]) / sc)
                     h = min(h, 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1)
@@ -700,10 +700,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                     diff = 0.0
                     for q in range(n_int):
                         aq = atol_v[q]
+                        lq = logc[q] != 0.0
                         for w in range(W):
                             if alive[w]:
                                 k = q * W + w
-                                sc = aq + rtol * max(abs(Y[YY, k]), abs(Y[YN, k]))
+                                sc = aq + rtol * (1.0 if lq else max(abs(Y[YY, k]), abs(Y[YN, k])))
                                 diff = max(diff, abs(Y[YN, k] - Y[YP, k]) / sc)
                     if not diff > OVERLAP_TOL:  # (NaN: stop here, the finiteness check below decides)
                         break
@@ -763,9 +764,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                 err_w[w] = 0.0
             for q in range(n_int):
                 aq = atol_v[q]
+                lq = logc[q] != 0.0
                 for w in range(W):
                     k = q * W + w
-                    sc = aq + rtol * max(abs(Y[YY, k]), abs(Y[YN, k]))
+                    sc = aq + rtol * (1.0 if lq else max(abs(Y[YY, k]), abs(Y[YN, k])))
                     err_w[w] = max(err_w[w], abs(err_vec[k]) / sc)
             for jj in range(dcomp.size):
                 q = dcomp[jj]
@@ -781,7 +783,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
                     mid_dense = y_a + h * vacc[w]
                     # history.hermite at s = 0.5
                     mid_herm = 0.5 * y_a + 0.125 * h * F[FF, o + w] + 0.5 * y_b + (-0.125) * h * F[n_st, o + w]
-                    sc = atol_v[q] + rtol * max(abs(y_a), abs(y_b))
+                    sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y_a), abs(y_b)))
                     err_w[w] = max(err_w[w], abs(mid_dense - mid_herm) / sc)
             err = 0.0
             for w in range(W):
@@ -913,7 +915,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
 
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
-def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
+def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
                          out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf,
                          Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
@@ -928,7 +930,7 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]))
-        lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
+        lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
 

@@ -38,7 +38,7 @@ from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, 
 
 
 @njit(cache=True, nogil=True)
-def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, t_eval, out_y,
+def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals):
     """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
     n = y0.size
@@ -99,7 +99,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
         d0 = 0.0
         d1 = 0.0
         for i in range(n):
-            sc = atol_v[i] + rtol * abs(y[i])
+            sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(y[i]))
             d0 = max(d0, abs(y[i]) / sc)
             d1 = max(d1, abs(f[i]) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
@@ -173,7 +173,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
             break
         err = 0.0
         for q in range(n):
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y[q]), abs(y_new[q])))
             e = abs(err_vec[q]) / sc
             if e > err:
                 err = e
@@ -187,7 +187,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bp
                 val += Qj * half_pow[j]
             mid_dense = y[q] + h * val
             mid_herm = _hermite(0.5, h, y[q], y_new[q], f[q], K[n_st, q])
-            sc = atol_v[q] + rtol * max(abs(y[q]), abs(y_new[q]))
+            sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y[q]), abs(y_new[q])))
             e = abs(mid_dense - mid_herm) / sc
             if e > err:
                 err = e
