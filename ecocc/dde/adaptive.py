@@ -457,8 +457,9 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     logm = problem.log_mask()
     # initial step (Hairer's heuristic, simplified)
     if first_step is None:
-        sc = atol_v + rtol * np.where(logm, 1.0, np.abs(y))
-        d0 = np.max(np.abs(y) / sc)
+        mag = np.where(logm, 1.0, np.abs(y))  # a log component's size is 1 in relative terms
+        sc = atol_v + rtol * mag
+        d0 = np.max(mag / sc)
         d1 = np.max(np.abs(f) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     else:

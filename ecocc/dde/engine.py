@@ -488,6 +488,9 @@ def _adaptive_status(code, counters, reals, max_steps):
                                    "tolerance; results may not meet rtol/atol")
     if code == 2:
         return Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
+    if code == 4:  # the lock-step kernel's lanes (lanes.py)
+        return Status.FAILED, (f"step size underflow at t = {t_reached:.9g} s: the error estimate stays above the "
+                               "tolerance even at the smallest step")
     return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
 
 

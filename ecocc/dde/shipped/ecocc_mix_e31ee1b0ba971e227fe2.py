@@ -99,8 +99,9 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         d0 = 0.0
         d1 = 0.0
         for i in range(n):
-            sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(y[i]))
-            d0 = max(d0, abs(y[i]) / sc)
+            mag = 1.0 if logc[i] != 0.0 else abs(y[i])  # a log component's size is 1 in relative terms
+            sc = atol_v[i] + rtol * mag
+            d0 = max(d0, mag / sc)
             d1 = max(d1, abs(f[i]) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     h = min(h, max_step, dmin, t_end - t0)

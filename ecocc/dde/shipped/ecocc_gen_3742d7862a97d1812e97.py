@@ -99,8 +99,9 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         d0 = 0.0
         d1 = 0.0
         for i in range(n):
-            sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(y[i]))
-            d0 = max(d0, abs(y[i]) / sc)
+            mag = 1.0 if logc[i] != 0.0 else abs(y[i])  # a log component's size is 1 in relative terms
+            sc = atol_v[i] + rtol * mag
+            d0 = max(d0, mag / sc)
             d1 = max(d1, abs(f[i]) / sc)
         h = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
     h = min(h, max_step, dmin, t_end - t0)
@@ -358,7 +359,9 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   lane gets that mesh point; each lane projects only its own crossing queues);
 * breakpoints are the same for all lanes (same delays, same flow starts);
 * saturation masks, clamps, projections and status are per lane; a lane whose state becomes non-finite at
-  the smallest step is marked failed (status 2) and left out of later decisions while the others go on;
+  the smallest step is marked failed (status 2) and left out of later decisions while the others go on; so is
+  a lane whose error stays above its tolerance at the smallest step (status 4, step-size underflow: the NumPy
+  solver fails there too; the single kernel accepts such a step and reports the run inaccurate);
 * the single kernel's hold is per lane too: a queue stays held while its raw derivative points outward, one
   whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
   its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
@@ -451,7 +454,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     alive = np.ones(W, dtype=np.bool_)
     viol = np.zeros(W, dtype=np.bool_)
     n_clamp = np.zeros(W, dtype=np.int64)
-    n_inacc = np.zeros(W, dtype=np.int64)
     nd = Pd.shape[1]
     half_pow = np.empty(nd)
     for j in range(nd):
@@ -626,9 +628,9 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     d0 = 0.0
                     d1 = 0.0
                     for i in range(n_int):
-                        yv = Y[YY, i * W + w]
-                        sc = atol_v[i] + rtol * (1.0 if logc[i] != 0.0 else abs(yv))
-                        d0 = max(d0, abs(yv) / sc)
+                        yv = 1.0 if logc[i] != 0.0 else abs(Y[YY, i * W + w])  # a log component: 1
+                        sc = atol_v[i] + rtol * yv
+                        d0 = max(d0, yv / sc)
                         d1 = max(d1, abs(F[FF, i * W + w]) / sc)
                     h = min(h, 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1)
             h = min(h, max_step, dmin, t_end - t0)
@@ -791,9 +793,20 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     err = err_w[w]
             if err > 1.0 and not retake:
                 if h <= hmin * 4:
+                    # step-size underflow (the NumPy solver's rule): a lane whose error stays above its tolerance
+                    # at the smallest step fails and leaves the decisions, the step is retaken for the others
+                    # (accepting it as inaccurate would keep the shared mesh at the smallest step for all lanes)
                     for w in range(W):
                         if alive[w] and err_w[w] > 1.0:
-                            n_inacc[w] += 1
+                            alive[w] = False
+                            n_alive -= 1
+                            codes[w] = 4
+                            counters[w, 5] = ie
+                            reals[w, 2] = t
+                    if n_alive == 0:
+                        status_all = 4
+                        break
+                    continue
                 else:
                     n_rej += 1
                     rej_step = True
@@ -902,14 +915,14 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         h_last = h
     for w in range(W):
         if alive[w]:
-            codes[w] = status_all if status_all else (1 if n_inacc[w] else 0)
+            codes[w] = status_all
             counters[w, 5] = ie
             reals[w, 2] = t
         counters[w, 0] = n_steps
         counters[w, 1] = n_rej
         counters[w, 2] = nfev
         counters[w, 3] = n_clamp[w]
-        counters[w, 4] = n_inacc[w]
+        counters[w, 4] = 0  # no step is accepted above its tolerance (code 4 instead)
         reals[w, 0] = hmin_seen
         reals[w, 1] = hmax_seen
 
