@@ -1112,7 +1112,7 @@ def supported(sysm) -> str | None:
 
 
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg")
 
 
 class _Cached(Generated):
