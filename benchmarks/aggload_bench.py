@@ -5,7 +5,9 @@ RTTs uniform in [0.01, 0.5] s, seed 1, 30 s, rtol = atol = 1e-8).  Results: ``do
 
 Usage::
 
-    python benchmarks/aggload_bench.py TREE MODEL N RTOL OUT.npz [TIMEOUT_S] [ENGINE]
+    python benchmarks/aggload_bench.py TREE MODEL N RTOL OUT.npz [TIMEOUT_S] [ENGINE] [T_END_S] [ATOL]
+
+(ATOL ``none``: ecocc's default absolute tolerances, as models_bench.py's accuracy case; default: = RTOL)
 
 runs ``TREE/benchmarks/models_bench.py --ecocc-case`` in a fresh process with ``PYTHONPATH=TREE``.
 """
@@ -26,7 +28,9 @@ def main():
     tree, model, n, rtol, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
     timeout = float(sys.argv[6]) if len(sys.argv) > 6 else 3600.0
     engine = sys.argv[7] if len(sys.argv) > 7 else "auto"
-    case = _case(model, n, 30.0, rtol, rtol)
+    t_end = float(sys.argv[8]) if len(sys.argv) > 8 else 30.0
+    atol = sys.argv[9] if len(sys.argv) > 9 else str(rtol)
+    case = _case(model, n, t_end, rtol, None if atol == "none" else float(atol))
     env = dict(os.environ, PYTHONPATH=tree)
     t0 = time.perf_counter()
     try:

@@ -409,7 +409,14 @@ class Generated:
             r += [f"    XA = {col}",
                   "    XB = XA + L",
                   "    XN = XA + 2 * L",
-                  f"    use_agg = HY.shape[1] >= XA + {nxl} * L"]
+                  f"    use_agg = HY.shape[1] >= XA + {nxl} * L",
+                  # each link's earliest flow start: before it (the first round trip from t0) no flow on the
+                  # link is active at td, the load is zero -- without the per-flow loop of the fallback
+                  "    smin = np.full(L, math.inf)",
+                  "    if use_agg:",
+                  "        for l in range(L):",
+                  "            for jj in range(lptr[l], lptr[l + 1]):",
+                  "                smin[l] = min(smin[l], start[lflows[jj]])"]
         r += ["    for p in range(P):"]
         if uses_qd or sdd:  # sdd: the feedback delays read the path's queueing delay
             r += ["        qd = 0.0",
@@ -456,7 +463,10 @@ class Generated:
             if aggl:
                 # a segment inside the history (not the extrapolated last one, not before t0): its aggregated
                 # load, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
-                r += ["            if use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:",
+                r += ["            if use_agg and td < smin[l]:",
+                      "                yy = 0.0",
+                      "                px_n_active = 0.0",
+                      "            elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:",
                       "                yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l]"
                       " + w3 * HFB[k, XA + l])"]
                 r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])

@@ -1167,6 +1167,11 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
     XB = XA + L
     XN = XA + 2 * L
     use_agg = HY.shape[1] >= XA + 2 * L
+    smin = np.full(L, math.inf)
+    if use_agg:
+        for l in range(L):
+            for jj in range(lptr[l], lptr[l + 1]):
+                smin[l] = min(smin[l], start[lflows[jj]])
     for p in range(P):
         qd = 0.0
         qdel[p] = qd
@@ -1235,7 +1240,10 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             else:
                 qq = HY[0, HC_Q0 + l]
             td = tt - bwd[j]
-            if use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:
+            if use_agg and td < smin[l]:
+                yy = 0.0
+                px_n_active = 0.0
+            elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:
                 yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l] + w3 * HFB[k, XA + l])
             else:
                 yy = 0.0
