@@ -412,7 +412,7 @@ class Generated:
                   f"    use_agg = HY.shape[1] >= XA + {nxl} * L",
                   # each link's earliest flow start: before it (the first round trip from t0) no flow on the
                   # link is active at td, the load is zero -- without the per-flow loop of the fallback
-                  "    smin = np.full(L, math.inf)",
+                  "    smin = np.full(L if use_agg else 0, math.inf)",
                   "    if use_agg:",
                   "        for l in range(L):",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
