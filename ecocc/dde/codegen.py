@@ -333,7 +333,7 @@ class Generated:
                             if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))
                             or (fwd and lw.uses(lw.rate, s))})  # fwd: the arrival reads the rate delayed
         uses_qd = any(lw.uses(e, lw.qd) for e in [lw.rate] + lw.dflow + ([lw.load] if uses_y else []))
-        # the aggregated link load (module docstring, "The link's load"): the history keeps per link and per
+        # the aggregated link load (_agg_hooks; docs/notes/aggload.md): the history keeps per link and per
         # accepted segment the Hermite data of sum_k act_k load_k, so a pair reads it in O(1) instead of a
         # history read per flow on the link; only where the load a pair reads is the flows' load at one time
         # (no forward delays, no queueing delay in the delays) and the load does not read the current qd
