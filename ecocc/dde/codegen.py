@@ -333,6 +333,12 @@ class Generated:
                             if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))
                             or (fwd and lw.uses(lw.rate, s))})  # fwd: the arrival reads the rate delayed
         uses_qd = any(lw.uses(e, lw.qd) for e in [lw.rate] + lw.dflow + ([lw.load] if uses_y else []))
+        # the aggregated link load (_agg_hooks; docs/notes/aggload.md): the history keeps per link and per
+        # accepted segment the Hermite data of sum_k act_k load_k, so a pair reads it in O(1) instead of a
+        # history read per flow on the link; only where the load a pair reads is the flows' load at one time
+        # (no forward delays, no queueing delay in the delays) and the load does not read the current qd
+        aggl = bool(uses_y and not sdd and not fwd and not lw.uses(lw.load, lw.qd))
+        self.agg = aggl
         # history columns: (block name, offset expression in the state, size)
         blocks = ([(f"flow:{m.flow_states[i]}", f"{i} * P", "P", ("F", i)) for i in flow_used]
                   + [(f"link:{m.link_states[i]}", f"{nF} * P + {i} * L", "L", ("L", i)) for i in link_used]
@@ -348,6 +354,10 @@ class Generated:
         src += _function("_law_rate", fn_rate + par_args, [lw.rate], False)
         if uses_y:
             src += _function("_law_load", fn_rate + par_args, [lw.load], False)
+        if aggl:  # d load / dt by the chain rule through the stored states (log or not): sum_i d load/d u_i du_i
+            du = [sp.Symbol(f"du_{v}", real=True) for v in m.flow_states]
+            dot = sum((sp.diff(lw.load, ui) * dui for ui, dui in zip(lw.u, du)), sp.Integer(0))
+            src += _function("_law_load_dot", fn_rate + [x.name for x in du] + par_args, [dot], False)
         if m.needs_own_delayed:
             src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                              [lw.own], False)
@@ -390,6 +400,23 @@ class Generated:
              "    ISENT = IQ + 5 * L"]
         r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
         r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+        count_na = "n_active" in px_used
+        nxl = (3 if count_na else 2) if aggl else 0  # the aggregated load's columns per link
+        if aggl:
+            # after the delayed components: per link the segment's load at its left end (its slopes at both
+            # ends in HFA, HFB), at its right end, and the number of active flows; absent in the fixed-step
+            # kernel's history (it shares this function): the per-flow sum there
+            r += [f"    XA = {col}",
+                  "    XB = XA + L",
+                  "    XN = XA + 2 * L",
+                  f"    use_agg = HY.shape[1] >= XA + {nxl} * L",
+                  # each link's earliest flow start: before it (the first round trip from t0) no flow on the
+                  # link is active at td, the load is zero -- without the per-flow loop of the fallback
+                  "    smin = np.full(L if use_agg else 0, math.inf)",
+                  "    if use_agg:",
+                  "        for l in range(L):",
+                  "            for jj in range(lptr[l], lptr[l + 1]):",
+                  "                smin[l] = min(smin[l], start[lflows[jj]])"]
         r += ["    for p in range(P):"]
         if uses_qd or sdd:  # sdd: the feedback delays read the path's queueing delay
             r += ["        qd = 0.0",
@@ -431,10 +458,21 @@ class Generated:
                 r += [f"            lv_{v} = 0.0  # not read by the signal"]
         r += (_val_code(12, "qq", "HC_Q0 + l", "IQ + l") if q_used
               else ["            qq = 0.0  # not read by the signal"])
-        count_na = "n_active" in px_used
         if uses_y or count_na:
-            r += ["            td = tt - bwd[j]",
-                  "            yy = 0.0",
+            r += ["            td = tt - bwd[j]"]
+            if aggl:
+                # a segment inside the history (not the extrapolated last one, not before t0): its aggregated
+                # load, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
+                r += ["            if use_agg and td < smin[l]:",
+                      "                yy = 0.0",
+                      "                px_n_active = 0.0",
+                      "            elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:",
+                      "                yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l]"
+                      " + w3 * HFB[k, XA + l])"]
+                r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])
+                r += ["            else:"]
+            r0 = len(r)
+            r += ["            yy = 0.0",
                   "            px_n_active = 0.0",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                kf = lflows[jj]"]
@@ -456,8 +494,11 @@ class Generated:
                         r += [f"                    u_{v} = 0.0  # not read by the load"]
                 r += ["                    " + x for x in static_flow("kf")]
                 load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
-                r += [f"                    yy += _law_load({load_args})",
-                      ] + _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
+                r += [f"                    yy += _law_load({load_args})"]
+            if aggl:  # the per-flow sum above: the else branch
+                r[r0:] = ["    " + x for x in r[r0:]]
+            if uses_y:
+                r += _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
         else:
             r += ["            yy = 0.0  # the signal does not read the load"]
         if "n_active" in m.pair_extras and not count_na:
@@ -512,6 +553,8 @@ class Generated:
               "        out[IQ + 2 * L + l] = a",
               "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
+        if aggl:
+            r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                         flow_used, self.st_keys, self.lst_keys)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n" + _lanes_template()
@@ -547,6 +590,63 @@ class Generated:
         if self.q_used:
             parts.append(np.arange(L) + nF * P + self.n_link_states * L)
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
+    """Source of ``_model_hist_cols`` and ``_model_hist_seg`` (redefining the integrator template's, which keep
+    nothing): per link ``l`` and accepted segment ``[t, t + h]`` (history row ``r``), the aggregated load
+    ``A_l = sum_k act_k load_k`` over the flows on ``l`` active on the segment (at its midpoint: starts and stops
+    are breakpoints, so the activity is constant on it): its value at the left end (column ``XA + l`` of ``HY``),
+    its time derivatives at both ends (``HFA``, ``HFB``: the chain rule through the stored states, whose
+    derivatives at the ends are the history's), its value at the right end (column ``XB + l``: the left limit,
+    as a flow starting or stopping at a node makes the sum jump there) and the number of active flows
+    (``XN + l``, XCP's ``n_active``).  The cubic Hermite of the sum is the sum of the terms' cubic Hermites for a
+    load linear in the stored states; for a state stored as its logarithm (``load = e^u``) the two differ at
+    the order of the interpolation error."""
+    load_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + par_args)
+    dot_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + [f"du_{v}" for v in m.flow_states]
+                         + par_args)
+    r = ["", "", "@njit(cache=True)",
+         "def _model_hist_cols(D):",
+         '    """The aggregated load\'s history columns (ecocc.dde.codegen._agg_hooks)."""',
+         f"    return {nxl} * D[1]",
+         "", "", "@njit(cache=True)",
+         "def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):",
+         '    """The aggregated load of history row r (ecocc.dde.codegen._agg_hooks)."""',
+         "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D"]
+    r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
+    r += ["    XA = nh",
+          "    XB = nh + L",
+          "    XN = nh + 2 * L",
+          "    tm = t + 0.5 * h",
+          "    for l in range(L):",
+          "        a0 = 0.0",
+          "        a1 = 0.0",
+          "        d0 = 0.0",
+          "        d1 = 0.0",
+          "        na = 0.0",
+          "        for jj in range(lptr[l], lptr[l + 1]):",
+          "            kf = lflows[jj]",
+          "            if start[kf] <= tm and tm < stop[kf]:",
+          "                na += 1.0"]
+    r += [f"                st_{k} = FST[{i}, kf]" for i, k in enumerate(st_keys)]
+    for ys, fs, a, d in (("y", "fa", "a0", "d0"), ("y_new", "fe", "a1", "d1")):
+        for i, v in enumerate(m.flow_states):
+            if i in flow_used:
+                r += [f"                u_{v} = {ys}[{i} * P + kf]",
+                      f"                du_{v} = {fs}[{i} * P + kf]"]
+            else:
+                r += [f"                u_{v} = 0.0  # not read by the load",
+                      f"                du_{v} = 0.0"]
+        r += [f"                {a} += _law_load({load_args})",
+              f"                {d} += _law_load_dot({dot_args})"]
+    r += ["        HY[r, XA + l] = a0",
+          "        HFA[r, XA + l] = d0",
+          "        HFB[r, XA + l] = d1",
+          "        HY[r, XB + l] = a1"]
+    if count_na:
+        r += ["        HY[r, XN + l] = na"]
+    return r
 
 
 def _sdd_delay(d):
@@ -1026,7 +1126,7 @@ def supported(sysm) -> str | None:
 
 
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg")
 
 
 class _Cached(Generated):

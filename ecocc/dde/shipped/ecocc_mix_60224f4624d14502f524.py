@@ -37,6 +37,21 @@ from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, 
                                _project, _release_matters, _shift_segments, _tiny)
 
 
+@njit(cache=True)
+def _model_hist_cols(D):
+    """How many history columns the model keeps after the delayed components (none here; a generated module
+    whose right-hand side keeps per-segment data, ecocc.dde.codegen's aggregated link load, redefines this
+    and :func:`_model_hist_seg` below this template)."""
+    return 0
+
+
+@njit(cache=True)
+def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
+    """Write the model's own columns of history row ``r`` (the accepted segment ``[t, t + h]``, states ``y`` and
+    ``y_new``, derivatives ``fa`` and ``fe`` at its ends): nothing here (see :func:`_model_hist_cols`)."""
+    return
+
+
 @njit(cache=True, nogil=True)
 def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals):
@@ -47,7 +62,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     zeros_lo = np.zeros(L)
     # the history holds only the components the model reads through a delay (hsrc)
     nh = hsrc.size
-    h0 = np.empty(max(nh, 1))
+    # after them, the model's own per-segment columns (_model_hist_cols: none unless the generator defines them)
+    h0 = np.zeros(max(nh + _model_hist_cols(D), 1))
     for c in range(nh):
         h0[c] = y0[hsrc[c]]
     HT, HY, HFA, HFB, m = _history_new(t0, h0)
@@ -244,6 +260,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             HFA[m - 1, c] = f[hsrc[c]]
             HFB[m - 1, c] = K[n_st, hsrc[c]]
             HY[m, c] = y_new[hsrc[c]]
+        _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
         HT[m] = t + h
         m += 1
         # dense output from the pair's continuous extension
