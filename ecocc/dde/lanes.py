@@ -125,7 +125,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, max_step, first_step, max_steps, bps, 
 
     # Helpers as closures: numba inlines them with the arrays they use taken from this scope, so no array is
     # passed (a helper with array arguments costs two reference-count updates per array and call).  The
-    # model's right-hand side with its history lookups, _model_rhs_lanes, is generated (inlined too).
+    # model's right-hand side with its history lookups, _model_rhs_lanes, is generated (a call, compiled without
+    # reference counting: ecocc.dde.codegen._lanes_rhs).
 
     def ext_coeff(j, o):
         """``acc[w]``: the ``j``-th coefficient of the step's continuous extension of the component at flat
