@@ -588,6 +588,46 @@ def _lanes_template() -> str:
     return (_HERE / "lanes.py").read_text()
 
 
+def _exp_calls(lines):
+    """The arguments ``a`` of the calls ``math.exp(a)`` in the source ``lines``, in order (each once)."""
+    out = []
+    for x in lines:
+        i = x.find("math.exp(")
+        while i >= 0:
+            j, depth = i + 9, 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(x[j], 0)
+                j += 1
+            a = x[i + 9:j - 1]
+            if a not in out:
+                out.append(a)
+            i = x.find("math.exp(", i + 9)
+    return out
+
+
+def _shared_exps(rate_src, flow_src, names):
+    """The exponentials (their argument's source) that both the rate law and the flow law compute from the same
+    values (identifiers among ``names``: the flow's state now, its static fields, the parameters): the lock-step
+    kernel computes each once per flow and lane, before the rate, and passes it to both laws (a call replaced by
+    its value: the same operations, the same results)."""
+    import re
+    rate_exps = _exp_calls(rate_src[4:])
+    return [a for a in _exp_calls(flow_src[4:]) if a in rate_exps
+            and set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", a)) <= set(names)]
+
+
+def _with_exps(src, name, shared):
+    """``src`` (a law's function, :func:`_function`) renamed ``name``, taking the shared exponentials ``ex_i``
+    as further arguments in place of their calls."""
+    out = list(src)
+    out[3] = out[3].replace(src[3][4:src[3].index("(")], name, 1)
+    out[3] = out[3][:-2] + "".join(f", ex_{i}" for i in range(len(shared))) + "):"
+    for k in range(4, len(out)):
+        for i, a in enumerate(shared):
+            out[k] = out[k].replace(f"math.exp({a})", f"ex_{i}")
+    return out
+
+
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                flow_used, st_keys, lst_keys):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
@@ -606,15 +646,30 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         return [" " * n + x for x in lines]
 
     agg = m.path_aggregate
+    # exponentials the rate and the flow laws share (computed once per flow and lane, _shared_exps), and the own
+    # delayed load taken from the pair loop where it is the load's own term (the same function of the same
+    # values: the own load's law is the load's, text for text, and the pair's backward delay is the RTT)
+    rate_src = _function("_law_rate", fn_rate + par_args, [lw.rate], False)
+    flow_src = _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+    shared = _shared_exps(rate_src, flow_src, [x for x in fn_rate if x in fn_flow] + par_args)
+    ex_args = "".join(f", ex_{i}" for i in range(len(shared)))
+    own_from_load = False
+    if m.needs_own_delayed and uses_y:
+        own_src = _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
+                            [lw.own], False)
+        own_from_load = own_src[4:] == _function("_law_load", fn_rate + par_args, [lw.load], False)[4:]
+    r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane"]
+    if shared:
+        r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
-    r = ["", "", "@njit(cache=True, _nrt=False)",
+    r += ["", "", "@njit(cache=True, _nrt=False)",
          "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -635,7 +690,10 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += ["            qdel[p * W + w] = qd",
           "            if act:"]
     r += ind(16, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
-    r += [f"                rate[p * W + w] = _law_rate({', '.join(fn_rate + par_args)})",
+    for i, a in enumerate(shared):
+        r += [f"                ex_{i} = math.exp({a})",
+              f"                ew[({i} * P + p) * W + w] = ex_{i}"]
+    r += [f"                rate[p * W + w] = _law_rate{'_x' if shared else ''}({', '.join(fn_rate + par_args)}{ex_args})",
           "            else:",
           "                rate[p * W + w] = 0.0",
           "            if full:",
@@ -657,6 +715,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += ["            continue",
           "        for w in range(W):",
           f"            fbw[w] = {_AGG_INIT[agg]}",
+          ] + (["        own_hit = False"] if own_from_load else []) + [
           "        for j in range(fps[p], fps[p + 1]):",
           "            l = pl[j]",
           ] + _seg_code_lanes(12, "bwd[j]", "kcur[j]")
@@ -666,6 +725,8 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     count_na = "n_active" in px_used
     if uses_y or count_na:
         r += ["            td = tt - bwd[j]"]
+    if own_from_load:
+        r += ["            own_j = bwd[j] == rtt[p]"]
     if uses_y:
         r += _index_code(12, "kd", "ctimes", "td")
     if count_na:
@@ -701,7 +762,15 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
                 r += [f"                        u_{v} = 0.0  # not read by the load"]
         r += ind(24, stf("kf"))
         load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
-        r += [f"                        yy += _law_load({load_args})",
+        if own_from_load:
+            r += [f"                        ld = _law_load({load_args})",
+                  "                        yy += ld",
+                  "                        if own_j and kf == p:",
+                  "                            ownw[w] = ld",
+                  "                            own_hit = True"]
+        else:
+            r += [f"                        yy += _law_load({load_args})"]
+        r += [
               "                yy += ctable[kd, l]"]
     else:
         r += ["                yy = 0.0  # the signal does not read the load"]
@@ -710,14 +779,20 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += {"min": ["                fbw[w] = min(fbw[w], sg)"], "max": ["                fbw[w] = max(fbw[w], sg)"],
           "sum": ["                fbw[w] += sg"]}[agg]
     if m.needs_own_delayed:
-        r += _seg_code_lanes(8, "rtt[p]", "kown[p]")
+        r += (["        if not own_hit:"] + _seg_code_lanes(12, "rtt[p]", "kown[p]") if own_from_load
+              else _seg_code_lanes(8, "rtt[p]", "kown[p]"))
         r += ["        to = tt - rtt[p]",
               "        oact = start[p] <= to and to < stop[p]"]
     r += ["        for w in range(W):"]
     r += ind(12, pars)
     if m.needs_own_delayed:
-        r += ["            own = 0.0",
-              "            if oact:"]
+        r += ["            own = 0.0"]
+        if own_from_load:
+            r += ["            if own_hit:",
+                  "                own = ownw[w]",
+                  "            elif oact:"]
+        else:
+            r += ["            if oact:"]
         for i, v in enumerate(m.flow_states):
             if i in flow_used:
                 r += _val_code_lanes(16, f"u_{v}", f"HC_F{i} + p", f"{i} * P + p")
@@ -730,8 +805,9 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         r += ["            own = 0.0"]
     r += ind(12, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
     r += ["            qd = qdel[p * W + w]",
-          "            fb = fbw[w]",
-          f"            d = _law_flow({', '.join(fn_flow + par_args)})"]
+          "            fb = fbw[w]"]
+    r += [f"            ex_{i} = ew[({i} * P + p) * W + w]" for i in range(len(shared))]
+    r += [f"            d = _law_flow{'_x' if shared else ''}({', '.join(fn_flow + par_args)}{ex_args})"]
     r += [f"            out[({i} * P + p) * W + w] = d[{i}]" for i in range(nF)]
     r += ["    for l in range(L):",
           "        C_l = C[l]",
