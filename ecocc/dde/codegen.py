@@ -677,6 +677,11 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          f"    IQ = {nF} * P + {nL} * L",
          "    ISENT = IQ + 5 * L"]
     r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+    if uses_qd:  # each link's queueing delay once (capacities are positive), summed per path below; arrival
+        # is its scratch until the arrival sums
+        r += ["    for l in range(L):",
+              "        for w in range(W):",
+              "            arrival[l * W + w] = y[(IQ + l) * W + w] / C[l]"]
     r += ["    for p in range(P):",
           "        act = start[p] <= tt and tt < stop[p]",
           "        for w in range(W):"]
@@ -684,7 +689,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     if uses_qd:
         r += ["            qd = 0.0",
               "            for j in range(fps[p], fps[p + 1]):",
-              "                qd += y[(IQ + pl[j]) * W + w] / C[pl[j]]"]
+              "                qd += arrival[pl[j] * W + w]"]
     else:
         r += ["            qd = 0.0"]
     r += ["            qdel[p * W + w] = qd",

@@ -1311,6 +1311,9 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
     ISENT = IQ + 5 * L
     HC_F0 = 0
     HC_Q0 = 0 + P
+    for l in range(L):
+        for w in range(W):
+            arrival[l * W + w] = y[(IQ + l) * W + w] / C[l]
     for p in range(P):
         act = start[p] <= tt and tt < stop[p]
         for w in range(W):
@@ -1319,7 +1322,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             p_red_p_max = par[2 * W + w]
             qd = 0.0
             for j in range(fps[p], fps[p + 1]):
-                qd += y[(IQ + pl[j]) * W + w] / C[pl[j]]
+                qd += arrival[pl[j] * W + w]
             qdel[p * W + w] = qd
             if act:
                 u_W = y[(0 * P + p) * W + w]
