@@ -293,6 +293,29 @@ def _val_code_lanes(ind, name, col, comp):
             f"{x}    {name} = HY[0, ({col}) * W + w]"]
 
 
+def _vals_code_lanes(ind, items):
+    """:func:`_val_code_lanes` for all the lanes at once, the mode decided once (outside the lane loops, which
+    are then branch-free): each item ``(target, col, comp)`` sets ``target`` (indexed by ``w``) for every lane
+    with the same operations as :func:`_val_code_lanes`."""
+    x = " " * ind
+    modes = [("md == 3", lambda t, col, comp: [f"{t} = (w0 * HY[k, ({col}) * W + w] + w1 * HFA[k, ({col}) * W + w]"
+                                               f" + w2 * HY[k + 1, ({col}) * W + w] + w3 * HFB[k, ({col}) * W + w])"]),
+             ("md == 0", lambda t, col, comp: [f"{t} = y[({comp}) * W + w]"]),
+             ("md == 1", lambda t, col, comp: [f"{t} = y0[({comp}) * W + w]"]),
+             ("md == 4", lambda t, col, comp: ["vx = 0.0",
+                                               "for jd in range(nd):",
+                                               f"    vx += QV[jd, ({col}) * W + w] * ext[jd]",
+                                               f"{t} = yc[({comp}) * W + w] + h_cur * vx"]),
+             (None, lambda t, col, comp: [f"{t} = HY[0, ({col}) * W + w]"])]
+    out = []
+    for i, (cond, code) in enumerate(modes):
+        out.append(f"{x}{'if' if i == 0 else 'elif'} {cond}:" if cond else f"{x}else:")
+        out.append(f"{x}    for w in range(W):")
+        for t, col, comp in items:
+            out += [f"{x}        {c}" for c in code(t, col, comp)]
+    return out
+
+
 def _index_code(ind, name, times, t):
     """Source: ``name`` = ``kernels._index_at(times, t)`` written out (see :func:`_seg_code`)."""
     x = " " * ind
@@ -658,7 +681,9 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         own_src = _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                             [lw.own], False)
         own_from_load = own_src[4:] == _function("_law_load", fn_rate + par_args, [lw.load], False)[4:]
-    r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane"]
+    load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
+    r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
+         f"LANES_NU = {max(len(load_used), 1)}  # the load's delayed flow states, slots per lane"]
     if shared:
         r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
@@ -669,7 +694,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -742,6 +767,33 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
               "                    px_n_active += 1.0"]
     elif "n_active" in m.pair_extras:
         r += ["            px_n_active = 0.0  # not read by the signal"]
+    if uses_y:
+        # the load: flow by flow, the lanes inside (the lookup's mode decided once per flow); per lane the same
+        # terms added in the same order as _model_rhs
+        r += ["            for w in range(W):",
+              "                yyw[w] = 0.0",
+              "            for jj in range(lptr[l], lptr[l + 1]):",
+              "                kf = lflows[jj]",
+              "                if start[kf] <= td and td < stop[kf]:"]
+        r += _vals_code_lanes(20, [(f"uw[{n} * W + w]", f"HC_F{i} + kf", f"{i} * P + kf")
+                                   for n, i in enumerate(load_used)])
+        r += ["                    for w in range(W):"]
+        r += ind(24, pars)
+        for i, v in enumerate(m.flow_states):
+            if i in load_used:
+                r += [f"                        u_{v} = uw[{load_used.index(i)} * W + w]"]
+            else:
+                r += [f"                        u_{v} = 0.0  # not read by the load"]
+        r += ind(24, stf("kf"))
+        load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
+        if own_from_load:
+            r += [f"                        ld = _law_load({load_args})",
+                  "                        yyw[w] += ld",
+                  "                        if own_j and kf == p:",
+                  "                            ownw[w] = ld",
+                  "                            own_hit = True"]
+        else:
+            r += [f"                        yyw[w] += _law_load({load_args})"]
     r += ["            CC = C[l]",
           "            for w in range(W):"]
     r += ind(16, pars)
@@ -756,27 +808,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += (_val_code_lanes(16, "qq", "HC_Q0 + l", "IQ + l") if q_used
           else ["                qq = 0.0  # not read by the signal"])
     if uses_y:
-        r += ["                yy = 0.0",
-              "                for jj in range(lptr[l], lptr[l + 1]):",
-              "                    kf = lflows[jj]",
-              "                    if start[kf] <= td and td < stop[kf]:"]
-        for i, v in enumerate(m.flow_states):
-            if i in flow_used:
-                r += _val_code_lanes(24, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
-            else:
-                r += [f"                        u_{v} = 0.0  # not read by the load"]
-        r += ind(24, stf("kf"))
-        load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
-        if own_from_load:
-            r += [f"                        ld = _law_load({load_args})",
-                  "                        yy += ld",
-                  "                        if own_j and kf == p:",
-                  "                            ownw[w] = ld",
-                  "                            own_hit = True"]
-        else:
-            r += [f"                        yy += _law_load({load_args})"]
-        r += [
-              "                yy += ctable[kd, l]"]
+        r += ["                yy = yyw[w] + ctable[kd, l]"]
     else:
         r += ["                yy = 0.0  # the signal does not read the load"]
     r += ind(16, lsf("l"))

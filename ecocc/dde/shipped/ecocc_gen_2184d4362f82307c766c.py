@@ -929,7 +929,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W))  # noqa: F821 (LANES_NEXP: generated with the model)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W))  # noqa: F821
+        # (LANES_NEXP, LANES_NU: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
@@ -1241,6 +1242,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
+LANES_NU = 1  # the load's delayed flow states, slots per lane
 
 
 @njit(cache=True, _nrt=False)
@@ -1248,7 +1250,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                      h_cur, QV, yc):
     """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters' derivatives only if ``full``."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
-    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw = Wk
+    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw = Wk
     W = LANES
     nd = QV.shape[0]
     tt = s + nud
