@@ -683,7 +683,8 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         own_from_load = own_src[4:] == _function("_law_load", fn_rate + par_args, [lw.load], False)[4:]
     load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
-         f"LANES_NU = {max(len(load_used), 1)}  # the load's delayed flow states, slots per lane"]
+         f"LANES_NU = {max(len(load_used), 1)}  # the load's delayed flow states, slots per lane",
+         f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
     if shared:
         r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
@@ -694,7 +695,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw, sw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -794,18 +795,25 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
                   "                            own_hit = True"]
         else:
             r += [f"                        yyw[w] += _law_load({load_args})"]
+    # the link's delayed values the signal reads, all lanes at once (the lookup's mode decided once)
+    sig_items = [(f"HC_L{i} + l", f"{nF} * P + {i} * L + l") for i in range(nL) if i in link_used]
+    sig_items += [("HC_Q0 + l", "IQ + l")] if q_used else []
+    if sig_items:
+        r += _vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)])
     r += ["            CC = C[l]",
           "            for w in range(W):"]
     r += ind(16, pars)
     if "rate" in m.pair_extras:
         r += ["                px_rate = rate[p * W + w]"]
+    n_s = 0
     for i in range(nL):
         v = m.link_states[i]
         if i in link_used:
-            r += _val_code_lanes(16, f"lv_{v}", f"HC_L{i} + l", f"{nF} * P + {i} * L + l")
+            r += [f"                lv_{v} = sw[{n_s} * W + w]"]
+            n_s += 1
         else:
             r += [f"                lv_{v} = 0.0  # not read by the signal"]
-    r += (_val_code_lanes(16, "qq", "HC_Q0 + l", "IQ + l") if q_used
+    r += ([f"                qq = sw[{n_s} * W + w]"] if q_used
           else ["                qq = 0.0  # not read by the signal"])
     if uses_y:
         r += ["                yy = yyw[w] + ctable[kd, l]"]

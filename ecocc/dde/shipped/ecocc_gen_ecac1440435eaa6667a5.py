@@ -929,8 +929,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W))  # noqa: F821
-        # (LANES_NEXP, LANES_NU: generated with the model, codegen._lanes_rhs)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W),  # noqa: F821
+              np.zeros(LANES_NS * W))  # noqa: F821 (LANES_NEXP, LANES_NU, LANES_NS: generated, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
@@ -1263,6 +1263,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NU = 1  # the load's delayed flow states, slots per lane
+LANES_NS = 1  # the signal's delayed link values, slots per lane
 
 
 @njit(cache=True)
@@ -1280,7 +1281,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                      h_cur, QV, yc):
     """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters' derivatives only if ``full``."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
-    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw = Wk
+    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw, sw = Wk
     W = LANES
     nd = QV.shape[0]
     tt = s + nud
@@ -1410,24 +1411,30 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                         st_rtt = FST[0, (kf) * W + w]
                         st_K = FST[1, (kf) * W + w]
                         yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            if md == 3:
+                for w in range(W):
+                    sw[0 * W + w] = (w0 * HY[k, (HC_Q0 + l) * W + w] + w1 * HFA[k, (HC_Q0 + l) * W + w] + w2 * HY[k + 1, (HC_Q0 + l) * W + w] + w3 * HFB[k, (HC_Q0 + l) * W + w])
+            elif md == 0:
+                for w in range(W):
+                    sw[0 * W + w] = y[(IQ + l) * W + w]
+            elif md == 1:
+                for w in range(W):
+                    sw[0 * W + w] = y0[(IQ + l) * W + w]
+            elif md == 4:
+                for w in range(W):
+                    vx = 0.0
+                    for jd in range(nd):
+                        vx += QV[jd, (HC_Q0 + l) * W + w] * ext[jd]
+                    sw[0 * W + w] = yc[(IQ + l) * W + w] + h_cur * vx
+            else:
+                for w in range(W):
+                    sw[0 * W + w] = HY[0, (HC_Q0 + l) * W + w]
             CC = C[l]
             for w in range(W):
                 p_a_pps2 = par[0 * W + w]
                 p_b_per_s = par[1 * W + w]
                 p_T_s = par[2 * W + w]
-                if md == 3:
-                    qq = (w0 * HY[k, (HC_Q0 + l) * W + w] + w1 * HFA[k, (HC_Q0 + l) * W + w] + w2 * HY[k + 1, (HC_Q0 + l) * W + w] + w3 * HFB[k, (HC_Q0 + l) * W + w])
-                elif md == 0:
-                    qq = y[(IQ + l) * W + w]
-                elif md == 1:
-                    qq = y0[(IQ + l) * W + w]
-                elif md == 4:
-                    vx = 0.0
-                    for jd in range(nd):
-                        vx += QV[jd, (HC_Q0 + l) * W + w] * ext[jd]
-                    qq = yc[(IQ + l) * W + w] + h_cur * vx
-                else:
-                    qq = HY[0, (HC_Q0 + l) * W + w]
+                qq = sw[0 * W + w]
                 yy = yyw[w] + ctable[kd, l]
                 sg = _law_signal(qq, yy, CC, p_a_pps2, p_b_per_s, p_T_s)
                 fbw[w] = max(fbw[w], sg)

@@ -929,8 +929,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W))  # noqa: F821
-        # (LANES_NEXP, LANES_NU: generated with the model, codegen._lanes_rhs)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W),  # noqa: F821
+              np.zeros(LANES_NS * W))  # noqa: F821 (LANES_NEXP, LANES_NU, LANES_NS: generated, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
@@ -1243,6 +1243,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NU = 1  # the load's delayed flow states, slots per lane
+LANES_NS = 1  # the signal's delayed link values, slots per lane
 
 
 @njit(cache=True, _nrt=False)
@@ -1250,7 +1251,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                      h_cur, QV, yc):
     """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters' derivatives only if ``full``."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
-    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw = Wk
+    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw, sw = Wk
     W = LANES
     nd = QV.shape[0]
     tt = s + nud
@@ -1337,25 +1338,31 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                     w1 = (th3 - 2 * th2 + th) * hh
                     w2 = -2 * th3 + 3 * th2
                     w3 = (th3 - th2) * hh
+            if md == 3:
+                for w in range(W):
+                    sw[0 * W + w] = (w0 * HY[k, (HC_L0 + l) * W + w] + w1 * HFA[k, (HC_L0 + l) * W + w] + w2 * HY[k + 1, (HC_L0 + l) * W + w] + w3 * HFB[k, (HC_L0 + l) * W + w])
+            elif md == 0:
+                for w in range(W):
+                    sw[0 * W + w] = y[(1 * P + 0 * L + l) * W + w]
+            elif md == 1:
+                for w in range(W):
+                    sw[0 * W + w] = y0[(1 * P + 0 * L + l) * W + w]
+            elif md == 4:
+                for w in range(W):
+                    vx = 0.0
+                    for jd in range(nd):
+                        vx += QV[jd, (HC_L0 + l) * W + w] * ext[jd]
+                    sw[0 * W + w] = yc[(1 * P + 0 * L + l) * W + w] + h_cur * vx
+            else:
+                for w in range(W):
+                    sw[0 * W + w] = HY[0, (HC_L0 + l) * W + w]
             CC = C[l]
             for w in range(W):
                 p_alpha_per_s = par[0 * W + w]
                 p_beta_per_s = par[1 * W + w]
                 p_T_s = par[2 * W + w]
                 p_q0_pkts = par[3 * W + w]
-                if md == 3:
-                    lv_r = (w0 * HY[k, (HC_L0 + l) * W + w] + w1 * HFA[k, (HC_L0 + l) * W + w] + w2 * HY[k + 1, (HC_L0 + l) * W + w] + w3 * HFB[k, (HC_L0 + l) * W + w])
-                elif md == 0:
-                    lv_r = y[(1 * P + 0 * L + l) * W + w]
-                elif md == 1:
-                    lv_r = y0[(1 * P + 0 * L + l) * W + w]
-                elif md == 4:
-                    vx = 0.0
-                    for jd in range(nd):
-                        vx += QV[jd, (HC_L0 + l) * W + w] * ext[jd]
-                    lv_r = yc[(1 * P + 0 * L + l) * W + w] + h_cur * vx
-                else:
-                    lv_r = HY[0, (HC_L0 + l) * W + w]
+                lv_r = sw[0 * W + w]
                 qq = 0.0  # not read by the signal
                 yy = 0.0  # the signal does not read the load
                 ls_q0 = LST[0, (l) * W + w]
