@@ -724,7 +724,8 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     for i, a in enumerate(shared):
         r += [f"                ex_{i} = math.exp({a})",
               f"                ew[({i} * P + p) * W + w] = ex_{i}"]
-    r += [f"                rate[p * W + w] = _law_rate{'_x' if shared else ''}({', '.join(fn_rate + par_args)}{ex_args})",
+    rate_fn = "_law_rate_x" if shared else "_law_rate"
+    r += [f"                rate[p * W + w] = {rate_fn}({', '.join(fn_rate + par_args)}{ex_args})",
           "            else:",
           "                rate[p * W + w] = 0.0",
           "            if full:",
