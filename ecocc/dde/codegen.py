@@ -293,10 +293,10 @@ def _val_code_lanes(ind, name, col, comp):
             f"{x}    {name} = HY[0, ({col}) * W + w]"]
 
 
-def _vals_code_lanes(ind, items):
-    """:func:`_val_code_lanes` for all the lanes at once, the mode decided once (outside the lane loops, which
-    are then branch-free): each item ``(target, col, comp)`` sets ``target`` (indexed by ``w``) for every lane
-    with the same operations as :func:`_val_code_lanes`."""
+def _vals_code_lanes(ind, items, body):
+    """:func:`_val_code_lanes` for all the lanes at once, the mode decided once (outside the lane loops): one
+    lane loop per mode, each setting the items ``(name, col, comp)`` with the same operations as
+    :func:`_val_code_lanes`, then running ``body`` (lines at the lane loop's body level; it reads the names)."""
     x = " " * ind
     modes = [("md == 3", lambda t, col, comp: [f"{t} = (w0 * HY[k, ({col}) * W + w] + w1 * HFA[k, ({col}) * W + w]"
                                                f" + w2 * HY[k + 1, ({col}) * W + w] + w3 * HFB[k, ({col}) * W + w])"]),
@@ -313,6 +313,7 @@ def _vals_code_lanes(ind, items):
         out.append(f"{x}    for w in range(W):")
         for t, col, comp in items:
             out += [f"{x}        {c}" for c in code(t, col, comp)]
+        out += [f"{x}        {c}" for c in body]
     return out
 
 
@@ -683,7 +684,6 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         own_from_load = own_src[4:] == _function("_law_load", fn_rate + par_args, [lw.load], False)[4:]
     load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
-         f"LANES_NU = {max(len(load_used), 1)}  # the load's delayed flow states, slots per lane",
          f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
     if shared:
         r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
@@ -695,7 +695,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw, sw = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -777,30 +777,26 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
               "            for jj in range(lptr[l], lptr[l + 1]):",
               "                kf = lflows[jj]",
               "                if start[kf] <= td and td < stop[kf]:"]
-        r += _vals_code_lanes(20, [(f"uw[{n} * W + w]", f"HC_F{i} + kf", f"{i} * P + kf")
-                                   for n, i in enumerate(load_used)])
-        r += ["                    for w in range(W):"]
-        r += ind(24, pars)
-        for i, v in enumerate(m.flow_states):
-            if i in load_used:
-                r += [f"                        u_{v} = uw[{load_used.index(i)} * W + w]"]
-            else:
-                r += [f"                        u_{v} = 0.0  # not read by the load"]
-        r += ind(24, stf("kf"))
+        body = list(pars)
+        body += [f"u_{v} = 0.0  # not read by the load" for i, v in enumerate(m.flow_states) if i not in load_used]
+        body += stf("kf")
         load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
         if own_from_load:
-            r += [f"                        ld = _law_load({load_args})",
-                  "                        yyw[w] += ld",
-                  "                        if own_j and kf == p:",
-                  "                            ownw[w] = ld",
-                  "                            own_hit = True"]
+            body += [f"ld = _law_load({load_args})",
+                     "yyw[w] += ld",
+                     "if own_j and kf == p:",
+                     "    ownw[w] = ld",
+                     "    own_hit = True"]
         else:
-            r += [f"                        yyw[w] += _law_load({load_args})"]
-    # the link's delayed values the signal reads, all lanes at once (the lookup's mode decided once)
+            body += [f"yyw[w] += _law_load({load_args})"]
+        r += _vals_code_lanes(20, [(f"u_{m.flow_states[i]}", f"HC_F{i} + kf", f"{i} * P + kf") for i in load_used],
+                              body)
+    # the link's delayed values the signal reads (link states, queue), all lanes at once (the lookup's mode
+    # decided once per pair), then the signal
     sig_items = [(f"HC_L{i} + l", f"{nF} * P + {i} * L + l") for i in range(nL) if i in link_used]
     sig_items += [("HC_Q0 + l", "IQ + l")] if q_used else []
     if sig_items:
-        r += _vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)])
+        r += _vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)], [])
     r += ["            CC = C[l]",
           "            for w in range(W):"]
     r += ind(16, pars)

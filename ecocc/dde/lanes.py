@@ -588,8 +588,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W),  # noqa: F821
-              np.zeros(LANES_NS * W))  # noqa: F821 (LANES_NEXP, LANES_NU, LANES_NS: generated, codegen._lanes_rhs)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
+        # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])

@@ -929,8 +929,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, max_step, first
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(LANES_NU * W), np.zeros(W),  # noqa: F821
-              np.zeros(LANES_NS * W))  # noqa: F821 (LANES_NEXP, LANES_NU, LANES_NS: generated, codegen._lanes_rhs)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
+        # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
@@ -1300,7 +1300,6 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
-LANES_NU = 1  # the load's delayed flow states, slots per lane
 LANES_NS = 1  # the signal's delayed link values, slots per lane
 
 
@@ -1319,7 +1318,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                      h_cur, QV, yc):
     """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters' derivatives only if ``full``."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
-    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, uw, yyw, sw = Wk
+    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk
     W = LANES
     nd = QV.shape[0]
     tt = s + nud
@@ -1430,33 +1429,67 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 if start[kf] <= td and td < stop[kf]:
                     if md == 3:
                         for w in range(W):
-                            uw[0 * W + w] = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
+                            u_w = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
+                            p_epsilon_per_s = par[0 * W + w]
+                            p_gamma = par[1 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
+                            yyw[w] += ld
+                            if own_j and kf == p:
+                                ownw[w] = ld
+                                own_hit = True
                     elif md == 0:
                         for w in range(W):
-                            uw[0 * W + w] = y[(0 * P + kf) * W + w]
+                            u_w = y[(0 * P + kf) * W + w]
+                            p_epsilon_per_s = par[0 * W + w]
+                            p_gamma = par[1 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
+                            yyw[w] += ld
+                            if own_j and kf == p:
+                                ownw[w] = ld
+                                own_hit = True
                     elif md == 1:
                         for w in range(W):
-                            uw[0 * W + w] = y0[(0 * P + kf) * W + w]
+                            u_w = y0[(0 * P + kf) * W + w]
+                            p_epsilon_per_s = par[0 * W + w]
+                            p_gamma = par[1 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
+                            yyw[w] += ld
+                            if own_j and kf == p:
+                                ownw[w] = ld
+                                own_hit = True
                     elif md == 4:
                         for w in range(W):
                             vx = 0.0
                             for jd in range(nd):
                                 vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
-                            uw[0 * W + w] = yc[(0 * P + kf) * W + w] + h_cur * vx
+                            u_w = yc[(0 * P + kf) * W + w] + h_cur * vx
+                            p_epsilon_per_s = par[0 * W + w]
+                            p_gamma = par[1 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
+                            yyw[w] += ld
+                            if own_j and kf == p:
+                                ownw[w] = ld
+                                own_hit = True
                     else:
                         for w in range(W):
-                            uw[0 * W + w] = HY[0, (HC_F0 + kf) * W + w]
-                    for w in range(W):
-                        p_epsilon_per_s = par[0 * W + w]
-                        p_gamma = par[1 * W + w]
-                        u_w = uw[0 * W + w]
-                        st_rtt = FST[0, (kf) * W + w]
-                        st_K = FST[1, (kf) * W + w]
-                        ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
-                        yyw[w] += ld
-                        if own_j and kf == p:
-                            ownw[w] = ld
-                            own_hit = True
+                            u_w = HY[0, (HC_F0 + kf) * W + w]
+                            p_epsilon_per_s = par[0 * W + w]
+                            p_gamma = par[1 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            ld = _law_load(u_w, qdel[kf * W + w], st_rtt, st_K, p_epsilon_per_s, p_gamma)
+                            yyw[w] += ld
+                            if own_j and kf == p:
+                                ownw[w] = ld
+                                own_hit = True
             CC = C[l]
             for w in range(W):
                 p_epsilon_per_s = par[0 * W + w]
