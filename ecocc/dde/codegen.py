@@ -293,6 +293,30 @@ def _val_code_lanes(ind, name, col, comp):
             f"{x}    {name} = HY[0, ({col}) * W + w]"]
 
 
+def _vals_code_lanes(ind, items, body):
+    """:func:`_val_code_lanes` for all the lanes at once, the mode decided once (outside the lane loops): one
+    lane loop per mode, each setting the items ``(name, col, comp)`` with the same operations as
+    :func:`_val_code_lanes`, then running ``body`` (lines at the lane loop's body level; it reads the names)."""
+    x = " " * ind
+    modes = [("md == 3", lambda t, col, comp: [f"{t} = (w0 * HY[k, ({col}) * W + w] + w1 * HFA[k, ({col}) * W + w]"
+                                               f" + w2 * HY[k + 1, ({col}) * W + w] + w3 * HFB[k, ({col}) * W + w])"]),
+             ("md == 0", lambda t, col, comp: [f"{t} = y[({comp}) * W + w]"]),
+             ("md == 1", lambda t, col, comp: [f"{t} = y0[({comp}) * W + w]"]),
+             ("md == 4", lambda t, col, comp: ["vx = 0.0",
+                                               "for jd in range(nd):",
+                                               f"    vx += QV[jd, ({col}) * W + w] * ext[jd]",
+                                               f"{t} = yc[({comp}) * W + w] + h_cur * vx"]),
+             (None, lambda t, col, comp: [f"{t} = HY[0, ({col}) * W + w]"])]
+    out = []
+    for i, (cond, code) in enumerate(modes):
+        out.append(f"{x}{'if' if i == 0 else 'elif'} {cond}:" if cond else f"{x}else:")
+        out.append(f"{x}    for w in range(W):")
+        for t, col, comp in items:
+            out += [f"{x}        {c}" for c in code(t, col, comp)]
+        out += [f"{x}        {c}" for c in body]
+    return out
+
+
 def _index_code(ind, name, times, t):
     """Source: ``name`` = ``kernels._index_at(times, t)`` written out (see :func:`_seg_code`)."""
     x = " " * ind
@@ -688,6 +712,46 @@ def _lanes_template() -> str:
     return (_HERE / "lanes.py").read_text()
 
 
+def _exp_calls(lines):
+    """The arguments ``a`` of the calls ``math.exp(a)`` in the source ``lines``, in order (each once)."""
+    out = []
+    for x in lines:
+        i = x.find("math.exp(")
+        while i >= 0:
+            j, depth = i + 9, 1
+            while depth:
+                depth += {"(": 1, ")": -1}.get(x[j], 0)
+                j += 1
+            a = x[i + 9:j - 1]
+            if a not in out:
+                out.append(a)
+            i = x.find("math.exp(", i + 9)
+    return out
+
+
+def _shared_exps(rate_src, flow_src, names):
+    """The exponentials (their argument's source) that both the rate law and the flow law compute from the same
+    values (identifiers among ``names``: the flow's state now, its static fields, the parameters): the lock-step
+    kernel computes each once per flow and lane, before the rate, and passes it to both laws (a call replaced by
+    its value: the same operations, the same results)."""
+    import re
+    rate_exps = _exp_calls(rate_src[4:])
+    return [a for a in _exp_calls(flow_src[4:]) if a in rate_exps
+            and set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", a)) <= set(names)]
+
+
+def _with_exps(src, name, shared):
+    """``src`` (a law's function, :func:`_function`) renamed ``name``, taking the shared exponentials ``ex_i``
+    as further arguments in place of their calls."""
+    out = list(src)
+    out[3] = out[3].replace(src[3][4:src[3].index("(")], name, 1)
+    out[3] = out[3][:-2] + "".join(f", ex_{i}" for i in range(len(shared))) + "):"
+    for k in range(4, len(out)):
+        for i, a in enumerate(shared):
+            out[k] = out[k].replace(f"math.exp({a})", f"ex_{i}")
+    return out
+
+
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                flow_used, st_keys, lst_keys):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
@@ -706,12 +770,32 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         return [" " * n + x for x in lines]
 
     agg = m.path_aggregate
-    r = ["", "", '@njit(cache=True, inline="always")',
+    # exponentials the rate and the flow laws share (computed once per flow and lane, _shared_exps), and the own
+    # delayed load taken from the pair loop where it is the load's own term (the same function of the same
+    # values: the own load's law is the load's, text for text, and the pair's backward delay is the RTT)
+    rate_src = _function("_law_rate", fn_rate + par_args, [lw.rate], False)
+    flow_src = _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+    shared = _shared_exps(rate_src, flow_src, [x for x in fn_rate if x in fn_flow] + par_args)
+    ex_args = "".join(f", ex_{i}" for i in range(len(shared)))
+    own_from_load = False
+    if m.needs_own_delayed and uses_y:
+        own_src = _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
+                            [lw.own], False)
+        own_from_load = own_src[4:] == _function("_law_load", fn_rate + par_args, [lw.load], False)[4:]
+    load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
+    r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
+         f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
+    if shared:
+        r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
+    # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
+    # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
+    # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
+    r += ["", "", "@njit(cache=True, _nrt=False)",
          "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -719,6 +803,11 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          f"    IQ = {nF} * P + {nL} * L",
          "    ISENT = IQ + 5 * L"]
     r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+    if uses_qd:  # each link's queueing delay once (capacities are positive), summed per path below; arrival
+        # is its scratch until the arrival sums
+        r += ["    for l in range(L):",
+              "        for w in range(W):",
+              "            arrival[l * W + w] = y[(IQ + l) * W + w] / C[l]"]
     r += ["    for p in range(P):",
           "        act = start[p] <= tt and tt < stop[p]",
           "        for w in range(W):"]
@@ -726,13 +815,17 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     if uses_qd:
         r += ["            qd = 0.0",
               "            for j in range(fps[p], fps[p + 1]):",
-              "                qd += y[(IQ + pl[j]) * W + w] / C[pl[j]]"]
+              "                qd += arrival[pl[j] * W + w]"]
     else:
         r += ["            qd = 0.0"]
     r += ["            qdel[p * W + w] = qd",
           "            if act:"]
     r += ind(16, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
-    r += [f"                rate[p * W + w] = _law_rate({', '.join(fn_rate + par_args)})",
+    for i, a in enumerate(shared):
+        r += [f"                ex_{i} = math.exp({a})",
+              f"                ew[({i} * P + p) * W + w] = ex_{i}"]
+    rate_fn = "_law_rate_x" if shared else "_law_rate"
+    r += [f"                rate[p * W + w] = {rate_fn}({', '.join(fn_rate + par_args)}{ex_args})",
           "            else:",
           "                rate[p * W + w] = 0.0",
           "            if full:",
@@ -754,6 +847,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += ["            continue",
           "        for w in range(W):",
           f"            fbw[w] = {_AGG_INIT[agg]}",
+          ] + (["        own_hit = False"] if own_from_load else []) + [
           "        for j in range(fps[p], fps[p + 1]):",
           "            l = pl[j]",
           ] + _seg_code_lanes(12, "bwd[j]", "kcur[j]")
@@ -763,6 +857,8 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     count_na = "n_active" in px_used
     if uses_y or count_na:
         r += ["            td = tt - bwd[j]"]
+    if own_from_load:
+        r += ["            own_j = bwd[j] == rtt[p]"]
     if uses_y:
         r += _index_code(12, "kd", "ctimes", "td")
     if count_na:
@@ -773,33 +869,51 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
               "                    px_n_active += 1.0"]
     elif "n_active" in m.pair_extras:
         r += ["            px_n_active = 0.0  # not read by the signal"]
+    if uses_y:
+        # the load: flow by flow, the lanes inside (the lookup's mode decided once per flow); per lane the same
+        # terms added in the same order as _model_rhs
+        r += ["            for w in range(W):",
+              "                yyw[w] = 0.0",
+              "            for jj in range(lptr[l], lptr[l + 1]):",
+              "                kf = lflows[jj]",
+              "                if start[kf] <= td and td < stop[kf]:"]
+        body = list(pars)
+        body += [f"u_{v} = 0.0  # not read by the load" for i, v in enumerate(m.flow_states) if i not in load_used]
+        body += stf("kf")
+        load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
+        if own_from_load:
+            body += [f"ld = _law_load({load_args})",
+                     "yyw[w] += ld",
+                     "if own_j and kf == p:",
+                     "    ownw[w] = ld",
+                     "    own_hit = True"]
+        else:
+            body += [f"yyw[w] += _law_load({load_args})"]
+        r += _vals_code_lanes(20, [(f"u_{m.flow_states[i]}", f"HC_F{i} + kf", f"{i} * P + kf") for i in load_used],
+                              body)
+    # the link's delayed values the signal reads (link states, queue), all lanes at once (the lookup's mode
+    # decided once per pair), then the signal
+    sig_items = [(f"HC_L{i} + l", f"{nF} * P + {i} * L + l") for i in range(nL) if i in link_used]
+    sig_items += [("HC_Q0 + l", "IQ + l")] if q_used else []
+    if sig_items:
+        r += _vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)], [])
     r += ["            CC = C[l]",
           "            for w in range(W):"]
     r += ind(16, pars)
     if "rate" in m.pair_extras:
         r += ["                px_rate = rate[p * W + w]"]
+    n_s = 0
     for i in range(nL):
         v = m.link_states[i]
         if i in link_used:
-            r += _val_code_lanes(16, f"lv_{v}", f"HC_L{i} + l", f"{nF} * P + {i} * L + l")
+            r += [f"                lv_{v} = sw[{n_s} * W + w]"]
+            n_s += 1
         else:
             r += [f"                lv_{v} = 0.0  # not read by the signal"]
-    r += (_val_code_lanes(16, "qq", "HC_Q0 + l", "IQ + l") if q_used
+    r += ([f"                qq = sw[{n_s} * W + w]"] if q_used
           else ["                qq = 0.0  # not read by the signal"])
     if uses_y:
-        r += ["                yy = 0.0",
-              "                for jj in range(lptr[l], lptr[l + 1]):",
-              "                    kf = lflows[jj]",
-              "                    if start[kf] <= td and td < stop[kf]:"]
-        for i, v in enumerate(m.flow_states):
-            if i in flow_used:
-                r += _val_code_lanes(24, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
-            else:
-                r += [f"                        u_{v} = 0.0  # not read by the load"]
-        r += ind(24, stf("kf"))
-        load_args = ", ".join(["qdel[kf * W + w]" if x == "qd" else x for x in fn_rate] + par_args)
-        r += [f"                        yy += _law_load({load_args})",
-              "                yy += ctable[kd, l]"]
+        r += ["                yy = yyw[w] + ctable[kd, l]"]
     else:
         r += ["                yy = 0.0  # the signal does not read the load"]
     r += ind(16, lsf("l"))
@@ -807,14 +921,20 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += {"min": ["                fbw[w] = min(fbw[w], sg)"], "max": ["                fbw[w] = max(fbw[w], sg)"],
           "sum": ["                fbw[w] += sg"]}[agg]
     if m.needs_own_delayed:
-        r += _seg_code_lanes(8, "rtt[p]", "kown[p]")
+        r += (["        if not own_hit:"] + _seg_code_lanes(12, "rtt[p]", "kown[p]") if own_from_load
+              else _seg_code_lanes(8, "rtt[p]", "kown[p]"))
         r += ["        to = tt - rtt[p]",
               "        oact = start[p] <= to and to < stop[p]"]
     r += ["        for w in range(W):"]
     r += ind(12, pars)
     if m.needs_own_delayed:
-        r += ["            own = 0.0",
-              "            if oact:"]
+        r += ["            own = 0.0"]
+        if own_from_load:
+            r += ["            if own_hit:",
+                  "                own = ownw[w]",
+                  "            elif oact:"]
+        else:
+            r += ["            if oact:"]
         for i, v in enumerate(m.flow_states):
             if i in flow_used:
                 r += _val_code_lanes(16, f"u_{v}", f"HC_F{i} + p", f"{i} * P + p")
@@ -827,8 +947,9 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         r += ["            own = 0.0"]
     r += ind(12, [f"u_{v} = y[({i} * P + p) * W + w]" for i, v in enumerate(m.flow_states)] + stf("p"))
     r += ["            qd = qdel[p * W + w]",
-          "            fb = fbw[w]",
-          f"            d = _law_flow({', '.join(fn_flow + par_args)})"]
+          "            fb = fbw[w]"]
+    r += [f"            ex_{i} = ew[({i} * P + p) * W + w]" for i in range(len(shared))]
+    r += [f"            d = _law_flow{'_x' if shared else ''}({', '.join(fn_flow + par_args)}{ex_args})"]
     r += [f"            out[({i} * P + p) * W + w] = d[{i}]" for i in range(nF)]
     r += ["    for l in range(L):",
           "        C_l = C[l]",

@@ -126,7 +126,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
     # Helpers as closures: numba inlines them with the arrays they use taken from this scope, so no array is
     # passed (a helper with array arguments costs two reference-count updates per array and call).  The
-    # model's right-hand side with its history lookups, _model_rhs_lanes, is generated (inlined too).
+    # model's right-hand side with its history lookups, _model_rhs_lanes, is generated (a call, compiled without
+    # reference counting: ecocc.dde.codegen._lanes_rhs).
 
     def ext_coeff(j, o):
         """``acc[w]``: the ``j``-th coefficient of the step's continuous extension of the component at flat
@@ -600,7 +601,9 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
     for g in range(first, y0.shape[0], stride):
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
-              np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]))
+              np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
+        # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
                      iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
