@@ -24,13 +24,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from models_bench import _case  # noqa: E402
 
 
+def _args():
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("tree", type=Path, help="source tree to run (its benchmarks/models_bench.py)")
+    ap.add_argument("model")
+    ap.add_argument("n", type=int, help="number of flows (>= 1)")
+    ap.add_argument("rtol", type=float, help="relative tolerance (> 0)")
+    ap.add_argument("out", help="results file (.npz)")
+    ap.add_argument("timeout_s", type=float, nargs="?", default=3600.0, help="wall-clock limit, s (> 0)")
+    ap.add_argument("engine", nargs="?", default="auto")
+    ap.add_argument("t_end_s", type=float, nargs="?", default=30.0, help="simulated time, s (> 0)")
+    ap.add_argument("atol", nargs="?", default=None, help="'none': ecocc's defaults; default: = rtol")
+    a = ap.parse_args()
+    if not (a.tree / "benchmarks" / "models_bench.py").is_file():
+        ap.error(f"tree = {a.tree}: no benchmarks/models_bench.py there (a checkout of ecocc)")
+    for name in ("n", "rtol", "timeout_s", "t_end_s"):
+        if not getattr(a, name) > 0:
+            ap.error(f"{name} = {getattr(a, name)!r} is not allowed: a number > 0")
+    if a.atol is None:
+        a.atol = a.rtol
+    elif a.atol != "none":
+        try:
+            a.atol = float(a.atol)
+        except ValueError:
+            ap.error(f"atol = {a.atol!r} is not allowed: a number > 0 or 'none'")
+        if not a.atol > 0:
+            ap.error(f"atol = {a.atol!r} is not allowed: a number > 0 or 'none'")
+    return a
+
+
 def main():
-    tree, model, n, rtol, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-    timeout = float(sys.argv[6]) if len(sys.argv) > 6 else 3600.0
-    engine = sys.argv[7] if len(sys.argv) > 7 else "auto"
-    t_end = float(sys.argv[8]) if len(sys.argv) > 8 else 30.0
-    atol = sys.argv[9] if len(sys.argv) > 9 else str(rtol)
-    case = _case(model, n, t_end, rtol, None if atol == "none" else float(atol))
+    a = _args()
+    tree, model, n, rtol, out, timeout, engine = str(a.tree), a.model, a.n, a.rtol, a.out, a.timeout_s, a.engine
+    case = _case(model, n, a.t_end_s, rtol, None if a.atol == "none" else a.atol)
     env = dict(os.environ, PYTHONPATH=tree)
     t0 = time.perf_counter()
     try:
