@@ -475,17 +475,9 @@ def test_aggregated_load_eligibility():
     forward delays or ``rtt_includes_queueing`` (the per-flow sum there, as before)."""
     def gen(model, net, **kw):
         m = get_model(model)
-        return codegen.Generated(m, m.make_params(**kw), *[list(d) for d in _static(m, net, **kw)],
-                                 **{k: v for k, v in _flags(m, net, **kw).items()})
-
-    def _static(m, net, **kw):
-        s = NetworkSystem(m, net, m.make_params(**kw), 1.0)
-        return s.st, s.lst
-
-    def _flags(m, net, **kw):
         s = NetworkSystem(m, net, m.make_params(**kw), 1.0)
         sdd, fwd = codegen.variant_flags(s)
-        return dict(sdd=sdd, fwd=fwd)
+        return codegen.Generated(m, s.P, list(s.st), list(s.lst), sdd=sdd, fwd=fwd)
 
     net = _agg_network()
     assert gen("petcp", net).agg and gen("xcp", net).agg and gen("symbiosis", net).agg
