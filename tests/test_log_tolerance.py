@@ -38,6 +38,13 @@ def test_log_component_error_control_does_not_depend_on_the_unit():
     assert plain[0] != plain[1]
 
 
+@pytest.mark.parametrize("bad", [[1], [-1], [0.5], [[0]]])
+def test_log_components_are_validated(bad):
+    from ecocc import InputError
+    with pytest.raises(InputError, match="log_components"):
+        DDEProblem(n=1, rhs=lambda t, y, Z, lo, hi: -y, y0=np.array([1.0]), log_components=bad)
+
+
 def test_network_system_declares_its_log_states():
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem

@@ -260,6 +260,12 @@ class DDEProblem:
         self.upper = np.broadcast_to(np.asarray(self.upper, dtype=float), self.bounded.shape).copy()
         self.jumps = sorted_unique(np.asarray(self.jumps, dtype=float))
         self.kinks = sorted_unique(np.asarray(self.kinks, dtype=float))
+        lc = np.asarray(self.log_components)
+        if lc.ndim != 1 or (lc.size and (lc.dtype.kind not in "iu" or lc.min() < 0 or lc.max() >= self.n)):
+            from ..errors import InputError
+            raise InputError("DDEProblem.log_components", lc.tolist() if lc.size <= 8 else f"array of shape {lc.shape}",
+                             f"state component indices, integers in [0, n = {self.n})")
+        self.log_components = lc.astype(np.int64)
 
     def positive_delays(self) -> np.ndarray:
         """List the distinct positive constant delays of all lookups (flattened over batches).
