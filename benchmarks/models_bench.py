@@ -225,7 +225,8 @@ def write_md(results, path):
           "jitcdde; N = 1,000 >= 20x jitcdde.  A dash: not run or failed (the JSON has the error).  The reference "
           "is ecocc's NumPy solver at rtol 1e-11, atol 1e-9; its column 'vs rtol 1e-13' is its distance from a "
           "tighter run (the default engine at rtol = atol = 1e-13): errors below it are not resolved."]
-    Path(path).write_text("\n".join(L) + "\n")
+    from ecocc.store import atomic_write_text  # here, not at the top: the timed child processes run this file
+    atomic_write_text(path, "\n".join(L) + "\n")  # an interrupted run keeps the old file
 
 
 def main():
@@ -253,7 +254,8 @@ def main():
             row = bench_model(model.strip(), args, tmp)
             print(json.dumps(row, default=str), flush=True)
             results["rows"].append(row)
-            Path(args.out + ".json").write_text(json.dumps(results, indent=1, default=str))
+            from ecocc.store import atomic_write_text  # (not at the top: the timed children run this file)
+            atomic_write_text(args.out + ".json", json.dumps(results, indent=1, default=str))
             write_md(results, args.out + ".md")
 
 

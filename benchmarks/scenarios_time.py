@@ -57,7 +57,8 @@ def main(argv=None):
               flush=True)
     res = dict(when=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), load_start=load0,
                load_end=os.getloadavg(), python=sys.version.split()[0], rows=rows)
-    _write(Path(a.out + ".json"), json.dumps(res, indent=1))
+    from ecocc.store import atomic_write_text
+    atomic_write_text(a.out + ".json", json.dumps(res, indent=1))  # an interrupted run keeps the old file
     slow = [r["scenario"] for r in rows if not r["under_a_minute"]]
     md = [f"# `ecocc simulate NAME` for every shipped scenario ({res['when']})", "",
           f"`python benchmarks/scenarios_time.py`: one fresh process per scenario, timed from spawn to exit; one "
@@ -66,16 +67,9 @@ def main(argv=None):
           f"{len(rows)} scenarios; over a minute: {', '.join(slow) if slow else 'none'}.", "",
           "| scenario | wall (s) | status | compiled a kernel |", "|---|---|---|---|"]
     md += [f"| {r['scenario']} | {r['wall_s']:.2f} | {r['status']} | {'yes' if r['compiled'] else ''} |" for r in rows]
-    _write(Path(a.out + ".md"), "\n".join(md) + "\n")
+    atomic_write_text(a.out + ".md", "\n".join(md) + "\n")
     if a.cache is None:
         shutil.rmtree(cache, ignore_errors=True)  # the temporary kernel cache of this run
-
-
-def _write(path: Path, text: str):
-    """Write atomically (a temporary name, then rename): an interrupted run leaves the previous results."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 if __name__ == "__main__":
