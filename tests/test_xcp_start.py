@@ -104,3 +104,20 @@ def test_xcp_hundred_flows_with_spread_rtts_settle_at_capacity():
     # settled: within 0.1 % of the capacity, and the queue below one packet
     assert np.max(np.abs(S[late] - C)) < 1e-3 * C, np.max(np.abs(S[late] - C))
     assert np.max(q[late]) < 1.0, np.max(q[late])
+
+
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=pytest.mark.slow)])
+def test_xcp_batch_members_are_fed_at_their_own_rtts(engine):
+    """In a batch (one fixed-step integration, per-member delays stacked) each member's flows get their first
+    feedback at the member's own RTTs: rtt_scale 0.5 halves them."""
+    from ecocc.batch import simulate_batch
+    net = dumbbell(C, RTTS, buffer_pkts=math.inf, initial_rate_pps=X0)
+    ds = simulate_batch(net, "xcp", [{}, {}], rtt_scale=[1.0, 0.5], t_end_s=1.0, step_s=0.001, output_dt_s=0.01,
+                        engine=engine)
+    assert list(ds["status"].values) == ["success", "success"]
+    x, t = ds["rate"].values, ds["time"].values
+    for b, scale in enumerate((1.0, 0.5)):
+        for i, rtt in enumerate(RTTS):
+            r = scale * rtt
+            assert np.max(np.abs(x[b, t < r - 1e-9, i] - X0)) <= 1e-12 * X0, (b, i)  # exp(ln X0): round-off
+            assert x[b, np.searchsorted(t, r + 0.05), i] > X0 * (1 + 1e-6), (b, i)
