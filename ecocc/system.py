@@ -383,6 +383,10 @@ class NetworkSystem:
                 lst_pair["n_active"] = _spmv(self.arr_sum_T, act_k.astype(float))
             if "rate" in m.pair_extras:
                 lst_pair["rate"] = rate[..., a.pair_flow]
+            if "self_seen" in m.pair_extras:
+                # the receiving flow's own traffic is in the link's load at the feedback's delay: its activity at
+                # t - d_b(l, p) - d_f(l, p), the arrival entry (pair, k = p) of n_active (the same operations)
+                lst_pair["self_seen"] = self.active_pairs(t - (self.bwd + self.fwd)).astype(float)
         if not self._log_mode:
             self._check_log_range(y)
         laws = self.log_laws if self._log_mode else None

@@ -150,8 +150,34 @@ def test_xcp_link_draining_a_large_queue_leaves_its_flows_one_packet_per_round_t
     # that and its initial rate (0.999: the step that reaches the floor may overshoot it; measured min ratio 1.19)
     lower = np.minimum(a.initial_rate_pps, 1.0 / (a.rtt_s + qdelay.max(axis=0)))
     assert np.all(ds.rate.values >= 0.999 * lower)
-    # the floor is reached: flow 19 (RTT 0.0198 s, through link 29) is held near one packet per round trip
-    assert ds.rate.values[:, 19].min() < 1.0
+    # That large queue was built by the start-up defect fixed in docs/notes/xcpstart.md (every flow fed before
+    # its own traffic reached the link, N times the intended increase): since then link 29's queue stays below
+    # 70 packets (measured 68.6) and no flow falls below its initial rate here, so the floor is exercised below
+    # by a start-up overload instead (flow 19 went down to 0.83 packets/s before the fix).
+    assert tr.queue_pkts.max() < 1000.0
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_xcp_overloaded_start_holds_its_flows_at_one_packet_per_round_trip(engine):
+    # Four flows start at 2,000 packets/s each on a 1,000 packets/s link: for the first RTT (no feedback yet) the
+    # queue grows at 7,000 packets/s, then phi = alpha d (C - y) - beta q < 0 while the queue drains (at most C per
+    # second), and the negative feedback's share x_i/y drives every rate down to the sender's window floor
+    # x_i = 1/(rtt_i + qdelay) (Katabi et al. 2002, Sec. 3.3) -- the mechanism of docs/notes/xcpfail.md.
+    if engine == "numba":
+        pytest.importorskip("numba")
+    net = dumbbell(1000.0, [0.02, 0.05, 0.1, 0.2], initial_rate_pps=2000.0)
+    tr = simulate(net, "xcp", t_end_s=5.0, output_dt_s=0.01, engine=engine)
+    assert tr.status.value == "success", tr.message
+    a = net.arrays
+    qdelay = (tr.queue_pkts / a.capacity_pps) @ a.routing.toarray()
+    lower = np.minimum(a.initial_rate_pps, 1.0 / (a.rtt_s + qdelay.max(axis=0)))
+    assert np.all(tr.rate_pps >= 0.999 * lower)  # as above (measured min ratio 1.02)
+    # the floor is reached: every flow goes below one packet per second (queueing delay up to 1.44 s), far
+    # below its one-packet-per-propagation-RTT rate (5 to 50 packets/s)
+    assert np.all(tr.rate_pps.min(axis=0) < 1.0)
+    # and recovers: XCP's equilibrium, C/N each and an empty queue
+    np.testing.assert_allclose(tr.rate_pps[-1], 250.0, rtol=1e-4)
+    assert tr.queue_pkts[-1, 0] < 1.0
 
 
 def test_reno_red_drops_are_counted():

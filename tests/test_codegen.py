@@ -256,6 +256,49 @@ def test_hooked_models_compiled_match_numpy(model, net_name):
         assert np.allclose(lost, ref.y[-1, sysm.layout["lost"].sl], rtol=1e-3), (lost, ref.y[-1])
 
 
+@pytest.mark.slow
+def test_xcp_startup_compiled_matches_numpy():
+    """XCP's start-up with spread RTTs and a common start (tests/test_xcp_start.py): each flow's first feedback
+    at its own RTT (the pair extra ``self_seen``, switched on pair by pair through the run's first 0.5 s), on
+    the aggregated-load path (``agg``) -- the compiled kernel and the NumPy solver agree by this module's
+    rules, and the flows gain in the order of their RTTs."""
+    rtts = list(np.random.default_rng(1).uniform(0.01, 0.5, 20))
+    net = dumbbell(15000.0, rtts, buffer_pkts=math.inf)
+    m = get_model("xcp")
+    assert codegen.generate(NetworkSystem(m, net, m.make_params(), 3.0)).agg
+    sysm, got, ref, atol = _pair("xcp", net, 3.0)
+    _check_against_numpy(sysm, got, ref, atol)
+    x = got.y[:, sysm.layout["flow:x"].sl]
+    i = np.searchsorted(got.t, 0.25)
+    fed = np.asarray(rtts) < got.t[i]
+    assert np.all(x[i, ~fed] == x[0, ~fed]) and np.all(x[i, fed] > x[0, fed])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["fwd", "sdd"])
+def test_xcp_startup_variants_compiled_match_numpy(variant):
+    """XCP's ``self_seen`` in the generated kernel's variants: with forward delays the pair's flow is found among
+    the link's flows for its own forward delay (the propagation split of a parking lot: the long flow reaches
+    the far links later); with ``rtt_includes_queueing`` its activity is read at the constant delays, as
+    ``n_active``.  Against the NumPy solver by this module's rules; each flow unchanged until its RTT."""
+    if variant == "fwd":
+        net = parking_lot([8000.0, 12000.0, 10000.0], 0.02, delay_split="propagation")
+    else:
+        net = dumbbell(1250.0, [0.05, 0.1, 0.2, 0.4], buffer_pkts=200.0, initial_rate_pps=100.0)
+    m = get_model("xcp")
+    sysm = NetworkSystem(m, net, m.make_params(), 5.0, rtt_includes_queueing=variant == "sdd")
+    assert codegen.variant_flags(sysm) == (variant == "sdd", variant == "fwd")
+    te = output_grid(5.0, 0.05)
+    atol = sysm.default_atol()
+    got = engine.solve_adaptive(sysm, 5.0, rtol=RTOL, atol=atol, t_eval=te)
+    ref = solve_dde(sysm.problem(), 5.0, rtol=RTOL, atol=atol, t_eval=te)
+    _check_against_numpy(sysm, got, ref, atol)
+    x = got.y[:, sysm.layout["flow:x"].sl]
+    for i, rtt in enumerate(net.arrays.rtt_s):
+        assert np.all(x[got.t < rtt, i] == x[0, i]), i
+        assert x[np.searchsorted(got.t, rtt + 0.1), i] != x[0, i], i
+
+
 class _FASTUlps(FAST):
     """FAST with its window law and its rate multiplied by ``1 + eps`` (a change of one or two ulp)."""
 

@@ -36,7 +36,8 @@ current state, queue and arrival; that fraction of the arrival is taken out of t
 to ``lost`` with the operations of the NumPy right-hand side, so arrived = departed + lost + queue holds.
 The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are computed in the pair loop:
 ``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
-current rate.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
+current rate, ``self_seen`` is 1.0 where the receiving flow itself is active at that delay (the entry
+``k = p`` of ``n_active``'s count: ``t - d_b(l, p)``, less ``d_f(l, p)`` with forward delays), else 0.0.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
 piecewise law, where the linearization keeps only the one its equilibrium lies on).
 
 Queueing delay and forward delays (two variants of ``_model_rhs``, :func:`variant_flags`; the default text
@@ -67,7 +68,7 @@ _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every module (a change of the generator not visible in the generated text)
 GEN_VERSION = 3
 #: the per-pair extras (NetworkModel.pair_extras) the generated right-hand side computes
-PAIR_EXTRAS = ("n_active", "rate")
+PAIR_EXTRAS = ("n_active", "rate", "self_seen")
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
 
 _modules: dict = {}
@@ -529,6 +530,7 @@ class Generated:
             r += ["            px_n_active = 0.0  # not read by the signal"]
         if "rate" in m.pair_extras:
             r += ["            px_rate = rate[p]"]
+        r += _self_seen_code(12, m, px_used, fwd)
         r += ["            CC = C[l]"]
         r += ["            " + x for x in static_link("l")]
         r += [f"            sg = _law_signal({', '.join(fn_sig + par_args)})"]
@@ -671,6 +673,31 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
     if count_na:
         r += ["        HY[r, XN + l] = na"]
     return r
+
+
+def _self_seen_code(ind, m, px_used, fwd):
+    """Source, in the pair loop (pair ``j`` = link ``l``, flow ``p``): ``px_self_seen`` = 1.0 if flow ``p`` is active
+    at the load's delay, ``t - d_b(l, p)`` (less its forward delay ``FWL`` on ``l`` with forward delays), else
+    0.0 -- the test ``n_active`` counts flow ``p`` with (NetworkSystem.rhs: ``active_pairs(t - (bwd + fwd))``).
+    Constant delays: with ``rtt_includes_queueing`` activity is read at the constant delays, as n_active."""
+    if "self_seen" not in m.pair_extras:
+        return []
+    x = " " * ind
+    if "self_seen" not in px_used:
+        return [f"{x}px_self_seen = 0.0  # not read by the signal"]
+    out = [f"{x}tds = tt - bwd[j]",
+           f"{x}px_self_seen = 0.0"]
+    if fwd:  # flow p's entry among link l's flows, its forward delay to l
+        out += [f"{x}for jj in range(lptr[l], lptr[l + 1]):",
+                f"{x}    if lflows[jj] == p:",
+                f"{x}        tdk = tds - FWL[jj]",
+                f"{x}        if start[p] <= tdk and tdk < stop[p]:",
+                f"{x}            px_self_seen = 1.0",
+                f"{x}        break"]
+    else:
+        out += [f"{x}if start[p] <= tds and tds < stop[p]:",
+                f"{x}    px_self_seen = 1.0"]
+    return out
 
 
 def _sdd_delay(d):
@@ -869,6 +896,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
               "                    px_n_active += 1.0"]
     elif "n_active" in m.pair_extras:
         r += ["            px_n_active = 0.0  # not read by the signal"]
+    r += _self_seen_code(12, m, px_used, False)  # shared by the lanes (starts and stops are)
     if uses_y:
         # the load: flow by flow, the lanes inside (the lookup's mode decided once per flow); per lane the same
         # terms added in the same order as _model_rhs

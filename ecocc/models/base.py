@@ -148,7 +148,11 @@ class NetworkModel:
     #: per-(link, flow) extras the system adds to the link's static dict
     #: passed to ``link_signal`` (pair-wise): ``"n_active"`` -- the number of
     #: active flows on the link (at the same delays as the load ``y``);
-    #: ``"rate"`` -- the flow's current sending rate (XCP's per-packet feedback)
+    #: ``"rate"`` -- the flow's current sending rate (XCP's per-packet feedback);
+    #: ``"self_seen"`` -- 1.0 if the receiving flow's own traffic is counted in
+    #: the link's load at the feedback's delay (the flow active at
+    #: ``t - d_b(l, p) - d_f(l, p)``, the activity rule of ``n_active``), else 0.0:
+    #: feedback carried in the flow's own packets (XCP) reaches it only then
     pair_extras: tuple = ()
     description = ""
 

@@ -24,6 +24,21 @@ has no positive lower bound: on a link whose persistent queue keeps ``phi < 0``
 ``ln x_i``, ``(h + phi^-)/(y d^2)``, grows without bound and ``ln x_i`` leaves
 the floating-point range within a few round trips (docs/notes/xcpfail.md).
 
+Feedback reaches a flow only through its own packets (Section 3.3: the
+router writes the feedback into the congestion header of each packet of the
+flow, and the receiver returns it in the ACK).  So flow ``i`` gets no feedback
+from link ``l`` until its own traffic has reached ``l`` at the time the
+feedback was computed -- the pair extra ``self_seen``: flow ``i`` active at
+``t - d_b(l, i) - d_f(l, i)`` -- and by then the router's count ``N_l`` includes
+it.  Before, a flow keeps its initial rate (its first feedback arrives one
+round trip after its start).  Without this rule every flow would get the
+whole ``(h + phi^+)/N_l`` from the moment it starts, while ``N_l`` counts only
+the flows whose traffic the link has seen: at a common start with spread RTTs
+the link has seen one flow and all ``N`` get its share, ``N`` times the
+aggregate increase ``phi/d^2`` of the efficiency controller (measured: 100
+flows on 15,000 packets/s reached 477,000 packets/s in 0.3 s;
+docs/notes/xcpstart.md).
+
 Equilibrium on one link: ``y = C`` and ``q = 0`` (``phi = 0`` needs both,
 since ``q' = y - C``), each flow ``C/N`` (shuffling).  A packet
 carries the smallest feedback of the links it crosses (Section 3.3): the
@@ -82,7 +97,7 @@ class XCP(NetworkModel):
     flow_log = (True,)
     path_aggregate = "min"
     signal_uses_arrival = True
-    pair_extras = ("n_active", "rate")
+    pair_extras = ("n_active", "rate", "self_seen")
     description = "XCP (Katabi, Handley, Rohrs 2002) fluid model, explicit feedback, baseline"
 
     def flow_rate(self, ops, s, qdelay, P, st):
@@ -127,13 +142,17 @@ class XCP(NetworkModel):
         return {"d": d}
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
-        """Per-flow rate feedback of the link: ``[(h + phi^+)/N_l - (h + phi^-) x_i/y_l] / d_l^2``.
+        """Per-flow rate feedback of the link: ``s_i [(h + phi^+)/N_l - (h + phi^-) x_i/y_l] / d_l^2``.
 
         Katabi et al. 2002, Section 3.5: aggregate feedback ``phi = alpha d (C - y) - beta q``
         (efficiency controller), shuffled traffic ``h = max(0, gamma_s y d - |phi|)``; the positive part
         is shared equally, the negative part in proportion to the rates (fairness controller).  Summed
         over the flows of a link this is ``phi/d^2``, the Section 4 fluid model
-        ``y' = -(alpha/d)(y - C) - (beta/d^2) q``.
+        ``y' = -(alpha/d)(y - C) - (beta/d^2) q``.  ``s_i`` (``self_seen``) is 1 once the flow's own
+        traffic is in the load the link computed the feedback from, 0 before: the feedback travels in the
+        congestion header of the flow's own packets and returns in its ACKs (Section 3.3), so a flow whose
+        packets had not reached the link gets none -- and a flow that gets feedback is among the ``N_l``
+        it is shared by.
 
         Parameters
         ----------
@@ -149,7 +168,9 @@ class XCP(NetworkModel):
             ``alpha``, ``beta``, ``shuffle``.
         lst : dict
             ``d``: control interval (s); ``n_active``: active flows on the link, same delay as ``y``;
-            ``rate``: the flow's current rate ``x_i`` (packets/s).  Per (link, flow) pair.
+            ``rate``: the flow's current rate ``x_i`` (packets/s); ``self_seen``: 1.0 if the flow itself is
+            among those ``n_active`` (active at ``t - d_b - d_f`` of the pair), else 0.0.  Per (link, flow)
+            pair.
 
         Returns
         -------
@@ -157,12 +178,12 @@ class XCP(NetworkModel):
             Rate change the link asks of the flow (packets/s per second); flows take the min over the
             path (Section 3.3).
         """
-        d, n, x = lst["d"], lst["n_active"], lst["rate"]
+        d, n, x, seen = lst["d"], lst["n_active"], lst["rate"], lst["self_seen"]
         phi = P.alpha * d * (C - y) - P.beta * q
         h = ops.maximum(0.0 * phi, P.shuffle * y * d - ops.maximum(phi, -phi))
         pos = h + ops.maximum(phi, 0.0 * phi)
         neg = h + ops.maximum(-phi, 0.0 * phi)
-        return (pos / ops.maximum(n, 1.0) - neg * x / ops.maximum(y, 1e-9)) / (d * d)
+        return seen * (pos / ops.maximum(n, 1.0) - neg * x / ops.maximum(y, 1e-9)) / (d * d)
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):
         """``x_i' = min_{l in i} feedback_l``: the flow applies the smallest feedback on its path.

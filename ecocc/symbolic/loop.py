@@ -280,8 +280,8 @@ def _build(model, P, Ps, N, C, tau, ops, s_now, s_del, ls_now, ls_del, q_now, q_
         # flow states (see the report); mirror it so both agree.
         load = m.flow_load(ops, s_del, qdelay, Ps, st) if m.separate_load else m.flow_rate(ops, s_del, qdelay, Ps, st)
         y_del = N * load
-    if m.pair_extras:  # N synchronous flows: all active, each at the flow's current rate
-        lst = dict(lst, n_active=N, rate=rate)
+    if m.pair_extras:  # N synchronous flows: all active and seen by the link, each at the flow's current rate
+        lst = dict(lst, n_active=N, rate=rate, self_seen=1)
     sig = m.link_signal(ops, ls_del, q_del, y_del, C, Ps, lst)
     own = m.own_load(ops, s_del, Ps, st) if m.needs_own_delayed else None
     dflow = m.flow_law(ops, s_now, sig, own, qdelay, Ps, st)
