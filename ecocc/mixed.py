@@ -33,7 +33,8 @@ Parameters per member, chosen and validated by :func:`resolve_protocols`:
 
 Compiled engine: :mod:`ecocc.dde.codegen_mixed` generates a composite kernel from the member laws (adaptive and
 fixed-step RK4), which ``engine="auto"`` uses for mixed networks; it refuses (``engine="numba"``) or leaves to
-the NumPy composite (``"auto"``) forward delays, ``rtt_includes_queueing`` and members with per-pair extras.
+the NumPy composite (``"auto"``) forward delays and ``rtt_includes_queueing``.  A member with per-pair router
+extras (XCP: ``n_active``, ``self_seen``, ``rate``) is refused on every engine (:class:`MixedSystem`).
 Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the lock-step
 map kernel and batches of parameter sets (``simulate_batch``, ``sim-map``: one model), the log-space switch of
 :attr:`NetworkSystem.log_laws` (a composite keeps the natural form; a state beyond ``exp(+-300)`` fails as a
@@ -285,7 +286,7 @@ class MixedSystem(NetworkSystem):
     ------
     InputError
         For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with a member's
-        ``delayed_feedback=False``, or a batch of networks.
+        ``delayed_feedback=False``, a batch of networks, or a member with per-pair router extras (XCP).
     """
 
     def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False):
@@ -314,6 +315,13 @@ class MixedSystem(NetworkSystem):
         self.mem = []
         blocks, off = {}, 0
         for i, (nm, (m, P)) in enumerate(mixed.members.items()):
+            if m.pair_extras:
+                # XCP: its router rations feedback among the flows whose traffic it sees (n_active, self_seen,
+                # each flow's own rate); the composite computes no per-pair extras on either engine
+                raise InputError(f"protocols.{nm}.model", m.name,
+                                 f"a model without per-pair router extras on a mixed network ({m.name} needs "
+                                 f"{', '.join(m.pair_extras)}, which the mixed composite does not compute); "
+                                 f"run {m.name} flows on a network of their own")
             M = _Member()
             M.name, M.model, M.P = nm, m, P
             M.flows = np.flatnonzero(fm == i)

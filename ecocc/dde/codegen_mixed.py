@@ -24,8 +24,7 @@ counts at run time, so one compiled module serves every network of a member comb
 text depends on the member models, their options and the names of their static fields, not on sizes or
 numeric parameters: those are kernel arrays).
 
-Scope (:func:`gap`): members without per-pair extras (``pair_extras``, e.g. XCP: ``MixedSystem.rhs`` does
-not compute them either), no forward delays, no state-dependent delays, one network (not a batch); the
+Scope (:func:`gap`): no forward delays, no state-dependent delays, one network (not a batch); the
 lock-step map kernel (:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
 reference (tests/test_mixed_compiled.py).
 """
@@ -60,10 +59,6 @@ def gap(sysm) -> str | None:
     str or None
         One sentence naming what is missing, or None.
     """
-    for M in sysm.mem:
-        if getattr(M.model, "pair_extras", ()):
-            return (f"member {M.name!r} ({M.model.name}) needs per-pair extras {tuple(M.model.pair_extras)}, which "
-                    "the composite kernel does not compute")
     if sysm.has_fwd:
         return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels put "
                 "the whole RTT on the feedback path")
