@@ -156,10 +156,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     rtol = check_finite("--rtol", rtol, positive=True)
     from .dde.options import max_history_gib as _check_history
     try:
-        max_history_gib = float(max_history_gib)
-    except ValueError:
+        max_history_gib = _check_history(float(max_history_gib), "--max-history-gib")
+    except (ValueError, InputError):
         raise InputError("--max-history-gib", max_history_gib, "a number of GiB > 0 (inf for no bound)") from None
-    max_history_gib = _check_history(max_history_gib, "--max-history-gib")
     if step_s is not None:
         step_s = check_finite("--step-s", step_s, positive=True)
     from .dde.engine import resolve_engine

@@ -752,5 +752,6 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     return DDESolution(ty, yy, status, message, t, n_steps, n_rej, ev.nfev, n_clamp, n_inacc,
                        hmin_seen, hmax_seen, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax,
+                            max_history_gib=max_history_gib, n_breakpoints=int(bps.size), delay_min_s=dmin,
+                            delay_max_s=dmax,
                             state_dependent_delays=problem.state_delays is not None))

@@ -433,7 +433,8 @@ METHODS = tuple(_TABLEAUX)
 def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45",
                  max_history_gib=DEFAULT_MAX_HISTORY_GIB):
     """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
-    delays, output grid, the history's memory bound (``max_history_gib``, validated here).  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
+    delays, output grid, the history's memory bound (``max_history_gib``, validated here).  Every array is a
+    fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
         raise ValueError("t_eval is required by the compiled adaptive kernel")
@@ -620,7 +621,8 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
                        nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
+                            max_history_gib=kw["max_hist_bytes"] / 2.0 ** 30, n_breakpoints=int(kw["bps"].size),
+                            delay_min_s=kw["dmin"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
                             kernel=gen.name, **info))
 
