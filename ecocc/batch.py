@@ -262,7 +262,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
                  progress=False, previous=None, overlap=True, decay_ratio=0.99, on_partial=None,
-                 partial_every_s=10.0, **params):
+                 partial_every_s=10.0, max_history_gib=None, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -321,6 +321,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         Relative tolerance of the adaptive solver at every point.
     atol : float or array_like or None
         Absolute tolerance (packets for the queues); None: each system's default.
+    max_history_gib : float or None
+        Memory bound of each run's (each lock-step group's) stored history, GiB (> 0, ``inf`` for none;
+        None: :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`); a point whose past would need more
+        (a solution that blows up) ends ``failed`` instead of filling the memory.
     progress : bool
         Show a progress bar over the points.
     overlap : bool
@@ -405,6 +409,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     check(xs.size > 0, "x_values", x_values, "at least one value")
     check(ys.size > 0, "y_values", y_values, "at least one value")
     base = m.make_params(None, **params)
+    from .dde import options as _opt
+    max_history_gib = _opt.max_history_gib(_opt.DEFAULT_MAX_HISTORY_GIB if max_history_gib is None
+                                           else max_history_gib)
 
     for axis, name, vals in (("x_values", x_name, xs), ("y_values", y_name, ys)):  # every value, up front
         for i, v in enumerate(vals):
@@ -554,6 +561,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 tc = time.perf_counter()
                 out, st, cnt = solve_adaptive_batch(
                     systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
+                    max_history_gib=max_history_gib,
                     t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap)
                 todo_run[0] = True
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window, rtol)
@@ -571,7 +579,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             for b in todo:
                 xv, yv = pts[b]
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
-                              output_dt_s=dt, rtol=rtol, atol=atol, engine=point_engine)
+                              output_dt_s=dt, rtol=rtol, atol=atol, engine=point_engine,
+                              max_history_gib=max_history_gib)
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)

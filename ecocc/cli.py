@@ -121,6 +121,10 @@ def _figure_formats(text):
 @click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
+@click.option("--max-history-gib", type=str, default="2", show_default=True, metavar="GIB",
+              help="Memory bound of the adaptive solver's stored past (GiB, > 0; inf for none): a run whose past "
+                   "would need more (a step size that collapsed, as when the solution blows up) stops with "
+                   "status failed and says why.")
 @click.option("--engine", type=click.Choice(["auto", "numpy", "numba"]), default="auto", show_default=True,
               help="auto: the compiled engine where it applies (adaptive and fixed: every model the generated kernels serve), else "
                    "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
@@ -133,8 +137,8 @@ def _figure_formats(text):
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, engine, no_figure, fig_formats,
-                 no_checkpoint, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, no_figure,
+                 fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -150,6 +154,11 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
     rtol = check_finite("--rtol", rtol, positive=True)
+    from .dde.options import max_history_gib as _check_history
+    try:
+        max_history_gib = _check_history(float(max_history_gib), "--max-history-gib")
+    except (ValueError, InputError):
+        raise InputError("--max-history-gib", max_history_gib, "a number of GiB > 0 (inf for no bound)") from None
     if step_s is not None:
         step_s = check_finite("--step-s", step_s, positive=True)
     from .dde.engine import resolve_engine
@@ -169,7 +178,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                       solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
-                      keep_checkpoint=True, protocols=sc.protocols or None, **params)
+                      keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:

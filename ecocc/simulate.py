@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .dde.adaptive import Status, solve_dde
+from .dde.options import DEFAULT_MAX_HISTORY_GIB
 from .errors import InputError, check, check_finite
 from .models import get_model
 from .network import Network
@@ -48,7 +49,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
              rtt_includes_queueing: bool = False, protocols=None, keep_checkpoint: bool = False,
-             method: str = "RK45", **param_overrides) -> Trajectory:
+             method: str = "RK45", max_history_gib: float = DEFAULT_MAX_HISTORY_GIB,
+             **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -81,6 +83,13 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         The adaptive solver's Runge--Kutta pair: Dormand--Prince 5(4)
         (default) or Bogacki--Shampine 3(2); both engines (the compiled one
         runs the same generic integrator with the other tableau).
+    max_history_gib : float, optional
+        Memory bound of the adaptive solver's stored history (the past within 1.5 x the largest delay), GiB
+        (> 0, ``inf`` for none; default 2).  A normal run stays far below it; a solution that blows up
+        shrinks the step until that window holds millions of steps, and the run then stops with status
+        ``failed`` and a message giving the time, the history's size, the step size and the largest
+        ``|state|``, the part computed so far returned (before, such a run ate all memory).  Not used by
+        ``solver="fixed"``, whose past is sized before it runs.
     summary_window_s : float, optional
         Length of the final window the summary averages over, seconds (default 10 %
         of the run).
@@ -159,6 +168,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     # a user's simulation never wants error control off (solve_dde allows it, to force fixed steps)
     check(rtol < 1.0, "rtol", rtol, "a relative tolerance in [2.22e-14, 1) (1 or more controls nothing)")
     max_step_s = opt.max_step(max_step_s, "max_step_s")
+    max_history_gib = opt.max_history_gib(max_history_gib)
     if solver == "fixed":
         check(step_s is not None, "step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
         step_s = opt.real("step_s", step_s, lo=0.0, lo_open=True, allowed="a finite number of seconds > 0")
@@ -227,7 +237,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             if solver == "adaptive":
                 sol = engine.solve_adaptive(
                     sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval,
-                    max_step=max_step_s, progress=cb, method=method)
+                    max_step=max_step_s, progress=cb, method=method, max_history_gib=max_history_gib)
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
@@ -238,7 +248,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             sol = solve_dde(prob, t_end, rtol=rtol, atol=atol, method=method,
                             t_eval=t_eval, record_steps=False, max_step=max_step_s, progress=cb,
                             checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s,
-                            keep_checkpoint=keep_checkpoint)
+                            keep_checkpoint=keep_checkpoint, max_history_gib=max_history_gib)
         else:
             from .dde.fixed import solve_fixed
             if step_s is None:

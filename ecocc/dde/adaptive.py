@@ -41,7 +41,10 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   time and the component), on step-size underflow (no step that ``t`` can
   resolve, 64 ulp of ``t``, meets the tolerance, or ``max_step`` or the
   smallest delay are below 16 ulp of ``t``: the message says where and which)
-  and on ``max_steps``; ``interrupted`` on Ctrl-C (the part computed so far is
+  on ``max_steps`` and when the stored history would need more memory than ``max_history_gib`` (a step
+  size that collapsed, as a solution that blows up makes it, fills the window of the past with ever more
+  steps: the message gives the time, the history's size, the step size and the largest ``|state|``);
+  ``interrupted`` on Ctrl-C (the part computed so far is
   returned).  ``inaccurate`` is kept for solvers that accept steps at the
   minimum step size; this one no longer does (it used to, and crawled at 64
   ulp per step to ``max_steps``).
@@ -57,7 +60,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .history import HermiteHistory, first_crossing, hermite, nudge, release_matters
+from .history import HermiteHistory, HistoryLimit, first_crossing, hermite, limit_message, nudge, release_matters
+from .options import DEFAULT_MAX_HISTORY_GIB
 from .problem import DDEProblem, Throttled
 
 
@@ -313,7 +317,8 @@ def _snap_to_bounds(problem, y, comps, levels):
 def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-6, method: str = "RK45",
               max_step: float = math.inf, first_step: float | None = None, t_eval=None,
               record_steps: bool = False, max_steps: int = 10_000_000, progress=None,
-              checkpoint=None, checkpoint_every_s: float = 30.0, keep_checkpoint: bool = False) -> DDESolution:
+              checkpoint=None, checkpoint_every_s: float = 30.0, keep_checkpoint: bool = False,
+              max_history_gib: float = DEFAULT_MAX_HISTORY_GIB) -> DDESolution:
     """Integrate ``problem`` from ``problem.t0`` to ``t_end`` with an adaptive embedded Runge-Kutta pair.
 
     Parameters
@@ -354,6 +359,13 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     keep_checkpoint : bool, optional
         Leave the checkpoint file after a complete run (the caller removes it once the results are
         safely stored, so a crash in between loses nothing).
+    max_history_gib : float, optional
+        Memory bound of the stored history (the Hermite past within 1.5 x the largest delay, or all of
+        it with ``record_steps``), GiB (> 0, ``inf`` for none; default
+        :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`).  A run whose history would need more stops
+        with status ``failed``, the part computed so far returned, and a message giving the time, the
+        history's size, the step size and the largest ``|state|``: a collapsing step size (a solution
+        that blows up) otherwise fills all memory.
 
     Returns
     -------
@@ -382,6 +394,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     first_step = opt.first_step(first_step)
     record_steps = opt.flag("record_steps", record_steps)
     max_steps = opt.integer("max_steps", max_steps, lo=1)
+    max_history_gib = opt.max_history_gib(max_history_gib)
     progress = opt.callable_or_none("progress", progress)
     checkpoint_every_s = opt.real("checkpoint_every_s", checkpoint_every_s, lo=0.0, lo_open=True,
                                   allowed="a finite number of seconds > 0")
@@ -407,7 +420,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     dmax = float(delays.max()) if delays.size else 0.0
     sd_max = float(problem.state_delay_max_s) if problem.state_delays is not None else 0.0
     hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps or not math.isfinite(sd_max)
-                                                     else 1.5 * (dmax + sd_max) + 1e-9))
+                                                     else 1.5 * (dmax + sd_max) + 1e-9),
+                          max_bytes=opt.history_bytes(max_history_gib))
     ev = _Evaluator(problem, hist)
     dcomp = ev.delayed_comps
     bps = problem.breakpoints(t_end)
@@ -713,6 +727,13 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     break
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted at t = {t:.9g} s; the part computed so far is returned"
+    except HistoryLimit as full:
+        # the step from t was accepted but cannot be stored: the run ends at t (outputs up to t kept)
+        ay = np.abs(y)
+        worst = int(np.argmax(ay)) if n else 0
+        status, message = Status.FAILED, limit_message(
+            t, full.nodes, full.nbytes, hist.max_bytes, h, hmax_seen, float(ay[worst]) if n else 0.0, hist.keep_s,
+            which=f" ({cname(worst)})" if n else "")
     finally:
         if stop is not None:
             stop.restore()
@@ -731,5 +752,6 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     return DDESolution(ty, yy, status, message, t, n_steps, n_rej, ev.nfev, n_clamp, n_inacc,
                        hmin_seen, hmax_seen, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(bps.size), delay_min_s=dmin, delay_max_s=dmax,
+                            max_history_gib=max_history_gib, n_breakpoints=int(bps.size), delay_min_s=dmin,
+                            delay_max_s=dmax,
                             state_dependent_delays=problem.state_delays is not None))

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..errors import InputError
 from .adaptive import _TABLEAUX, DDESolution, Status
+from .options import DEFAULT_MAX_HISTORY_GIB
 from .problem import sorted_unique
 
 HAVE_NUMBA = importlib.util.find_spec("numba") is not None
@@ -411,27 +412,36 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
 
 #: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "D", "Wk",
-                 "counters", "reals")
+                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L",
+                 "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
               "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
-              "keep_s", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt", "counters",
-              "reals", "codes")
+              "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
+              "counters", "reals", "codes")
+#: length of the adaptive kernels' ``reals`` output: smallest and largest step, time reached, and (status 5)
+#: the step size, the largest ``|y|``, the history's bytes and its nodes
+N_REALS = 7
+#: the kernels' status code of a run stopped by its history memory bound (``max_hist_bytes``)
+CODE_HISTORY_LIMIT = 5
 _OUTPUTS = ("out_y", "counters", "reals")
 #: the adaptive methods of the compiled kernels (the NumPy solver's tableaux): Dormand-Prince 5(4) and
 #: Bogacki-Shampine 3(2); one generic integrator serves both (the tableau is an argument)
 METHODS = tuple(_TABLEAUX)
 
 
-def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45"):
+def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45",
+                 max_history_gib=DEFAULT_MAX_HISTORY_GIB):
     """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
-    delays, output grid.  Every array is a fresh, writable, C-contiguous float64 / int64 one: one signature
+    delays, output grid, the history's memory bound (``max_history_gib``, validated here).  Every array is a
+    fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
         raise ValueError("t_eval is required by the compiled adaptive kernel")
     if not (rtol > 0):
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
+    from . import options as opt
+    max_hist_bytes = opt.history_bytes(opt.max_history_gib(max_history_gib))
     t0 = 0.0
     t_end = float(t_end)
     if not t_end > t0:
@@ -465,8 +475,8 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
-        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, dcomp=dcomp,
-        counters=np.zeros(6, dtype=np.int64), reals=np.zeros(3))
+        expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, max_hist_bytes=max_hist_bytes,
+        dcomp=dcomp, counters=np.zeros(6, dtype=np.int64), reals=np.zeros(N_REALS))
     for k, v in args.items():
         if isinstance(v, np.ndarray) and k not in _OUTPUTS:
             args[k] = np.array(v, dtype=np.int64 if v.dtype.kind in "iub" else float, order="C")
@@ -479,7 +489,9 @@ def _is_mixed(sysm) -> bool:
     return isinstance(sysm, MixedSystem)
 
 
-def _adaptive_status(code, counters, reals, max_steps):
+def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, keep_s=math.inf, unit=" s"):
+    """``(Status, message)`` of an adaptive kernel's status code, counters and reals (code 5: the history bound
+    ``max_hist_bytes``, whose window was ``keep_s``; ``unit``: the time unit in the message)."""
     n_inacc, t_reached = int(counters[4]), float(reals[2])
     if code == 0:
         return Status.SUCCESS, "integration reached t_end"
@@ -491,11 +503,15 @@ def _adaptive_status(code, counters, reals, max_steps):
     if code == 4:  # the lock-step kernel's lanes (lanes.py)
         return Status.FAILED, (f"step size underflow at t = {t_reached:.9g} s: the error estimate stays above the "
                                "tolerance even at the smallest step")
+    if code == CODE_HISTORY_LIMIT:
+        from .history import limit_message
+        return Status.FAILED, limit_message(t_reached, int(reals[6]), float(reals[5]), max_hist_bytes, float(reals[3]),
+                                            float(reals[1]), float(reals[4]), keep_s, unit=unit)
     return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                 max_steps=10_000_000, method="RK45"):
+                 max_steps=10_000_000, method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB):
     """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
     adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`).
 
@@ -517,6 +533,8 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
         Step budget.
     method : {"RK45", "RK23"}, optional
         The Runge-Kutta pair.
+    max_history_gib : float, optional
+        Memory bound of the kernel's stored history, GiB (as :func:`ecocc.dde.adaptive.solve_dde`).
 
     Returns
     -------
@@ -532,12 +550,13 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
     if _is_mixed(sysm):  # a composite of several protocols: its own generated module (ecocc.dde.codegen_mixed)
         from . import codegen_mixed
         return codegen_mixed.generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
-                                          first_step=first_step, max_steps=max_steps, method=method)
+                                          first_step=first_step, max_steps=max_steps, method=method,
+                                          max_history_gib=max_history_gib)
     why = codegen.supported(sysm)
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps, method=method)
+                        max_steps=max_steps, method=method, max_history_gib=max_history_gib)
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
     if getattr(sysm, "rtt_includes_queueing", False):
@@ -553,7 +572,8 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
 
 
 def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                   max_steps=10_000_000, progress=None, method="RK45") -> DDESolution:
+                   max_steps=10_000_000, progress=None, method="RK45",
+                   max_history_gib=DEFAULT_MAX_HISTORY_GIB) -> DDESolution:
     """Compiled :func:`ecocc.dde.adaptive.solve_dde` for a ``NetworkSystem`` of any model.
 
     Parameters
@@ -573,6 +593,9 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     method : {"RK45", "RK23"}
         Dormand--Prince 5(4) (default) or Bogacki--Shampine 3(2), the NumPy solver's tableaux, run by the same
         generic integrator (:mod:`ecocc.dde.integrator`).
+    max_history_gib : float
+        Memory bound of the stored history, GiB (> 0, ``inf`` for none): a run whose past would need more stops
+        with status ``failed`` and a message saying why (as :func:`ecocc.dde.adaptive.solve_dde`).
 
     Returns
     -------
@@ -584,21 +607,22 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     """
     wall0 = _time.perf_counter()
     gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
-                           first_step=first_step, max_steps=max_steps, method=method)
+                           first_step=first_step, max_steps=max_steps, method=method, max_history_gib=max_history_gib)
     from . import codegen
     fn, info = codegen.kernel(gen, kw)
     code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
-    status, message = _adaptive_status(code, counters, reals, max_steps)
+    status, message = _adaptive_status(code, counters, reals, max_steps, kw["max_hist_bytes"], kw["keep_s"])
     if progress is not None:
         progress(t_reached)
     return DDESolution(kw["t_eval"][:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached, n_steps, n_rej,
                        nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
-                            n_breakpoints=int(kw["bps"].size), delay_min_s=kw["dmin"],
+                            max_history_gib=kw["max_hist_bytes"] / 2.0 ** 30, n_breakpoints=int(kw["bps"].size),
+                            delay_min_s=kw["dmin"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
                             kernel=gen.name, **info))
 
@@ -619,7 +643,7 @@ def _n_threads() -> int:
 
 def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1e-7, atol=None, t_eval,
                          max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False, overlap=False,
-                         method="RK45"):
+                         method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB):
     """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
     Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
@@ -656,6 +680,10 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         (see :func:`ecocc.dde.lanes.lanes_kernel`); without it steps never exceed the smallest delay, as in
         :func:`solve_adaptive`.
     method : {"RK45", "RK23"}
+    max_history_gib : float
+        Memory bound of each lock-step group's stored history, GiB (> 0, ``inf`` for none; the groups running
+        in parallel hold one each): a group whose past would need more stops, its members with status
+        ``failed``.
 
     Returns
     -------
@@ -682,7 +710,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
             raise InputError("engine", "numba", f"'numpy' for {why}")
     per_sys = {i: _method_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
                                atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps,
-                               method=method) for i in used}
+                               method=method, max_history_gib=max_history_gib) for i in used}
     s0 = systems[used[0]]
     gen = codegen.generate(s0)
     data = {i: codegen.kernel_data(systems[i], gen)[0] for i in used}
@@ -755,7 +783,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         hsrc=gen.hsrc(s0.n_flows, L), iq=iq, L=L, buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
         Dg=tuple(D0[k] for k in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)),
         n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), counters=np.zeros((G, W, 6), dtype=np.int64),
-        reals=np.zeros((G, W, 3)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
+        reals=np.zeros((G, W, N_REALS)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
     run, info = codegen.kernel(gen, col, "lanes")  # releases the GIL: one call per thread, each taking every n-th group
     _last_lanes_info.clear()
     _last_lanes_info.update(info, kernel=gen.name)
@@ -768,7 +796,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     codes = col["codes"]
     out = np.full((B, ne, no), np.nan)
     counters = np.zeros((B, 6), dtype=np.int64)
-    reals = np.zeros((B, 3))
+    reals = np.zeros((B, N_REALS))
     code_of = np.zeros(B, dtype=np.int64)
     out_l = col["out_y"].reshape(G, ne, no, W)
     for g in range(G):  # lanes backwards: a member's own lane is read last, after any padding copy of it

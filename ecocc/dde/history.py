@@ -177,6 +177,111 @@ def nudge(t, h):
     return max(1e-7 * h, 8 * 2.220446049250313e-16 * max(1.0, abs(t)))
 
 
+class HistoryLimit(Exception):
+    """Raised by :meth:`HermiteHistory.append` when keeping one more node would need a store larger than its
+    ``max_bytes`` (the solver turns it into status ``failed`` with :func:`limit_message`)."""
+
+    def __init__(self, nodes: int, nbytes: float):
+        super().__init__(f"history of {nodes} nodes in {nbytes:.0f} bytes is full")
+        self.nodes = nodes
+        self.nbytes = nbytes
+
+
+def node_bytes(ncols: int) -> int:
+    """Bytes of one stored history node of ``ncols`` columns: its time, its values and the two derivatives."""
+    return 8 * (1 + 3 * int(ncols))
+
+
+def grown_capacity(cap: int, m: int, ncols: int, max_bytes: float) -> int:
+    """The capacity of a full history after its pruning left ``m`` nodes of ``cap`` (more than half full):
+    ``max(2 cap, m + 1)`` nodes, cut to what ``max_bytes`` holds.  At the bound the store stays as it is
+    (returns ``cap``) while pruning leaves it at most 3/4 full (each later pruning then frees a quarter of
+    it: at most 3 node copies per step); else returns 0: the history cannot hold the past it must keep.
+    Plain arithmetic: :mod:`ecocc.dde.kernels` compiles this same function.
+
+    Parameters
+    ----------
+    cap : int
+        The current capacity, nodes.
+    m : int
+        Nodes stored (after pruning); one more must fit.
+    ncols : int
+        Columns of a node (:func:`node_bytes`).
+    max_bytes : float
+        The memory bound of the store, bytes (``inf`` for none).
+
+    Returns
+    -------
+    int
+        The new capacity (nodes), ``cap`` to keep the store, or 0.
+    """
+    ncap = max(2 * cap, m + 1)
+    per = 8.0 * (1 + 3 * ncols)
+    if ncap * per <= max_bytes:
+        return ncap
+    fit = int(max_bytes // per)
+    if fit > cap and fit >= m + 1:
+        return fit
+    if 4 * (m + 1) <= 3 * cap:
+        return cap
+    return 0
+
+
+def _bytes_text(nbytes):
+    b = float(nbytes)
+    for unit, k in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if b >= k:
+            return f"{b / k:.3g} {unit}"
+    return f"{b:.0f} bytes"
+
+
+def limit_message(t, nodes, nbytes, max_bytes, h, h_max, y_absmax, keep_s, *, which="", unit=" s",
+                  option="max_history_gib"):
+    """The message of a run stopped by its history memory bound, in user terms.
+
+    Parameters
+    ----------
+    t : float
+        Time reached (the last accepted step's end).
+    nodes : int
+        Steps (nodes) the history holds.
+    nbytes : float
+        Bytes of the history's store.
+    max_bytes : float
+        The bound, bytes.
+    h : float
+        The current step size.
+    h_max : float
+        The largest accepted step of the run.
+    y_absmax : float
+        The largest ``|state|`` at ``t``.
+    keep_s : float
+        How far back the history must reach (``inf``: all of it).
+    which : str, optional
+        Which component holds the largest ``|state|`` (e.g. ``" (component 3, x[3])"``).
+    unit : str, optional
+        The time unit appended to times (``" s"``; ``""`` for a user DDE's own time unit).
+    option : str, optional
+        The option that sets the bound.
+
+    Returns
+    -------
+    str
+    """
+    window = ("the whole run: all of it is kept" if not math.isfinite(keep_s)
+              else f"the last {keep_s:.3g}{unit}, 1.5 x the largest delay")
+    head = (f"history memory limit reached at t = {t:.9g}{unit}: the stored past ({window}) holds {int(nodes)} "
+            f"steps in {_bytes_text(nbytes)} ({nbytes:.0f} bytes) and more would exceed {option} = "
+            f"{max_bytes / 2 ** 30:.3g} ({_bytes_text(max_bytes)}); ")
+    if h_max > 0 and h < 1e-3 * h_max:
+        return head + (f"the step size collapsed to {h:.3g}{unit} (largest step of the run {h_max:.3g}{unit}) and "
+                       f"the largest |state| is {y_absmax:.3g}{which}: the solution may be blowing up (check the "
+                       f"model, its parameters and the initial state); if the run really needs more history, "
+                       f"raise {option}")
+    return head + (f"the step size is {h:.3g}{unit} (largest step of the run {h_max:.3g}{unit}) and the largest "
+                   f"|state| is {y_absmax:.3g}{which}; raise {option} if the run really needs more history")
+
+
 class HermiteHistory:
     """Growing store of Hermite nodes with pruning of the far past.
 
@@ -193,11 +298,17 @@ class HermiteHistory:
     keep_s : float, optional
         How far back from the last node lookups may go, seconds; older nodes may be pruned when the
         store is full.  ``inf`` keeps everything.
+    max_bytes : float, optional
+        Memory bound of the store (``T``, ``Y``, ``FA``, ``FB``), bytes: a full store grows (doubling) up
+        to it, and :meth:`append` raises :class:`HistoryLimit` when the past it must keep would need more.
+        ``inf``: no bound.
     """
 
-    def __init__(self, t0: float, y0: np.ndarray, n: int, capacity: int = 256, keep_s: float = np.inf):
+    def __init__(self, t0: float, y0: np.ndarray, n: int, capacity: int = 256, keep_s: float = np.inf,
+                 max_bytes: float = np.inf):
         self.n = n
         self.keep_s = keep_s
+        self.max_bytes = max_bytes
         self.T = np.empty(capacity)
         self.Y = np.empty((capacity, n))
         self.FA = np.zeros((capacity, n))  # derivative at the start of segment k
@@ -223,12 +334,21 @@ class HermiteHistory:
                 self.m = k
                 if self.m + extra <= self.T.size // 2 + 1:
                     return
-        cap = max(2 * self.T.size, self.m + extra)
+        cap = grown_capacity(self.T.size, self.m + extra - 1, self.n, self.max_bytes)
+        if cap == 0:
+            raise HistoryLimit(self.m, self.nbytes)
+        if cap == self.T.size:  # at the memory bound, the pruning left room enough
+            return
         for name in ("T", "Y", "FA", "FB"):
             old = getattr(self, name)
             new = np.zeros((cap,) + old.shape[1:]) if name in ("FA", "FB") else np.empty((cap,) + old.shape[1:])
             new[: self.m] = old[: self.m]
             setattr(self, name, new)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the store (its capacity, not only the nodes in use)."""
+        return self.T.size * node_bytes(self.n)
 
     def append(self, t1: float, y1: np.ndarray, f_start: np.ndarray, f_end: np.ndarray):
         """Add the segment from the last node to ``(t1, y1)``.

@@ -30,8 +30,8 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (_clamp, _first_crossing, _hermite, _history_new, _history_room, _masks,  # noqa: F401
-                               _project, _release_matters, _shift_segments, _tiny)
+from ecocc.dde.kernels import (_absmax, _clamp, _first_crossing, _hermite, _history_grow, _history_new,  # noqa: F401
+                               _masks, _project, _release_matters, _shift_segments, _tiny)
 
 
 @njit(cache=True)
@@ -51,8 +51,11 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
 
 @njit(cache=True, nogil=True)
 def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
-                    Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals):
-    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps)."""
+                    Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters,
+                    reals):
+    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps, 5 failed:
+    the history would need more than ``max_hist_bytes`` bytes; ``reals[3:7]`` then hold the step size, the
+    largest ``|y|``, the history's bytes and its nodes)."""
     n = y0.size
     n_st = Cc.size
     t0 = 0.0
@@ -249,10 +252,18 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
         was_retake = retake
         retake = False
-        # accept: history append (prune / grow first)
+        # accept: history append (prune / grow first, within max_hist_bytes)
         if m + 1 > HT.size:
-            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
             _shift_segments(Wk, cut)
+            if not room:
+                # the step from t was accepted but cannot be stored: the run ends at t (outputs up to t kept)
+                reals[3] = h
+                reals[4] = _absmax(y)
+                reals[5] = HT.size * 8.0 * (1 + 3 * HY.shape[1])
+                reals[6] = m
+                status = 5
+                break
         for c in range(nh):
             HFA[m - 1, c] = f[hsrc[c]]
             HFB[m - 1, c] = K[n_st, hsrc[c]]

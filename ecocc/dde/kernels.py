@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .history import first_crossing, hermite, nudge, release_matters
+from .history import first_crossing, grown_capacity, hermite, nudge, release_matters
 
 @njit(cache=True, inline="always")
 def _index_at(ctimes, tt):
@@ -79,6 +79,7 @@ _hermite = njit(cache=True)(hermite)
 _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
 _release_matters = njit(cache=True)(release_matters)
+_grown_capacity = njit(cache=True)(grown_capacity)
 
 
 @njit(cache=True)
@@ -97,11 +98,13 @@ def _history_new(t0, v0):
 
 
 @njit(cache=True)
-def _history_room(HT, HY, HFA, HFB, m, keep_s):
+def _history_grow(HT, HY, HFA, HFB, m, keep_s, max_bytes):
     """Room for one more node in a full history (``m == HT.size``): drop the nodes older than ``keep_s``
-    before the last one (keeping two before that boundary), and double the capacity when that frees less
-    than half.  Returns ``(HT, HY, HFA, HFB, m, cut)`` (``cut``: nodes dropped, so segment indices move
-    down by it).  Shared by the adaptive kernels; called rarely, so its array arguments cost nothing."""
+    before the last one (keeping two before that boundary), and grow the store (doubling, up to ``max_bytes``:
+    ``history.grown_capacity``, as the NumPy solver's history) when that frees less than half.  Returns
+    ``(HT, HY, HFA, HFB, m, cut, ok)`` (``cut``: nodes dropped, so segment indices move down by it; ``ok``
+    False: the past to keep needs more than ``max_bytes``, no room was made).  Shared by the adaptive kernels;
+    called rarely, so its array arguments cost nothing."""
     cap = HT.size
     # searchsorted(T[:m], t_last - keep_s, 'right') - 2, at least 0
     cut = max(_index_at(HT[:m], HT[m - 1] - keep_s) - 1, 0)
@@ -113,7 +116,11 @@ def _history_room(HT, HY, HFA, HFB, m, keep_s):
         HFB[:kk] = HFB[cut:m].copy()
         m = kk
     if cut == 0 or m + 1 > cap // 2 + 1:
-        ncap = max(2 * cap, m + 1)
+        ncap = _grown_capacity(cap, m, HY.shape[1], max_bytes)
+        if ncap == 0:
+            return HT, HY, HFA, HFB, m, cut, False
+        if ncap == cap:  # at the memory bound, the pruning left room enough
+            return HT, HY, HFA, HFB, m, cut, True
         T2 = np.empty(ncap)
         Y2 = np.empty((ncap, HY.shape[1]))
         A2 = np.zeros((ncap, HY.shape[1]))
@@ -122,8 +129,27 @@ def _history_room(HT, HY, HFA, HFB, m, keep_s):
         Y2[:m] = HY[:m]
         A2[:m] = HFA[:m]
         B2[:m] = HFB[:m]
-        return T2, Y2, A2, B2, m, cut
+        return T2, Y2, A2, B2, m, cut, True
+    return HT, HY, HFA, HFB, m, cut, True
+
+
+@njit(cache=True)
+def _history_room(HT, HY, HFA, HFB, m, keep_s):
+    """:func:`_history_grow` without a memory bound (the fixed-step kernel: its past, 1.5 x the largest delay
+    on a uniform grid, is sized before it runs).  Returns ``(HT, HY, HFA, HFB, m, cut)``."""
+    HT, HY, HFA, HFB, m, cut, ok = _history_grow(HT, HY, HFA, HFB, m, keep_s, np.inf)
     return HT, HY, HFA, HFB, m, cut
+
+
+@njit(cache=True)
+def _absmax(y):
+    """``max |y_i|`` (NaN if any entry is NaN)."""
+    r = 0.0
+    for i in range(y.size):
+        v = abs(y[i])
+        if v > r or v != v:
+            r = v
+    return r
 
 
 @njit(cache=True, inline="always")

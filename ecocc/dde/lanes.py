@@ -44,8 +44,8 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (_first_crossing, _history_new, _history_room, _index_at, _release_matters,  # noqa: F401
-                               _segment_at, _shift_segments, _tiny)
+from ecocc.dde.kernels import (_first_crossing, _history_grow, _history_new, _index_at,  # noqa: F401
+                               _release_matters, _segment_at, _shift_segments, _tiny)
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
@@ -55,13 +55,15 @@ OVERLAP_PASSES = 8
 
 @njit(cache=True)
 def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
-                 Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals, codes):
+                 Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
+                 codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
     ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
     ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
     :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
-    (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 3)`` and status ``codes`` ``(W,)`` as
-    the single kernel's.
+    (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
+    the single kernel's (code 5: the group's history would need more than ``max_hist_bytes`` bytes; every live
+    lane stops there).
 
     Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
     or ``iq + L`` for the dynamics (flow states, link states, queues).  ``ocomp`` must lie below ``n_int``.
@@ -527,10 +529,24 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             break
         if status_all:
             break
-        # accept: history append (prune / grow first), as the single kernel
+        # accept: history append (prune / grow first, within max_hist_bytes), as the single kernel
         if m + 1 > HT.size:
-            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
             _shift_segments(Wk, cut)
+            if not room:
+                # the step from t was accepted but cannot be stored: every live lane ends at t
+                for w in range(W):
+                    ym = 0.0
+                    for q in range(n):
+                        v = abs(Y[YY, q * W + w])
+                        if v > ym or v != v:
+                            ym = v
+                    reals[w, 3] = h
+                    reals[w, 4] = ym
+                    reals[w, 5] = HT.size * 8.0 * (1 + 3 * HY.shape[1])
+                    reals[w, 6] = m
+                status_all = 5
+                break
         for c in range(nh):
             o = hsrc[c] * W
             for w in range(W):
@@ -588,8 +604,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
 def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
-                         out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, dcomp, hsrc, iq, L, buf,
-                         Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
+                         out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
+                         iq, L, buf, Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
     arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
     ``reals``, ``codes``; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``; ``Dg``: the fields of ``D`` the groups
@@ -605,5 +621,5 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
               np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
         # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
-                     t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], dcomp, hsrc,
-                     iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
+                     t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
+                     dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])

@@ -21,6 +21,15 @@ RTOL_MIN = 100 * np.finfo(float).eps
 MAX_SAMPLES = 10_000_000
 #: largest ring buffer of the fixed-step solver (the past of the longest delay), bytes
 MAX_RING_BYTES = 4 * 2**30
+#: default memory bound of an adaptive solver's stored history (the Hermite past it keeps for the delays), GiB.
+#: A normal run stores far less: XCP on a 1,000-flow dumbbell (2,005 states) keeps 48 kB per step with the
+#: NumPy solver and 24 kB with the compiled one (only the components read through a delay), so 2 GiB is
+#: 45,000 / 89,000 steps inside 1.5 x the largest delay (0.75 s), steps of 17 / 8.4 us on average, where
+#: normal runs step 0.1 to 10 ms.  A solution that blows up shrinks the step until that window holds millions of
+#: steps, and without a bound ate all memory (24 GB) before anything said so; with it, that run stops after
+#: 87 s at 3.6 GB peak (docs/notes/memguard.md).  Fixed rather than a fraction of the machine's memory, so
+#: that a run fails or succeeds alike on every machine (not across engines: they store different columns).
+DEFAULT_MAX_HISTORY_GIB = 2.0
 
 
 def real(field, value, *, lo=None, hi=None, lo_open=False, allow_inf=False, allowed=None) -> float:
@@ -219,6 +228,36 @@ def max_step(value, field="max_step") -> float:
     """
     return real(field, value, lo=0.0, lo_open=True, allow_inf=True,
                 allowed="a number of seconds > 0 (inf for no limit)")
+
+
+def max_history_gib(value, field="max_history_gib") -> float:
+    """Check a memory bound of an adaptive solver's stored history in GiB (> 0, ``inf`` for no bound).
+
+    Parameters
+    ----------
+    value : object
+        The bound, GiB (2**30 bytes); fractions are allowed (``1e-6`` is about 1 kB).
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    float
+        The bound in GiB (possibly ``inf``).
+
+    Raises
+    ------
+    InputError
+        For a bool, a non-number, NaN, ``-inf`` or a value <= 0.
+    """
+    return real(field, value, lo=0.0, lo_open=True, allow_inf=True,
+                allowed="a number of GiB > 0 (inf for no bound; default "
+                        f"{DEFAULT_MAX_HISTORY_GIB:g})")
+
+
+def history_bytes(gib) -> float:
+    """A history bound in GiB as bytes (a float: ``inf`` stays ``inf``)."""
+    return float(gib) * 2.0 ** 30
 
 
 def first_step(value, field="first_step"):

@@ -448,7 +448,7 @@ class SympyDDE:
         return self._gen[fp]
 
     def solve(self, t_end, *, t_eval=None, rtol=1e-6, atol=1e-6, engine="auto", max_step=math.inf,
-              first_step=None, max_steps=10_000_000, kernel="auto") -> DDESolution:
+              first_step=None, max_steps=10_000_000, kernel="auto", max_history_gib=None) -> DDESolution:
         """Integrate from ``t0`` to ``t_end``.
 
         Parameters
@@ -465,6 +465,10 @@ class SympyDDE:
             is installed, else the NumPy solver.
         max_step, first_step, max_steps
             As :func:`ecocc.dde.adaptive.solve_dde`.
+        max_history_gib : float or None
+            Memory bound of the stored history, GiB (> 0, ``inf`` for none; None: the default
+            :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`): a run whose past would need more stops with
+            status ``failed`` and a message saying why (as :func:`ecocc.dde.adaptive.solve_dde`).
         kernel : {"auto", "shared", "inline"}
             How the compiled engine gets its kernel.  ``"shared"``: one integrator for every user DDE,
             compiled once per machine (numba's cache), calling this DDE's right-hand side, compiled on its
@@ -487,6 +491,8 @@ class SympyDDE:
             engine = default_engine()
         if kernel not in ("auto", "shared", "inline"):
             raise InputError("kernel", kernel, "one of ('auto', 'shared', 'inline')")
+        max_history_gib = opt.max_history_gib(opt.DEFAULT_MAX_HISTORY_GIB if max_history_gib is None
+                                              else max_history_gib)
         t_end = opt.t_end(t_end, self.t0)
         if t_eval is None:
             t_eval = np.linspace(self.t0, t_end, 1001)
@@ -501,14 +507,15 @@ class SympyDDE:
         if engine == "numpy":
             from .adaptive import solve_dde
             sol = solve_dde(self.problem(), t_end, t_eval=t_eval, rtol=rtol, atol=atol, max_step=max_step,
-                            first_step=first_step, max_steps=max_steps)
+                            first_step=first_step, max_steps=max_steps, max_history_gib=max_history_gib)
             sol.settings["engine"] = "numpy"
             return sol
         return self._solve_compiled(t_end, t_eval, rtol=opt.rtol(rtol), atol=opt.atol(atol, self.n),
                                     max_step=opt.max_step(max_step), first_step=opt.first_step(first_step),
-                                    max_steps=opt.integer("max_steps", max_steps, lo=1), kernel=kernel)
+                                    max_steps=opt.integer("max_steps", max_steps, lo=1), kernel=kernel,
+                                    max_history_gib=max_history_gib)
 
-    def _solve_compiled(self, t_end, t_eval, *, rtol, atol, max_step, first_step, max_steps, kernel):
+    def _solve_compiled(self, t_end, t_eval, *, rtol, atol, max_step, first_step, max_steps, kernel, max_history_gib):
         import time as _time
 
         from . import codegen
@@ -522,7 +529,7 @@ class SympyDDE:
                              f"or max_step ({cap:.3g}) caps every step")
         shim = _Shim(prob)
         kw = _method_args(shim, t_end - self.t0, rtol=rtol, atol=atol, t_eval=np.asarray(t_eval) - self.t0,
-                          max_step=max_step, first_step=first_step, max_steps=max_steps)
+                          max_step=max_step, first_step=first_step, max_steps=max_steps, max_history_gib=max_history_gib)
         if kernel == "auto":
             kernel = "inline" if _inline_ready(self.generated(), kw) else "shared"
         gen = self.generated(fp=kernel == "shared")
@@ -544,9 +551,11 @@ class SympyDDE:
             code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
         counters, reals = kw["counters"], kw["reals"]
         n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
-        status, message = _adaptive_status(code, counters, reals, max_steps)
+        status, message = _adaptive_status(code, counters, reals, max_steps, kw["max_hist_bytes"], kw["keep_s"],
+                                           unit="")
         t_reached = float(reals[2]) + self.t0
         message = message.replace(f"t = {float(reals[2]):.9g} s", f"t = {t_reached:.9g}")
+        message = message.replace(f"t = {float(reals[2]):.9g}:", f"t = {t_reached:.9g}:")
         return DDESolution(np.asarray(t_eval)[:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached,
                            n_steps, n_rej, nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
                            float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
