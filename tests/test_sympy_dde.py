@@ -227,3 +227,16 @@ def test_lotka_volterra_compiled_matches_numpy(P):
     # differ by tolerance-sized amounts (rtol = atol = 1e-9 per step, populations ~100: measured 5e-8
     # absolute); 1e-6 absolute is 1e-8 of the capacity, far below any modelling difference
     assert np.abs(a.states - b.states).max() < 1e-6
+
+
+@pytest.mark.slow
+def test_step_size_underflow_fails_on_both_engines():
+    """y' = -sign(y), y(0) = 1: y reaches 0 at t = 1 and then chatters; with atol = 1e-20 no step that t ~ 1 can
+    resolve meets the tolerance.  Both engines fail there with "step size underflow" (the compiled kernel used
+    to accept such steps as "inaccurate" and crawl towards max_steps)."""
+    dde = sympy_dde([-sp.sign(y(0))], history=[1.0], names=["y"])
+    for engine in ("numpy", "numba"):
+        sol = dde.solve(3.0, rtol=1e-10, atol=1e-20, engine=engine)
+        assert sol.status == "failed" and "step size underflow" in sol.message, (engine, sol.message)
+        # where the chattering starts: y = 1 - t reaches 0 at t = 1 (1e-6 is far above the steps there, ~1e-14 s)
+        assert abs(sol.t_reached - 1.0) < 1e-6, engine

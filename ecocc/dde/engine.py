@@ -492,15 +492,12 @@ def _is_mixed(sysm) -> bool:
 def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, keep_s=math.inf, unit=" s"):
     """``(Status, message)`` of an adaptive kernel's status code, counters and reals (code 5: the history bound
     ``max_hist_bytes``, whose window was ``keep_s``; ``unit``: the time unit in the message)."""
-    n_inacc, t_reached = int(counters[4]), float(reals[2])
+    t_reached = float(reals[2])
     if code == 0:
         return Status.SUCCESS, "integration reached t_end"
-    if code == 1:
-        return Status.INACCURATE, (f"{n_inacc} step(s) accepted at the minimum step size with the error above "
-                                   "tolerance; results may not meet rtol/atol")
     if code == 2:
         return Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
-    if code == 4:  # the lock-step kernel's lanes (lanes.py)
+    if code == 4:  # the adaptive kernel and the lock-step lanes alike
         return Status.FAILED, (f"step size underflow at t = {t_reached:.9g} s: the error estimate stays above the "
                                "tolerance even at the smallest step")
     if code == CODE_HISTORY_LIMIT:

@@ -56,7 +56,7 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
 def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters,
                     reals):
-    """Returns the status code (0 success, 1 inaccurate, 2 failed: non-finite, 3 failed: max_steps, 5 failed:
+    """Returns the status code (0 success, 2 failed: non-finite, 3 failed: max_steps, 4 failed: step size underflow, 5 failed:
     the history would need more than ``max_hist_bytes`` bytes; ``reals[3:7]`` then hold the step size, the
     largest ``|y|``, the history's bytes and its nodes)."""
     n = y0.size
@@ -129,7 +129,6 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     n_steps = 0
     n_rej = 0
     n_clamp = 0
-    n_inacc = 0
     hmin_seen = np.inf
     hmax_seen = 0.0
     status = 0
@@ -213,12 +212,14 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 err = e
         if err > 1.0 and not retake:
             if h <= hmin * 4:
-                n_inacc += 1
-            else:
-                n_rej += 1
-                rej_step = True
-                h *= max(0.2, 0.9 * err ** expo)
-                continue
+                # step size underflow: no step that t can resolve meets the tolerance (as solve_dde and the
+                # lock-step lanes; accepting it as "inaccurate" would crawl at 64 ulp per step to max_steps)
+                status = 4
+                break
+            n_rej += 1
+            rej_step = True
+            h *= max(0.2, 0.9 * err ** expo)
+            continue
         # bound crossings of free queues inside the step
         any_viol = False
         for l in range(L):
@@ -353,13 +354,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         if n_steps >= max_steps:
             status = 3
             break
-    if status == 0 and n_inacc:
-        status = 1
     counters[0] = n_steps
     counters[1] = n_rej
     counters[2] = nfev
     counters[3] = n_clamp
-    counters[4] = n_inacc
+    counters[4] = 0  # steps accepted above tolerance: none (underflow fails, code 4)
     counters[5] = ie
     reals[0] = hmin_seen
     reals[1] = hmax_seen
