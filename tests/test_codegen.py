@@ -506,6 +506,25 @@ def test_reno_family_load_compiled_matches_numpy(model, aqm, buf):
     _conserves(sysm, got)
 
 
+def test_arrival_lookups_per_pair():
+    """``NetworkSystem``'s arrival lookups (array operations): for pair j = (l, p), one entry per flow k on l in the
+    routing's order, delayed by d_b(l, p) + d_f(l, k) -- as the per-pair loop they replaced built them, with
+    forward delays and without."""
+    for net in (_agg_network(), _agg_network("propagation"), parking_lot([800.0, 1200.0, 1000.0], 0.02)):
+        s = NetworkSystem(get_model("reno"), net, get_model("reno").make_params(), 1.0)
+        a = s.a
+        indptr, indices = a.flows_by_link()
+        fwd_of = {(a.pair_link[j], a.pair_flow[j]): s.fwd[j] for j in range(a.pair_link.size)}
+        rows, ks, dl = [], [], []
+        for j, l in enumerate(a.pair_link):
+            on = indices[indptr[l]:indptr[l + 1]]
+            rows.append(np.full(on.size, j))
+            ks.append(on)
+            dl.append(s.bwd[j] + np.array([fwd_of[(l, k)] for k in on]))
+        assert np.array_equal(s.arr_rows, np.concatenate(rows)) and np.array_equal(s.arr_flows, np.concatenate(ks))
+        assert np.array_equal(s.arr_delays, np.concatenate(dl))
+
+
 def test_reads_when():
     """Where a signal reads the delayed load, from its piecewise form: drop-tail at a full buffer, RED never, a
     non-piecewise signal always, a branch condition on the load: always."""
