@@ -482,8 +482,9 @@ def test_reno_family_load_compiled_matches_numpy(model, aqm, buf):
     RED: this module's rule.  Drop-tail: the same rule up to 0.4 s after the first overflow, not after it: the
     problem is ill-conditioned from there (measured, 10 s: Reno's NumPy run at rtol 1e-7 is 2.3e5 tolerances from
     one 1,000 times tighter, the compiled run 2.4e5; HSTCP 2.5e5 / 1.5e5; Scalable TCP 9.0 / 388, its first loss
-    at 9.0 s; the jump at a full buffer is not located, as in :func:`test_tail_drop_compiled_is_no_less_accurate_than_numpy`)
-    -- the compiled values are bitwise those of the kernel summing at every pair (``docs/notes/renoagg.md``).
+    at 9.0 s; the jump at a full buffer is not located, as in
+    :func:`test_tail_drop_compiled_is_no_less_accurate_than_numpy`) -- the compiled values are bitwise those of
+    the kernel summing at every pair (``docs/notes/renoagg.md``).
     Conservation over the whole run."""
     net = _agg_network(buffer_pkts=buf)
     m = get_model(model)

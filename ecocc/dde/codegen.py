@@ -38,8 +38,9 @@ The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are 
 ``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
 current rate.  A piecewise signal that reads the delayed load in some branches only (drop-tail: the load at
 a full buffer, :func:`_reads_when`) gets ``_law_reads_y``: a pair whose branch ignores the load skips its
-per-flow sum (the same values; ``Generated.lazy``).  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
-piecewise law, where the linearization keeps only the one its equilibrium lies on).
+per-flow sum (the same values; ``Generated.lazy``).  The laws are evaluated with exact symbolic ops
+(``SYMPY_EXACT_OPS``: every branch of a piecewise law, where the linearization keeps only the one its
+equilibrium lies on).
 
 Queueing delay and forward delays (two variants of ``_model_rhs``, :func:`variant_flags`; the default text
 is unchanged, so the shipped modules are too): with ``rtt_includes_queueing`` (``sdd``) every positive
