@@ -215,17 +215,21 @@ class NetworkSystem:
         if m.signal_uses_arrival:
             # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k))
             indptr, indices = a.flows_by_link()  # routing's CSR structure, without scipy.sparse (a compiled run)
-            rows, ks, dl = [], [], []
-            fwd_of = {}
-            for j in range(pl.size):
-                fwd_of[(pl[j], pf[j])] = self.fwd[j]
-            for j in range(pl.size):
-                l = pl[j]
-                flows_on_l = indices[indptr[l]:indptr[l + 1]]
-                rows.append(np.full(flows_on_l.size, j))
-                ks.append(flows_on_l)
-                dl.append(self.bwd[j] + np.array([fwd_of[(l, k)] for k in flows_on_l]))
-            rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
+            # entries in pair order, each pair's link's flows in CSR order (array operations: sum_l n_l^2 entries,
+            # 10^6 for 1,000 flows on one link, were a Python loop of 0.1 s per system)
+            indptr, indices = np.asarray(indptr), np.asarray(indices)
+            cnt = np.diff(indptr)[pl]
+            rows = np.repeat(np.arange(pl.size), cnt)
+            first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+            epos = np.repeat(indptr[pl], cnt) + (np.arange(rows.size) - first)  # CSR entry of each (pair, k)
+            # the forward delay of CSR entry (l, k): the pair (l, k)'s (every routing entry is a pair)
+            nP = self.n_flows
+            pkey = pl.astype(np.int64) * nP + pf
+            order = np.argsort(pkey, kind="stable")
+            ekey = np.repeat(np.arange(indptr.size - 1), np.diff(indptr)).astype(np.int64) * nP + indices
+            fwd_entry = np.asarray(self.fwd)[order[np.searchsorted(pkey[order], ekey)]]
+            ks = indices[epos]
+            dl = np.asarray(self.bwd)[rows] + fwd_entry[epos]
             self.arr_flows, self.arr_delays = ks, dl
             self.arr_rows = rows  # the (link, flow) pair each entry is seen by
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))

@@ -37,8 +37,11 @@ to ``lost`` with the operations of the NumPy right-hand side, so arrived = depar
 The per-pair extras of a link signal (``pair_extras``, :data:`PAIR_EXTRAS`) are computed in the pair loop:
 ``n_active`` counts the flows on the link active at the load's delay, ``rate`` is the receiving flow's
 current rate, ``self_seen`` is 1.0 where the receiving flow itself is active at that delay (the entry
-``k = p`` of ``n_active``'s count: ``t - d_b(l, p)``, less ``d_f(l, p)`` with forward delays), else 0.0.  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every branch of a
-piecewise law, where the linearization keeps only the one its equilibrium lies on).
+``k = p`` of ``n_active``'s count: ``t - d_b(l, p)``, less ``d_f(l, p)`` with forward delays), else 0.0.  A
+piecewise signal that reads the delayed load in some branches only (drop-tail: the load at a full buffer,
+:func:`_reads_when`) gets ``_law_reads_y``: a pair whose branch ignores the load skips its per-flow sum (the
+same values; ``Generated.lazy``).  The laws are evaluated with exact symbolic ops (``SYMPY_EXACT_OPS``: every
+branch of a piecewise law, where the linearization keeps only the one its equilibrium lies on).
 
 Queueing delay and forward delays (two variants of ``_model_rhs``, :func:`variant_flags`; the default text
 is unchanged, so the shipped modules are too): with ``rtt_includes_queueing`` (``sdd``) every positive
@@ -187,6 +190,42 @@ class Laws:
             True if ``sym`` is among ``expr``'s free symbols.
         """
         return expr is not None and sym in expr.free_symbols
+
+
+def _reads_when(expr, sym):
+    """Where ``expr`` reads ``sym``: a SymPy condition, true wherever the value of ``expr`` may depend on
+    ``sym`` (``sympy.true`` when that cannot be told: ``sym`` in a condition, or outside a piecewise branch).
+
+    A piecewise law (``ops.where``: drop-tail's ``where(full, 1 - C/y, 0)``) reads ``sym`` only in the branches
+    whose value uses it: branch ``i`` is taken where its condition holds and no earlier one does.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        A law (the link signal).
+    sym : sympy.Symbol
+        One of its arguments (the delayed load ``yy``).
+
+    Returns
+    -------
+    sympy.logic.boolalg.Boolean
+        ``sympy.false`` if ``expr`` never reads ``sym``, ``sympy.true`` if always (or unknown), else the
+        condition on the other arguments.
+    """
+    import sympy as sp
+    if sym not in expr.free_symbols:
+        return sp.false
+    if not isinstance(expr, sp.Piecewise):
+        return sp.true
+    need, before = sp.false, sp.false
+    for e, c in expr.args:
+        if sym in getattr(c, "free_symbols", ()):
+            return sp.true
+        sub = _reads_when(e, sym)
+        if sub is not sp.false:
+            need = sp.Or(need, sp.And(c, sp.Not(before), sub))
+        before = sp.Or(before, c)
+    return need
 
 
 def _function(name, args, exprs, tuple_out):
@@ -364,6 +403,14 @@ class Generated:
         # (no forward delays, no queueing delay in the delays) and the load does not read the current qd
         aggl = bool(uses_y and not sdd and not fwd and not lw.uses(lw.load, lw.qd))
         self.agg = aggl
+        # the load read only where the signal's value depends on it (docs/notes/renoagg.md): a piecewise
+        # signal (drop-tail: the load only at a full buffer) gets ``_law_reads_y`` on the pair's other
+        # arguments, and a pair whose branch does not read the load skips its sum -- the same values, as the
+        # branch taken ignores it
+        px_sig = {x for x in lw.px if lw.uses(lw.signal, x)}
+        ycond = _reads_when(lw.signal, lw.yy) if uses_y else sp.true
+        self.lazy = bool(uses_y and ycond is not sp.true and ycond is not sp.false and not px_sig
+                         and ycond.free_symbols <= set(lw.lv) | {lw.qq, lw.CC} | set(lw.ls) | set(lw.par))
         # history columns: (block name, offset expression in the state, size)
         blocks = ([(f"flow:{m.flow_states[i]}", f"{i} * P", "P", ("F", i)) for i in flow_used]
                   + [(f"link:{m.link_states[i]}", f"{nF} * P + {i} * L", "L", ("L", i)) for i in link_used]
@@ -388,6 +435,12 @@ class Generated:
                              [lw.own], False)
         fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls] + [s.name for s in lw.px]
         src += _function("_law_signal", fn_sig + par_args, [lw.signal], False)
+        fn_ry = [a for a in fn_sig if a != "yy"]
+        if self.lazy:
+            from sympy.printing.pycode import PythonCodePrinter
+            pr = PythonCodePrinter(dict(fully_qualified_modules=True))
+            src += ["", "", "@njit(cache=True)", f"def _law_reads_y({', '.join(fn_ry + par_args)}):",
+                    f"    return bool({pr.doprint(ycond)})"]
         fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
         src += _function("_law_flow", fn_flow + par_args, lw.dflow, True)
         fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
@@ -484,6 +537,7 @@ class Generated:
         r += (_val_code(12, "qq", "HC_Q0 + l", "IQ + l") if q_used
               else ["            qq = 0.0  # not read by the signal"])
         if uses_y or count_na:
+            ry = len(r)
             r += ["            td = tt - bwd[j]"]
             if aggl:
                 # a segment inside the history (not the extrapolated last one, not before t0): its aggregated
@@ -524,6 +578,12 @@ class Generated:
                 r[r0:] = ["    " + x for x in r[r0:]]
             if uses_y:
                 r += _index_code(12, "kd", "ctimes", "td") + ["            yy += ctable[kd, l]"]
+            if self.lazy:  # the load (above) only where the signal's branch reads it
+                r[ry:] = ["    " + x for x in r[ry:]]
+                r[ry:ry] = (["            CC = C[l]"] + ["            " + x for x in static_link("l")]
+                            + [f"            if _law_reads_y({', '.join(fn_ry + par_args)}):"])
+                r += ["            else:",
+                      "                yy = 0.0  # the signal's branch here does not read the load"]
         else:
             r += ["            yy = 0.0  # the signal does not read the load"]
         if "n_active" in m.pair_extras and not count_na:
@@ -531,8 +591,9 @@ class Generated:
         if "rate" in m.pair_extras:
             r += ["            px_rate = rate[p]"]
         r += _self_seen_code(12, m, px_used, fwd)
-        r += ["            CC = C[l]"]
-        r += ["            " + x for x in static_link("l")]
+        if not self.lazy:
+            r += ["            CC = C[l]"]
+            r += ["            " + x for x in static_link("l")]
         r += [f"            sg = _law_signal({', '.join(fn_sig + par_args)})"]
         r += {"min": ["            fb = min(fb, sg)"], "max": ["            fb = max(fb, sg)"],
               "sum": ["            fb += sg"]}[agg]
@@ -1275,7 +1336,7 @@ def supported(sysm) -> str | None:
 
 
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used", "agg")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy")
 
 
 class _Cached(Generated):
