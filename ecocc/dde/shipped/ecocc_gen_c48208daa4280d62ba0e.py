@@ -1189,6 +1189,16 @@ def _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pk
 
 
 @njit(cache=True)
+def _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return float(ex_0/(qd + st_rtt))
+
+
+@njit(cache=True)
+def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
+
+
+@njit(cache=True)
 def _law_drop(q, y, C, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(((0) if (p_red_min_th_pkts > q) else (((-p_red_p_max*(p_red_min_th_pkts - q)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts > q) else (1.0)))))
 
@@ -1216,7 +1226,9 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             u_W = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ex_0 = math.exp(u_W)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1326,7 +1338,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -1345,16 +1358,6 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NS = 1  # the signal's delayed link values, slots per lane
-
-
-@njit(cache=True)
-def _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
-    return float(ex_0/(qd + st_rtt))
-
-
-@njit(cache=True)
-def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
-    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
 
 
 @njit(cache=True, _nrt=False)
