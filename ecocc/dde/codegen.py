@@ -508,11 +508,15 @@ class Generated:
                   "        for l in range(L):",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                smin[l] = min(smin[l], start[lflows[jj]])"]
+        if uses_qd or sdd:  # each link's queueing delay once (as _model_rhs_lanes), summed per path below (the same
+            # operations); arrival is its scratch until the arrival sums
+            r += ["    for l in range(L):",
+                  "        arrival[l] = y[IQ + l] / C[l]"]
         r += ["    for p in range(P):"]
         if uses_qd or sdd:  # sdd: the feedback delays read the path's queueing delay
             r += ["        qd = 0.0",
                   "        for j in range(fps[p], fps[p + 1]):",
-                  "            qd += y[IQ + pl[j]] / C[pl[j]]"]
+                  "            qd += arrival[pl[j]]"]
         else:
             r += ["        qd = 0.0"]
         r += ["        qdel[p] = qd",
