@@ -526,7 +526,12 @@ class _NetworkArrays:
         """``routing.T @ v``: per flow, the sum of a per-link quantity over its route (``v_link`` of shape
         ``(..., n_links)``)."""
         v = np.asarray(v_link, dtype=float)
-        return np.add.reduceat(v[..., self.pair_link], self.flow_pair_start[:-1], axis=-1)
+        # np.take: the same gather as v[..., pair_link], ~8x faster on a (2001, 1) -> (2001, 1000) trajectory
+        g = np.take(v, self.pair_link, axis=-1)
+        fps = self.flow_pair_start
+        if fps.size - 1 == self.pair_link.size and np.array_equal(fps, np.arange(fps.size)):
+            return g  # one link per route: reduceat over one-element segments returns them unchanged
+        return np.add.reduceat(g, fps[:-1], axis=-1)
 
     @classmethod
     def build(cls, net: Network) -> "_NetworkArrays":

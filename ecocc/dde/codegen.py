@@ -442,7 +442,20 @@ class Generated:
             src += ["", "", "@njit(cache=True)", f"def _law_reads_y({', '.join(fn_ry + par_args)}):",
                     f"    return bool({pr.doprint(ycond)})"]
         fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
-        src += _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+        flow_src = _function("_law_flow", fn_flow + par_args, lw.dflow, True)
+        src += flow_src
+        # the exponentials of a flow's current state that the rate and the flow laws both compute (_shared_exps):
+        # computed once per flow and call, before the rate, and passed to copies of the two laws with each call
+        # replaced by its value (_law_rate_x, _law_flow_x: the same operations in the same order, so the same
+        # results bit for bit); shared by _model_rhs and the lock-step _model_rhs_lanes
+        rate_src = _function("_law_rate", fn_rate + par_args, [lw.rate], False)
+        shared = _shared_exps(rate_src, flow_src, [x for x in fn_rate if x in fn_flow] + par_args)
+        if shared:
+            src += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
+        # _model_rhs keeps them between its rate loop and its flow loop in the flow's derivative slots of ``out``
+        # (out[i * P + p], written only at the end of the flow loop): at most one per flow state
+        sh_rhs = shared if len(shared) <= nF else []
+        ex_rhs = "".join(f", ex_{i}" for i in range(len(sh_rhs)))
         fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
         if nL:
             src += _function("_law_link", fn_link + par_args, lw.dlink, True)
@@ -495,17 +508,24 @@ class Generated:
                   "        for l in range(L):",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                smin[l] = min(smin[l], start[lflows[jj]])"]
+        if uses_qd or sdd:  # each link's queueing delay once (as _model_rhs_lanes), summed per path below (the same
+            # operations); arrival is its scratch until the arrival sums
+            r += ["    for l in range(L):",
+                  "        arrival[l] = y[IQ + l] / C[l]"]
         r += ["    for p in range(P):"]
         if uses_qd or sdd:  # sdd: the feedback delays read the path's queueing delay
             r += ["        qd = 0.0",
                   "        for j in range(fps[p], fps[p + 1]):",
-                  "            qd += y[IQ + pl[j]] / C[pl[j]]"]
+                  "            qd += arrival[pl[j]]"]
         else:
             r += ["        qd = 0.0"]
         r += ["        qdel[p] = qd",
               "        if start[p] <= tt and tt < stop[p]:"]
         r += ["            " + x for x in unpack_flow("p") + static_flow("p")]
-        r += [f"            rate[p] = _law_rate({', '.join(fn_rate + par_args)})",
+        for i, a in enumerate(sh_rhs):
+            r += [f"            ex_{i} = math.exp({a})",
+                  f"            out[{i} * P + p] = ex_{i}  # read back by the flow loop (then overwritten)"]
+        r += [f"            rate[p] = _law_rate{'_x' if sh_rhs else ''}({', '.join(fn_rate + par_args)}{ex_rhs})",
               "        else:",
               "            rate[p] = 0.0",
               "        out[ISENT + p] = rate[p]",
@@ -612,8 +632,9 @@ class Generated:
         else:
             r += ["        own = 0.0"]
         r += ["        " + x for x in unpack_flow("p") + static_flow("p")]
-        r += ["        qd = qdel[p]",
-              f"        d = _law_flow({', '.join(fn_flow + par_args)})"]
+        r += ["        qd = qdel[p]"]
+        r += [f"        ex_{i} = out[{i} * P + p]" for i in range(len(sh_rhs))]
+        r += [f"        d = _law_flow{'_x' if sh_rhs else ''}({', '.join(fn_flow + par_args)}{ex_rhs})"]
         r += [f"        out[{i} * P + p] = d[{i}]" for i in range(nF)]
         r += ["    for l in range(L):",
               "        q = y[IQ + l]",
@@ -643,7 +664,7 @@ class Generated:
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-                        flow_used, self.st_keys, self.lst_keys)
+                        flow_used, self.st_keys, self.lst_keys, shared)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n" + _lanes_template()
                     + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
@@ -841,7 +862,7 @@ def _with_exps(src, name, shared):
 
 
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-               flow_used, st_keys, lst_keys):
+               flow_used, st_keys, lst_keys, shared):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
     for ``W = LANES`` lanes, state ``[q * W + w]``; per-lane parameters ``par[i * W + w]`` and static fields
     ``FST[i, p * W + w]``, ``LST[i, l * W + w]``; history columns ``HY[k, c * W + w]``.  Where a lookup's time
@@ -858,12 +879,10 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
         return [" " * n + x for x in lines]
 
     agg = m.path_aggregate
-    # exponentials the rate and the flow laws share (computed once per flow and lane, _shared_exps), and the own
-    # delayed load taken from the pair loop where it is the load's own term (the same function of the same
-    # values: the own load's law is the load's, text for text, and the pair's backward delay is the RTT)
-    rate_src = _function("_law_rate", fn_rate + par_args, [lw.rate], False)
-    flow_src = _function("_law_flow", fn_flow + par_args, lw.dflow, True)
-    shared = _shared_exps(rate_src, flow_src, [x for x in fn_rate if x in fn_flow] + par_args)
+    # exponentials the rate and the flow laws share (``shared``: computed once per flow and lane, _shared_exps;
+    # the laws _law_rate_x, _law_flow_x are generated with _model_rhs), and the own delayed load taken from the
+    # pair loop where it is the load's own term (the same function of the same values: the own load's law is the
+    # load's, text for text, and the pair's backward delay is the RTT)
     ex_args = "".join(f", ex_{i}" for i in range(len(shared)))
     own_from_load = False
     if m.needs_own_delayed and uses_y:
@@ -873,8 +892,6 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
          f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
-    if shared:
-        r += _with_exps(rate_src, "_law_rate_x", shared) + _with_exps(flow_src, "_law_flow_x", shared)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)

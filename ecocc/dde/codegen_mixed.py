@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import Laws, _function, _index_code, _seg_code, _val_code, numeric_params
+from .codegen import Laws, _function, _index_code, _seg_code, _shared_exps, _val_code, _with_exps, numeric_params
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
@@ -87,6 +87,15 @@ class _MemberLaws:
         self.fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
         self.fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
         self.fn_own = ["u_" + v for v in m.flow_states] + [s.name for s in lw.st]
+        # the exponentials of a flow's current state both the rate and the flow laws compute (codegen._shared_exps):
+        # computed once per flow and call (in the composite, where the states and static fields have the laws'
+        # names), kept in the flow's derivative slots of ``out`` (at most one per state)
+        sh = _shared_exps(_function("r", self.fn_rate + self.par_args, [lw.rate], False),
+                          _function("f", self.fn_flow + self.par_args, lw.dflow, True),
+                          [a for a in self.fn_rate if a in self.fn_flow])  # no parameters: local names differ
+        self.shared = sh if len(sh) <= len(m.flow_states) else []
+        self.ex_args = "".join(f", ex_{j}" for j in range(len(self.shared)))
+        self.xs = "_x" if self.shared else ""
 
     def flow_vars_read(self, law) -> set:
         """Indices of the flow states the delayed law ``law`` ("load", "rate", "own") reads."""
@@ -98,13 +107,18 @@ class _MemberLaws:
         """The member's scalar functions (``read_as_other``: another member's signal reads this member's rate
         through a delay, so the rate function is also the load of these flows there)."""
         lw, m, i, pa = self.lw, self.model, self.i, self.par_args
-        src = _function(f"_m{i}_rate", self.fn_rate + pa, [lw.rate], False)
+        rate_src = _function(f"_m{i}_rate", self.fn_rate + pa, [lw.rate], False)
+        src = list(rate_src)
         if self.uses_y:
             src += _function(f"_m{i}_load", self.fn_rate + pa, [lw.load], False)
         if m.needs_own_delayed:
             src += _function(f"_m{i}_own", self.fn_own + pa, [lw.own], False)
         src += _function(f"_m{i}_signal", self.fn_sig + pa, [lw.signal], False)
-        src += _function(f"_m{i}_flow", self.fn_flow + pa, lw.dflow, True)
+        flow_src = _function(f"_m{i}_flow", self.fn_flow + pa, lw.dflow, True)
+        src += flow_src
+        if self.shared:  # as codegen.Generated: the same operations, each shared exponential's call its value
+            src += (_with_exps(rate_src, f"_m{i}_rate_x", self.shared)
+                    + _with_exps(flow_src, f"_m{i}_flow_x", self.shared))
         if m.link_states:
             src += _function(f"_m{i}_link", self.fn_link + pa, lw.dlink, True)
         return src
@@ -215,16 +229,22 @@ class GeneratedMixed:
         for x in ml:
             r += ind(4, pars(x))
         # rates and queueing delays
-        r += ["    for p in range(P):",
+        # each link's queueing delay once (arrival: scratch until the arrival sums), summed per path (same operations)
+        r += ["    for l in range(L):",
+              "        arrival[l] = y[IQ + l] / C[l]",
+              "    for p in range(P):",
               "        qd = 0.0",
               "        for j in range(fps[p], fps[p + 1]):",
-              "            qd += y[IQ + pl[j]] / C[pl[j]]",
+              "            qd += arrival[pl[j]]",
               "        qdel[p] = qd",
               "        if start[p] <= tt and tt < stop[p]:",
               "            mi = fmem[p]",
               "            i = floc[p]"]
         r += branch(12, lambda x: [f"u_{v} = y[OF{x.i}_{v} + i]" for v in x.model.flow_states] + stf(x, "p")
-                    + [f"rate[p] = _m{x.i}_rate({', '.join(x.fn_rate + x.par_loc)})"])
+                    + sum(([f"ex_{j} = math.exp({a})",
+                            f"out[OF{x.i}_{x.model.flow_states[j]} + i] = ex_{j}  # read back by the flow loop"]
+                           for j, a in enumerate(x.shared)), [])
+                    + [f"rate[p] = _m{x.i}_rate{x.xs}({', '.join(x.fn_rate + x.par_loc)}{x.ex_args})"])
         r += ["        else:",
               "            rate[p] = 0.0",
               "        out[ISENT + p] = rate[p]"]
@@ -331,8 +351,9 @@ class GeneratedMixed:
         else:
             r += ["own = 0.0"]
         r += [f"u_{v} = y[OF{x.i}_{v} + i]" for v in m.flow_states] + stf(x, "p")
-        r += ["qd = qdel[p]",
-              f"d = _m{x.i}_flow({', '.join(x.fn_flow + x.par_loc)})"]
+        r += ["qd = qdel[p]"]
+        r += [f"ex_{j} = out[OF{x.i}_{m.flow_states[j]} + i]" for j in range(len(x.shared))]
+        r += [f"d = _m{x.i}_flow{x.xs}({', '.join(x.fn_flow + x.par_loc)}{x.ex_args})"]
         r += [f"out[OF{x.i}_{v} + i] = d[{j}]" for j, v in enumerate(m.flow_states)]
         return r
 

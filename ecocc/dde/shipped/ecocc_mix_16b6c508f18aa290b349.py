@@ -566,6 +566,16 @@ def _m0_flow(u_w, fb, own, qd, st_rtt, st_K, p_epsilon_per_s, p_gamma):
 
 
 @njit(cache=True)
+def _m0_rate_x(u_w, qd, st_rtt, st_K, p_epsilon_per_s, p_gamma, ex_0):
+    return float(ex_0/(qd + st_rtt))
+
+
+@njit(cache=True)
+def _m0_flow_x(u_w, fb, own, qd, st_rtt, st_K, p_epsilon_per_s, p_gamma, ex_0):
+    return (float(p_epsilon_per_s*(1 - (p_gamma*st_rtt*(st_K - min(st_K, fb + own)) + ex_0)/(st_K*st_rtt))),)
+
+
+@njit(cache=True)
 def _m1_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(math.exp(u_W)/(qd + st_rtt))
 
@@ -588,6 +598,16 @@ def _m1_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_re
 @njit(cache=True)
 def _m1_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return (float(-(0.5*math.exp(u_W)*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
+
+
+@njit(cache=True)
+def _m1_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return float(ex_0/(qd + st_rtt))
+
+
+@njit(cache=True)
+def _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
 
 
 @njit(cache=True)
@@ -615,10 +635,12 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
     m1_p_red_min_th_pkts = par[2]
     m1_p_red_max_th_pkts = par[3]
     m1_p_red_p_max = par[4]
+    for l in range(L):
+        arrival[l] = y[IQ + l] / C[l]
     for p in range(P):
         qd = 0.0
         for j in range(fps[p], fps[p + 1]):
-            qd += y[IQ + pl[j]] / C[pl[j]]
+            qd += arrival[pl[j]]
         qdel[p] = qd
         if start[p] <= tt and tt < stop[p]:
             mi = fmem[p]
@@ -627,12 +649,16 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 u_w = y[OF0_w + i]
                 st_rtt = FST[0, p]
                 st_K = FST[1, p]
-                rate[p] = _m0_rate(u_w, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                ex_0 = math.exp(u_w)
+                out[OF0_w + i] = ex_0  # read back by the flow loop
+                rate[p] = _m0_rate_x(u_w, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma, ex_0)
             elif mi == 1:
                 u_W = y[OF1_W + i]
                 st_rtt = FST[2, p]
                 st_K = FST[3, p]
-                rate[p] = _m1_rate(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                ex_0 = math.exp(u_W)
+                out[OF1_W + i] = ex_0  # read back by the flow loop
+                rate[p] = _m1_rate_x(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -780,7 +806,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             st_rtt = FST[0, p]
             st_K = FST[1, p]
             qd = qdel[p]
-            d = _m0_flow(u_w, fb, own, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma)
+            ex_0 = out[OF0_w + i]
+            d = _m0_flow_x(u_w, fb, own, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma, ex_0)
             out[OF0_w + i] = d[0]
         elif mi == 1:
             fb = 0.0
@@ -911,7 +938,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             st_rtt = FST[2, p]
             st_K = FST[3, p]
             qd = qdel[p]
-            d = _m1_flow(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+            ex_0 = out[OF1_W + i]
+            d = _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
             out[OF1_W + i] = d[0]
     for l in range(L):
         q = y[IQ + l]

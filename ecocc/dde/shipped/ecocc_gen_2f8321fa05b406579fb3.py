@@ -1194,6 +1194,16 @@ def _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s):
 
 
 @njit(cache=True)
+def _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
+    return float(ex_0)
+
+
+@njit(cache=True)
+def _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
+    return (float((p_a_pps2 - p_b_per_s*(fb - 1)*ex_0)*math.exp(-u_x)),)
+
+
+@njit(cache=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):
     """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
@@ -1223,7 +1233,9 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             u_x = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            ex_0 = math.exp(u_x)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1324,7 +1336,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -1384,16 +1397,6 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NS = 1  # the signal's delayed link values, slots per lane
-
-
-@njit(cache=True)
-def _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
-    return float(ex_0)
-
-
-@njit(cache=True)
-def _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
-    return (float((p_a_pps2 - p_b_per_s*(fb - 1)*ex_0)*math.exp(-u_x)),)
 
 
 @njit(cache=True, _nrt=False)
