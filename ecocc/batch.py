@@ -322,9 +322,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     atol : float or array_like or None
         Absolute tolerance (packets for the queues); None: each system's default.
     max_history_gib : float or None
-        Memory bound of each run's (each lock-step group's) stored history, GiB (> 0, ``inf`` for none;
-        None: :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`); a point whose past would need more
-        (a solution that blows up) ends ``failed`` instead of filling the memory.
+        Memory bound of each run's stored history, GiB (> 0, ``inf`` for none; None:
+        :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`): a point simulated on its own whose past would need
+        more (a solution that blows up) ends ``failed`` instead of filling the memory.  The lock-step groups
+        (the compiled map kernel) do not enforce it yet (:func:`ecocc.dde.engine.solve_adaptive_batch`).
     progress : bool
         Show a progress bar over the points.
     overlap : bool

@@ -678,9 +678,9 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         :func:`solve_adaptive`.
     method : {"RK45", "RK23"}
     max_history_gib : float
-        Memory bound of each lock-step group's stored history, GiB (> 0, ``inf`` for none; the groups running
-        in parallel hold one each): a group whose past would need more stops, its members with status
-        ``failed``.
+        Memory bound of the stored history, GiB (> 0, ``inf`` for none): validated and recorded, but the
+        lock-step kernel does not enforce it yet (a check in its loop cost 45-80 % of the map time,
+        ``docs/notes/memguard.md``); a group whose solution blows up can still fill the memory.
 
     Returns
     -------
