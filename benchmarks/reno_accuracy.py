@@ -63,6 +63,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(Path(__file__).with_name("reno_accuracy.md")), help="results file (Markdown)")
     args = ap.parse_args(argv)
+    if not Path(args.out).resolve().parent.is_dir():  # before a minute of runs, not after
+        ap.error(f"--out {args.out!r}: its directory does not exist")
     s0 = _system()
     qi = s0.layout["queue"].sl.start
     nW = s0.layout["flow:W"].sl
