@@ -66,6 +66,19 @@ def test_numpy_solver_record_steps_keeps_the_whole_run():
     assert "the whole run" in sol.message
 
 
+def test_numpy_solver_every_step_output_is_bounded_too():
+    # t_eval=None outputs every accepted step: the output grows with the run, not with the window of the past,
+    # so the history keeps the whole run (as with record_steps) and the bound stops it.  Before, the history
+    # was trimmed to 1.5 delays while the output grew unchecked up to max_steps (1e7 rows of n values).
+    sol = solve_dde(HUTCH, 20.0, rtol=1e-8, atol=1e-8, t_eval=None, max_history_gib=TINY)
+    assert sol.status == Status.FAILED
+    _check_message(sol.message)
+    assert "the whole run" in sol.message
+    ok = solve_dde(HUTCH, 20.0, rtol=1e-8, atol=1e-8, t_eval=None)
+    assert ok.status == Status.SUCCESS and ok.t[-1] == 20.0
+    np.testing.assert_array_equal(sol.t, ok.t[:sol.t.size])  # the steps taken before the stop are the same
+
+
 def test_default_bound_takes_the_same_steps():
     kw = dict(rtol=1e-10, atol=1e-10, t_eval=np.linspace(0, 20, 11))
     a = solve_dde(HUTCH, 20.0, **kw)

@@ -361,7 +361,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         safely stored, so a crash in between loses nothing).
     max_history_gib : float, optional
         Memory bound of the stored history (the Hermite past within 1.5 x the largest delay, or all of
-        it with ``record_steps``), GiB (> 0, ``inf`` for none; default
+        it with ``record_steps`` or ``t_eval=None``, so it bounds their output too), GiB (> 0, ``inf`` for none; default
         :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`).  A run whose history would need more stops
         with status ``failed``, the part computed so far returned, and a message giving the time, the
         history's size, the step size and the largest ``|state|``: a collapsing step size (a solution
@@ -419,6 +419,10 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     dmin = float(delays.min()) if delays.size else math.inf
     dmax = float(delays.max()) if delays.size else 0.0
     sd_max = float(problem.state_delay_max_s) if problem.state_delays is not None else 0.0
+    if t_eval is None:
+        # every accepted step is output: the history keeps the whole run too (as with record_steps), so the
+        # memory bound covers the output, which otherwise grew unbounded (1e7 steps x n values by max_steps)
+        record_steps = True
     hist = HermiteHistory(t0, problem.y0, n, keep_s=(math.inf if record_steps or not math.isfinite(sd_max)
                                                      else 1.5 * (dmax + sd_max) + 1e-9),
                           max_bytes=opt.history_bytes(max_history_gib))
@@ -439,7 +443,6 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
 
     if t_eval is None:
         t_eval_arr = np.zeros(0)
-        record_steps = True
     else:
         t_eval_arr = t_eval  # validated above: finite, increasing, in [t0, t_end]
     out_t, out_y = [], []
