@@ -210,7 +210,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             e = abs(mid_dense - mid_herm) / sc
             if e > err:
                 err = e
-        if err > 1.0 and not retake:
+        if err > 1.0:
+            # a step retaken to end at a located bound crossing is error-controlled like any other (as solve_dde;
+            # it was accepted unchecked here): if it fails, a shorter step ends before the crossing, which is
+            # found again
+            retake = False
             if h <= hmin * 4:
                 # step size underflow: no step that t can resolve meets the tolerance (as solve_dde and the
                 # lock-step lanes; accepting it as "inaccurate" would crawl at 64 ulp per step to max_steps)
