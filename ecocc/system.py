@@ -527,9 +527,10 @@ class NetworkSystem:
 
         The feedback lookup gathers every link state and the queue of each (link, flow) pair, the forward, own
         and arrival lookups every flow state; a model's signal may ignore the queue (AECP, Symbiosis) or a link
-        state.  The adaptive solvers error-check at mid-step only the Hermite history of the components read (:meth:`ecocc.dde.problem.DDEProblem.delayed_checked`): the others' history is never interpolated
-        into the laws, and checking it made AECP at N = 1,000 reject 4,102 of its 4,106 rejected steps on queues
-        that no law reads through a delay (docs/notes/scale.md).  The same set as the components the generated
+        state.  The adaptive solvers error-check at mid-step only the Hermite history of the components read
+        (:meth:`ecocc.dde.problem.DDEProblem.delayed_checked`): the others' history is never interpolated into
+        the laws, and checking it made AECP at N = 1,000 reject 4,102 of its 4,106 rejected steps on queues that
+        no law reads through a delay (docs/notes/scale.md).  The same set as the components the generated
         kernel stores in its history (:meth:`ecocc.dde.codegen.Generated.hsrc`, from the laws' free symbols), so
         the NumPy solver and the compiled kernel take the same steps.
 
