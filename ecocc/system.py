@@ -518,7 +518,33 @@ class NetworkSystem:
             state_delays=self.queueing_delays if self.rtt_includes_queueing else None,
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
             log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
+            delayed_read=self.delayed_read(),
         )
+
+    def delayed_read(self):
+        """The state components whose delayed values the model's laws read (numpy.ndarray of int), or None when
+        that cannot be told (then every component a lookup gathers counts as read).
+
+        The feedback lookup gathers every link state and the queue of each (link, flow) pair, the forward, own
+        and arrival lookups every flow state; a model's signal may ignore the queue (AECP, Symbiosis) or a link
+        state.  The adaptive solvers error-check at mid-step only the Hermite history of the components read
+        (:meth:`ecocc.dde.problem.DDEProblem.delayed_checked`): the others' history is never interpolated into
+        the laws, and checking it made AECP at N = 1,000 reject 4,102 of its 4,106 rejected steps on queues that
+        no law reads through a delay (docs/notes/scale.md).  The same set as the components the generated
+        kernel stores in its history (:meth:`ecocc.dde.codegen.Generated.hsrc`, from the laws' free symbols), so
+        the NumPy solver and the compiled kernel take the same steps.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Component indices (int64), or None."""
+        try:
+            from .dde import codegen
+            if codegen.supported(self) is not None:
+                return None
+            return np.asarray(codegen.generate(self).hsrc(self.n_flows, self.n_links), dtype=np.int64)
+        except Exception:  # noqa: BLE001  (no generated laws: every gathered component counts as read)
+            return None
 
     def queueing_delays(self, t, y):
         """Return the extra delays of every lookup: the receiving flow's queueing delay ``Q_p(t)``.

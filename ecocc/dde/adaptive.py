@@ -144,10 +144,9 @@ class _Evaluator:
             # constant history (the default): its values are fixed, gather them once
             y0pos = None if problem.history is not None else np.asarray(problem.y0, dtype=float)[lk.comps[pos]]
             self.plans.append((lk.comps, d, zero, lk.comps[zero], pos, lk.comps[pos], d[pos], y0pos))
-        # components read through a positive delay: their history must be accurate
-        dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in problem.lookups
-              if np.ndim(lk.delays) == 1]
-        self.delayed_comps = np.unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
+        # components read through a positive delay (and used by the laws: DDEProblem.delayed_read): their
+        # history must be accurate
+        self.delayed_comps = problem.delayed_checked()
         b = problem.bounded
         self.bidx = b
         self.lo = problem.lower

@@ -464,11 +464,9 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     t_eval_arr = np.asarray(t_eval, dtype=float)
     if t_eval_arr.size and (t_eval_arr.min() < t0 or t_eval_arr.max() > t_end + 1e-12 * max(1, abs(t_end))):
         raise ValueError("t_eval must lie in [t0, t_end]")
-    # components read through a positive delay: their Hermite history is error-checked at mid-step (as the
-    # NumPy solver does, so both take the same steps)
-    dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in prob.lookups
-          if np.ndim(lk.delays) == 1]
-    dcomp = sorted_unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
+    # components read through a positive delay (and used by the laws: DDEProblem.delayed_read): their Hermite
+    # history is error-checked at mid-step (as the NumPy solver does, so both take the same steps)
+    dcomp = prob.delayed_checked()
     args = dict(
         y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
         logc=prob.log_mask().astype(float),  # 1: a logarithm, its error scale atol + rtol (DDEProblem.log_components)

@@ -220,6 +220,27 @@ class DDEProblem:
     state_delay_max_s: float = 0.0
     #: components that are logarithms: error scale ``atol + rtol`` (see the parameter)
     log_components: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: optional: the components whose delayed values ``rhs`` actually uses (None: every component a lookup reads
+    #: through a positive delay).  A lookup may gather more than the laws read (a network's feedback lookup
+    #: gathers every link state and the queue, a signal may ignore the queue); only the history of the
+    #: components read is error-checked at mid-step (:meth:`delayed_checked`)
+    delayed_read: np.ndarray | None = None
+
+    def delayed_checked(self) -> np.ndarray:
+        """The components whose Hermite history the adaptive solvers error-check at mid-step: those read through
+        a positive delay by some lookup, restricted to :attr:`delayed_read` when it is given.
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted distinct component indices (int64).
+        """
+        dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in self.lookups
+              if np.ndim(lk.delays) == 1]
+        d = sorted_unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
+        if self.delayed_read is not None:
+            d = d[np.isin(d, np.asarray(self.delayed_read, dtype=np.int64))]
+        return np.asarray(d, dtype=np.int64)
 
     def log_mask(self) -> np.ndarray:
         """Tell which components are logarithms (:attr:`log_components`).
