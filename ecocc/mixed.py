@@ -583,6 +583,27 @@ class MixedSystem(NetworkSystem):
                 y[b.sl] = np.log(val) if b.log else val
         return y
 
+    def delayed_read(self):
+        """The state components whose delayed values the members' laws read (numpy.ndarray of int), or None when
+        that cannot be told; the composite's form of :meth:`NetworkSystem.delayed_read`.
+
+        The components the generated composite kernel stores in its history
+        (:meth:`ecocc.dde.codegen_mixed.GeneratedMixed.hsrc`, from the member laws' free symbols), so that the
+        NumPy solver and the compiled kernel error-check the same history at mid-step, and a composite of one
+        member takes the steps of the single-model system.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Component indices (int64), or None (every component a lookup gathers counts as read)."""
+        try:
+            from .dde import codegen_mixed
+            if codegen_mixed.gap(self) is not None:
+                return None
+            return np.asarray(codegen_mixed.generate(self).hsrc(self), dtype=np.int64)
+        except Exception:  # noqa: BLE001  (no generated laws: every gathered component counts as read)
+            return None
+
     def queueing_delays(self, t, y):
         """Return the extra delay of every lookup entry: the receiving flow's queueing delay.
 
