@@ -18,6 +18,15 @@ with the semantics of :meth:`ecocc.mixed.MixedSystem.rhs`:
 * the shared queue and counters as in the single-model kernel, with no AQM drops taken out of the queue
   input (``MixedSystem.rhs`` treats RED as a loss signal only, and says so once).
 
+The load sums follow the single-model kernels (docs/notes/mixagg.md): a delayed law that does not read the current
+queueing delay (TCP Symbiosis' own ``w/tau``, PE-TCP's load, AECP's rate) is an *aggregated group*, summed per link
+over the member's flows in the history at each accepted step (value and slopes, as
+:func:`ecocc.dde.codegen._agg_hooks`), so a pair reads it in O(1) where its delayed time falls in a stored
+segment; a law that reads the current queueing delay (Reno's ``W/(tau + Q(t))``, Symbiosis' rate) stays a
+per-flow sum (MixedSystem.rhs evaluates the delayed windows with the current ``qdelay``: no per-link sum exists
+ahead of time for distinct RTTs, docs/notes/renoagg.md); a piecewise signal reads the load only where its
+branch does (drop-tail: at a full buffer, ``_m<i>_reads_y``, :func:`ecocc.dde.codegen._reads_when`).
+
 The flows are dispatched to their member inside the loops (``fmem``: each flow's member, ``floc``: its
 index among the member's flows); state offsets and history columns are computed from the member flow
 counts at run time, so one compiled module serves every network of a member combination (the generated
