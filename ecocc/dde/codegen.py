@@ -426,10 +426,8 @@ class Generated:
         src += _function("_law_rate", fn_rate + par_args, [lw.rate], False)
         if uses_y:
             src += _function("_law_load", fn_rate + par_args, [lw.load], False)
-        if aggl:  # d load / dt by the chain rule through the stored states (log or not): sum_i d load/d u_i du_i
-            du = [sp.Symbol(f"du_{v}", real=True) for v in m.flow_states]
-            dot = sum((sp.diff(lw.load, ui) * dui for ui, dui in zip(lw.u, du)), sp.Integer(0))
-            src += _function("_law_load_dot", fn_rate + [x.name for x in du] + par_args, [dot], False)
+        if aggl:
+            src += _load_dot_function("_law_load_dot", lw, lw.load, fn_rate, par_args)
         if m.needs_own_delayed:
             src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                              [lw.own], False)
@@ -698,6 +696,17 @@ class Generated:
         if self.q_used:
             parts.append(np.arange(L) + nF * P + self.n_link_states * L)
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _load_dot_function(name, lw, expr, fn_rate, par_args):
+    """Source of ``name``: d ``expr`` / dt by the chain rule through the stored flow states (log or not),
+    ``sum_i d expr / d u_i * du_i``, taking ``fn_rate``, then ``du_<state>`` per flow state, then ``par_args``
+    (the aggregated load's slopes, :func:`_agg_hooks`; the mixed composites' aggregated groups,
+    :mod:`ecocc.dde.codegen_mixed`)."""
+    import sympy as sp
+    du = [sp.Symbol(f"du_{v}", real=True) for v in lw.model.flow_states]
+    dot = sum((sp.diff(expr, ui) * dui for ui, dui in zip(lw.u, du)), sp.Integer(0))
+    return _function(name, list(fn_rate) + [x.name for x in du] + list(par_args), [dot], False)
 
 
 def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):

@@ -18,6 +18,15 @@ with the semantics of :meth:`ecocc.mixed.MixedSystem.rhs`:
 * the shared queue and counters as in the single-model kernel, with no AQM drops taken out of the queue
   input (``MixedSystem.rhs`` treats RED as a loss signal only, and says so once).
 
+The load sums follow the single-model kernels (docs/notes/mixagg.md): a delayed law that does not read the current
+queueing delay (TCP Symbiosis' own ``w/tau``, PE-TCP's load, AECP's rate) is an *aggregated group*, summed per link
+over the member's flows in the history at each accepted step (value and slopes, as
+:func:`ecocc.dde.codegen._agg_hooks`), so a pair reads it in O(1) where its delayed time falls in a stored
+segment; a law that reads the current queueing delay (Reno's ``W/(tau + Q(t))``, Symbiosis' rate) stays a
+per-flow sum (MixedSystem.rhs evaluates the delayed windows with the current ``qdelay``: no per-link sum exists
+ahead of time for distinct RTTs, docs/notes/renoagg.md); a piecewise signal reads the load only where its
+branch does (drop-tail: at a full buffer, ``_m<i>_reads_y``, :func:`ecocc.dde.codegen._reads_when`).
+
 The flows are dispatched to their member inside the loops (``fmem``: each flow's member, ``floc``: its
 index among the member's flows); state offsets and history columns are computed from the member flow
 counts at run time, so one compiled module serves every network of a member combination (the generated
@@ -37,11 +46,12 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import Laws, _function, _index_code, _seg_code, _shared_exps, _val_code, _with_exps, numeric_params
+from .codegen import (Laws, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _shared_exps,
+                      _val_code, _with_exps, numeric_params)
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
-MIX_VERSION = 1
+MIX_VERSION = 2
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
 _gen_cache: dict = {}
 
@@ -80,10 +90,18 @@ class _MemberLaws:
         self.par_loc = [f"m{i}_{a}" for a in self.par_args]
         m = model
         self.uses_y = m.signal_uses_arrival and lw.uses(lw.signal, lw.yy)
+        # the load read only where the signal's branch reads it (codegen.Generated.lazy, docs/notes/renoagg.md):
+        # drop-tail's 1 - C/y only at a full buffer; elsewhere the pair skips its load sum (the same values)
+        import sympy as sp
+        ycond = _reads_when(lw.signal, lw.yy) if self.uses_y else sp.true
+        self.ycond = ycond
+        self.lazy = bool(self.uses_y and ycond is not sp.true and ycond is not sp.false
+                         and ycond.free_symbols <= set(lw.lv) | {lw.qq, lw.CC} | set(lw.ls) | set(lw.par))
         self.link_used = [j for j, s in enumerate(lw.lv) if lw.uses(lw.signal, s)]
         self.q_used = lw.uses(lw.signal, lw.qq)
         self.fn_rate = ["u_" + v for v in m.flow_states] + ["qd"] + [s.name for s in lw.st]
         self.fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
+        self.fn_ry = [a for a in self.fn_sig if a != "yy"]
         self.fn_flow = ["u_" + v for v in m.flow_states] + ["fb", "own", "qd"] + [s.name for s in lw.st]
         self.fn_link = [s.name for s in lw.lc] + ["q", "y", "C"] + [s.name for s in lw.ls]
         self.fn_own = ["u_" + v for v in m.flow_states] + [s.name for s in lw.st]
@@ -96,6 +114,16 @@ class _MemberLaws:
         self.shared = sh if len(sh) <= len(m.flow_states) else []
         self.ex_args = "".join(f", ex_{j}" for j in range(len(self.shared)))
         self.xs = "_x" if self.shared else ""
+
+    def law_expr(self, law):
+        """The SymPy expression of the delayed law ``law`` ("load", "rate", "own")."""
+        lw = self.lw
+        return {"load": lw.load, "rate": lw.rate, "own": lw.own}[law]
+
+    def reads_qd(self, law) -> bool:
+        """Whether the delayed law ``law`` reads the current queueing delay (then it cannot be summed per link
+        ahead of time: MixedSystem.rhs evaluates the delayed states with the current ``qdelay``)."""
+        return self.lw.uses(self.law_expr(law), self.lw.qd)
 
     def flow_vars_read(self, law) -> set:
         """Indices of the flow states the delayed law ``law`` ("load", "rate", "own") reads."""
@@ -121,6 +149,11 @@ class _MemberLaws:
                     + _with_exps(flow_src, f"_m{i}_flow_x", self.shared))
         if m.link_states:
             src += _function(f"_m{i}_link", self.fn_link + pa, lw.dlink, True)
+        if self.lazy:
+            from sympy.printing.pycode import PythonCodePrinter
+            pr = PythonCodePrinter(dict(fully_qualified_modules=True))
+            src += ["", "", "@njit(cache=True)", f"def _m{i}_reads_y({', '.join(self.fn_ry + pa)}):",
+                    f"    return bool({pr.doprint(self.ycond)})"]
         return src
 
 
@@ -162,10 +195,28 @@ class GeneratedMixed:
         self.st_row = list(np.cumsum([0] + [len(k) for k in self.st_keys])[:-1].tolist())
         self.lst_row = list(np.cumsum([0] + [len(k) for k in self.lst_keys])[:-1].tolist())
         self.par_off = list(np.cumsum([0] + [len(k) for k in self.param_names])[:-1].tolist())
-        src = ["import math  # noqa", "from numba import njit  # noqa"]
+        # the aggregated groups (docs/notes/mixagg.md; the single models' aggregated load, codegen._agg_hooks):
+        # a member z's delayed law that some member's signal sums over z's flows on a link -- z's own load for
+        # z's signal, z's rate for another member's -- kept per link in the history (value and slopes per
+        # accepted segment) where the law does not read the current queueing delay (MixedSystem.rhs evaluates
+        # the delayed states with the current qdelay: a sum over the flows that cannot be formed ahead of time)
+        self.agg_groups = []
+        for x in ml:
+            if not x.uses_y:
+                continue
+            for z in ml:
+                law = "load" if z is x else "rate"
+                if z.model.flow_states and not z.reads_qd(law) and [z.i, law] not in self.agg_groups:
+                    self.agg_groups.append([z.i, law])
+        src = ["import math  # noqa", "import numpy as np  # noqa", "from numba import njit  # noqa"]
         for x, other in zip(ml, any_other_y):
             src += x.source(other)
+        for zi, law in self.agg_groups:
+            z = ml[zi]
+            src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args)
         r = self._rhs(ml)
+        if self.agg_groups:
+            r += self._agg_hooks(ml)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the fixed-step RK4 method ---\n"
                     + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
@@ -205,19 +256,13 @@ class GeneratedMixed:
         r = ["", "", "@njit(cache=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
-             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc"
-              " = D"),
+             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
+              " lsmin, mlptr, mlflows = D"),
              "    qdel, rate, arrival, kcur, kown = Wk",
              "    tt = s + nud",
-             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
-             "    o = 0"]
-        # state offsets (MixedSystem.layout: per member its flow blocks over its flows, then its link blocks)
-        for x in ml:
-            for v in x.model.flow_states:
-                r += [f"    OF{x.i}_{v} = o", f"    o += NF[{x.i}]"]
-            for v in x.model.link_states:
-                r += [f"    OL{x.i}_{v} = o", "    o += L"]
-        r += ["    IQ = o", "    ISENT = IQ + 5 * L", "    hc = 0"]
+             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0"]
+        r += self._offsets(ml)
+        r += ["    ISENT = IQ + 5 * L", "    hc = 0"]
         # history columns (hsrc's order)
         for x in ml:
             for j in self.flow_used[x.i]:
@@ -226,6 +271,12 @@ class GeneratedMixed:
             for j in self.link_used[x.i]:
                 r += [f"    HL{x.i}_{j} = hc", "    hc += L"]
         r += ["    HQ = hc"]
+        if self.agg_groups:
+            # after the delayed components (hsrc): per aggregated group g and link its value at the segment's left
+            # end (XA; slopes in HFA, HFB) and right end (XB); absent in the fixed-step kernel's history (it shares
+            # this function): the per-flow sum there
+            r += [f"    XH = HQ + {'L' if self.q_used else '0'}",
+                  f"    use_agg = HY.shape[1] >= XH + {2 * len(self.agg_groups)} * L"]
         for x in ml:
             r += ind(4, pars(x))
         # rates and queueing delays
@@ -282,6 +333,69 @@ class GeneratedMixed:
               "        out[IQ + 4 * L + l] = q"]
         return r
 
+    def _offsets(self, ml):
+        """Source (indent 4): the state offsets (MixedSystem.layout: per member its flow blocks over its flows,
+        then its link blocks), ``IQ`` the queues'."""
+        r = ["    o = 0"]
+        for x in ml:
+            for v in x.model.flow_states:
+                r += [f"    OF{x.i}_{v} = o", f"    o += NF[{x.i}]"]
+            for v in x.model.link_states:
+                r += [f"    OL{x.i}_{v} = o", "    o += L"]
+        return r + ["    IQ = o"]
+
+    def _agg_hooks(self, ml):
+        """Source of ``_model_hist_cols`` and ``_model_hist_seg`` (as :func:`ecocc.dde.codegen._agg_hooks`, which
+        see): per aggregated group ``g`` (member ``z``, law) and link ``l``, over ``z``'s flows on ``l`` active on
+        the accepted segment (at its midpoint), the sum of the law at the segment's left end (``HY`` column
+        ``nh + 2 g L + l``), its slopes at both ends (``HFA``, ``HFB``: the chain rule through the stored states)
+        and its value at the right end (column ``nh + (2 g + 1) L + l``: the left limit)."""
+        nm1 = self.n_members + 1
+        r = ["", "", "@njit(cache=True)",
+             "def _model_hist_cols(D):",
+             '    """The aggregated groups\' history columns (ecocc.dde.codegen_mixed)."""',
+             f"    return {2 * len(self.agg_groups)} * D[1]",
+             "", "", "@njit(cache=True)",
+             "def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):",
+             '    """The aggregated groups of history row r (ecocc.dde.codegen_mixed)."""',
+             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
+              " lsmin, mlptr, mlflows = D")]
+        r += self._offsets(ml)
+        r += ["    tm = t + 0.5 * h"]
+        for g, (zi, law) in enumerate(self.agg_groups):
+            z = ml[zi]
+            r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
+            args = ", ".join(["0.0" if a == "qd" else a for a in z.fn_rate] + z.par_loc)
+            dargs = ", ".join(["0.0" if a == "qd" else a for a in z.fn_rate] + [f"du_{v}" for v in z.model.flow_states]
+                              + z.par_loc)
+            used = z.flow_vars_read(law)
+            r += [f"    XA = nh + {2 * g} * L",
+                  "    XB = XA + L",
+                  "    for l in range(L):",
+                  "        a0 = 0.0",
+                  "        a1 = 0.0",
+                  "        d0 = 0.0",
+                  "        d1 = 0.0",
+                  f"        for jj in range(mlptr[l * {nm1} + {zi}], mlptr[l * {nm1} + {zi} + 1]):",
+                  "            kf = mlflows[jj]",
+                  "            if start[kf] <= tm and tm < stop[kf]:",
+                  "                ik = floc[kf]"]
+            r += [f"                st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
+            for ys, fs, a, d in (("y", "fa", "a0", "d0"), ("y_new", "fe", "a1", "d1")):
+                for jv, v in enumerate(z.model.flow_states):
+                    if jv in used:
+                        r += [f"                u_{v} = {ys}[OF{zi}_{v} + ik]",
+                              f"                du_{v} = {fs}[OF{zi}_{v} + ik]"]
+                    else:
+                        r += [f"                u_{v} = 0.0  # not read by the law", f"                du_{v} = 0.0"]
+                r += [f"                {a} += _m{zi}_{law}({args})",
+                      f"                {d} += _m{zi}_{law}_dot({dargs})"]
+            r += ["        HY[r, XA + l] = a0",
+                  "        HFA[r, XA + l] = d0",
+                  "        HFB[r, XA + l] = d1",
+                  "        HY[r, XB + l] = a1"]
+        return r
+
     def _flow_block(self, ml, x, pars, stf, lsf):
         """The body (indent 0) for an active flow ``p`` of member ``x``: its feedback along the path, its own
         delayed load, its flow law."""
@@ -298,15 +412,23 @@ class GeneratedMixed:
                 r += [f"    lv_{v} = 0.0  # not read by the signal"]
         r += ([s[8:] for s in _val_code(12, "qq", "HQ + l", "IQ + l")] if x.q_used
               else ["    qq = 0.0  # not read by the signal"])
+        r += ["    CC = C[l]"]
+        r += ["    " + s for s in lsf(x, "l")]
         if x.uses_y:
-            r += ["    td = tt - bwd[j]",
-                  "    yy = 0.0",
-                  "    for jj in range(lptr[l], lptr[l + 1]):",
-                  "        kf = lflows[jj]",
-                  "        if start[kf] <= td and td < stop[kf]:",
-                  "            nk = fmem[kf]",
-                  "            ik = floc[kf]"]
-            first = True
+            nm1 = self.n_members + 1
+            groups = [g for g, (zi, law) in enumerate(self.agg_groups) if law == ("load" if zi == x.i else "rate")]
+            agg_of = {self.agg_groups[g][0]: g for g in groups}  # member -> its aggregated group for this signal
+            ld = ["td = tt - bwd[j]",
+                  "yy = 0.0",
+                  # before the link's earliest flow start no flow on it is active at td: no per-flow loop
+                  "if td >= lsmin[l]:"]
+            if groups:
+                # a segment inside the history (not the extrapolated last one, not before t0): the aggregated groups'
+                # sums, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
+                ld += ["    ina = use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]",
+                       "    if ina:"]
+                ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
+                       f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
             for z in ml:
                 own = z is x
                 if not own and not z.model.flow_states:
@@ -320,19 +442,26 @@ class GeneratedMixed:
                     else:
                         body += [f"k_u_{v} = 0.0  # not read by this load"]
                 body += stf(z, "kf", "k_")
-                fn = z.fn_rate
-                args = [("qdel[kf]" if a == "qd" else "k_" + a) for a in fn] + z.par_loc
-                # a member's own flows load its signal by its flow_load, the others' by their flow_rate
+                args = [("qdel[kf]" if a == "qd" else "k_" + a) for a in z.fn_rate] + z.par_loc
+                # a member's own flows load its signal by its flow_load, the others' by their flow_rate (summed per
+                # member, as MixedSystem.rhs)
                 body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
-                r += ["            " + ("if" if first else "elif") + f" nk == {z.i}:"]
-                first = False
-                r += ["                " + s for s in body]
-            r += _index_code(4, "kd", "ctimes", "td")
-            r += ["    yy += ctable[kd, l]"]
+                loop = [f"for jj in range(mlptr[l * {nm1} + {z.i}], mlptr[l * {nm1} + {z.i} + 1]):",
+                        "    kf = mlflows[jj]",
+                        "    if start[kf] <= td and td < stop[kf]:",
+                        "        ik = floc[kf]"] + ["        " + s for s in body]
+                if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
+                    ld += ["    if not ina:"] + ["        " + s for s in loop]
+                else:
+                    ld += ["    " + s for s in loop]
+            ld += [s[4:] for s in _index_code(4, "kd", "ctimes", "td")]
+            ld += ["yy += ctable[kd, l]"]
+            if x.lazy:  # the load only where the signal's branch reads it (codegen.Generated.lazy)
+                ld = [f"if _m{x.i}_reads_y({', '.join(x.fn_ry + x.par_loc)}):"] + ["    " + s for s in ld]
+                ld += ["else:", "    yy = 0.0  # the signal's branch here does not read the load"]
+            r += ["    " + s for s in ld]
         else:
             r += ["    yy = 0.0  # the signal does not read the load"]
-        r += ["    CC = C[l]"]
-        r += ["    " + s for s in lsf(x, "l")]
         r += [f"    sg = _m{x.i}_signal({', '.join(x.fn_sig + x.par_loc)})"]
         r += {"min": ["    fb = min(fb, sg)"], "max": ["    fb = max(fb, sg)"], "sum": ["    fb += sg"]}[agg]
         if m.needs_own_delayed:
@@ -390,7 +519,7 @@ def _member_spec(M):
 
 
 _META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
-         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off")
+         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups")
 
 
 class _CachedMixed(GeneratedMixed):
@@ -540,9 +669,24 @@ def kernel_data(sysm, gen: GeneratedMixed):
     floc = np.zeros(nP, dtype=np.int64)
     for M in sysm.mem:
         floc[M.flows] = np.arange(M.flows.size)
+    # each link's earliest flow start (inf: no flow), and its flows grouped by member: member z's flows on link l
+    # are mlflows[mlptr[l * (n + 1) + z]:mlptr[l * (n + 1) + z + 1]] (n members)
+    nm = len(sysm.mem)
+    fmem = np.asarray(sysm.flow_member_index, dtype=np.int64)
+    start = np.asarray(a.start_s, dtype=float)
+    lsmin = np.full(L, np.inf)
+    mlptr = np.zeros(L * (nm + 1), dtype=np.int64)
+    mlflows = np.zeros(lflows.size, dtype=np.int64)
+    for l in range(L):
+        on = np.asarray(lflows[lptr[l]:lptr[l + 1]], dtype=np.int64)
+        if on.size:
+            lsmin[l] = float(np.min(start[on]))
+        on = on[np.argsort(fmem[on], kind="stable")]
+        mlflows[lptr[l]:lptr[l + 1]] = on
+        mlptr[l * (nm + 1):(l + 1) * (nm + 1)] = lptr[l] + np.searchsorted(fmem[on], np.arange(nm + 1))
     D = (int(nP), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
          i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
-         f64(FST), f64(LST), f64(par), NF, i64(sysm.flow_member_index), i64(floc))
+         f64(FST), f64(LST), f64(par), NF, i64(fmem), i64(floc), f64(lsmin), i64(mlptr), i64(mlflows))
     npair = a.pair_link.size
     Wk = (np.zeros(nP), np.zeros(nP), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(nP, dtype=np.int64))
     return D, Wk
