@@ -51,10 +51,12 @@ from ecocc.dde.kernels import (_first_crossing, _history_new, _history_room, _in
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
 OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
+#: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
+DBP_CAP = 4096
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap, kinks,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
                  codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
@@ -120,6 +122,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         half_pow[j] = 0.5 ** (j + 1)
     no = ocomp.size
     Qd = np.empty((nd, no * W))
+    # propagated breakpoints (pending, ascending): where a queue's kink reaches the flows that read it
+    pl_, bwd_ = D[3], D[4]
+    dbp = np.empty(DBP_CAP)
+    dbn = np.zeros(1, dtype=np.int64)
+    klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
     spow = np.empty(nd)
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
@@ -168,6 +175,26 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 sat_lo[lw] = a
                 sat_hi[lw] = b
         return anyc
+
+    def add_kink(tc, l):
+        """The queue of link ``l`` has a kink at ``tc``: each pair on the link sees it ``bwd`` later."""
+        for j in range(pl_.size):
+            if pl_[j] != l:
+                continue
+            tb = tc + bwd_[j]
+            if not tb < t_end:
+                continue
+            n_ = dbn[0]
+            tol = 1e-9 * max(1.0, abs(tb))
+            i_ = n_
+            while i_ > 0 and dbp[i_ - 1] > tb:
+                i_ -= 1
+            if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
+                continue
+            for k_ in range(n_, i_, -1):
+                dbp[k_] = dbp[k_ - 1]
+            dbp[i_] = tb
+            dbn[0] = n_ + 1
 
     for w in range(W):
         codes[w] = 0
@@ -263,6 +290,13 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for w in range(W):
                         if changed[w]:
                             F[FRAW, q * W + w] = F[FTMP, q * W + w]
+        if kinks and KINK_BOUNDS and n_steps > 0:  # noqa: F821  # a queue held or released here: its derivative jumps at t
+            for l in range(L):
+                for w in range(W):
+                    lw = l * W + w
+                    if alive[w] and (sat_lo[lw] != used_lo[lw] or sat_hi[lw] != used_hi[lw]):
+                        add_kink(t, l)
+                        break
         for k in range(nW):
             F[FF, k] = F[FRAW, k]
         clamp(FF)
@@ -311,6 +345,12 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
+            while dbn[0] > 0 and dbp[0] <= t + 1e-12 * max(1.0, abs(t)):
+                for k_ in range(dbn[0] - 1):
+                    dbp[k_] = dbp[k_ + 1]
+                dbn[0] -= 1
+            if dbn[0] > 0 and dbp[0] < next_bp:
+                next_bp = dbp[0]
             hmin = 16 * eps * max(1.0, abs(t))
             h = min(h, max_step) if overlap else min(h, max_step, dmin)
             hit_bp = False
@@ -529,6 +569,18 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             break
         if status_all:
             break
+        if kinks and LANES_NLEV > 0:  # noqa: F821 (a queue that crossed a kink level of its link's signal in this step)
+            for l in range(L):
+                for w in range(W):
+                    if not alive[w]:
+                        continue
+                    k = (iq + l) * W + w
+                    ya, yb = Y[YY, k], Y[YN, k]
+                    nlev = _model_levels(D, l, w, klev)  # noqa: F821
+                    for i_ in range(nlev):
+                        lev = klev[i_]
+                        if (ya < lev) != (yb < lev):
+                            add_kink(t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l)
         # accept: history append (prune / grow first), as the single kernel.  max_hist_bytes is NOT enforced
         # here: every form of the check tried at this point (inline, out of line, merged into the loop's exit,
         # checked after the growth) made the whole loop 45-80 % slower per map (Symbiosis 100 x 100: 3.8 ->
@@ -593,7 +645,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
 def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
-                         out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
+                         out_y, n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
                          iq, L, buf, Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
     arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
@@ -610,5 +662,5 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
               np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
         # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
-                     t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
+                     t_eval, out_y[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
                      dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
