@@ -898,17 +898,31 @@ def _queue_levels(lw):
     return sorted(out, key=sp.default_sort_key)
 
 
-def _kinks_code(lw, par_args, lst_keys, q_used, y_kinks):
+def _linear_in(expr, sym):
+    """Whether ``expr`` is a polynomial of degree 1 in ``sym`` (no piecewise, min or max of it): its slope in
+    ``sym`` is the same everywhere, so a kink of ``sym`` is a kink of ``expr``."""
+    import sympy as sp
+    e = sp.expand(expr)
+    if any(sym in a.free_symbols for a in e.atoms(sp.Piecewise, sp.Min, sp.Max, sp.Heaviside, sp.Abs)):
+        return False
+    return e.is_polynomial(sym) and sp.degree(e, sym) == 1
+
+
+def _kinks_code(lw, par_args, lst_keys, q_used):
     """Source of the propagated breakpoints' model part (:mod:`ecocc.dde.lanes`, ``kinks``): ``LANES_NLEV`` and
     ``_model_levels(D, l, w, out)`` (the queue levels of link ``l``'s signal in lane ``w``, :func:`_queue_levels`,
-    written to ``out``; returns their count), and ``KINK_BOUNDS``: whether the flows see a queue's kinks at its
-    bounds (a queue held at 0 or at its buffer, or released: its derivative jumps), true where the signal reads the
-    delayed queue, or the delayed load and the rates depend on the queueing delay (``y_kinks``)."""
+    written to ``out``; returns their count), ``KINK_BOUNDS``: whether the flows see a queue's kink where it
+    starts being held at 0 or at its buffer (its derivative jumps to 0), taken where the signal reads the delayed
+    queue linearly (:func:`_linear_in`: PE-TCP, FAST; XCP's ``max(0, ...)`` of it not: measured, its maps took
+    more steps with them), and ``KINKS``: either (else the kernel's kinks code is left out, so the other models'
+    kernels are the code before it: its mere presence made a Symbiosis map 35 % slower, docs/notes/mapsreno.md)."""
     from sympy.printing.pycode import PythonCodePrinter
     pr = PythonCodePrinter(dict(fully_qualified_modules=True))
     levs = _queue_levels(lw)
+    bounds = bool(q_used) and _linear_in(lw.signal, lw.qq)
     r = ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
-         f"KINK_BOUNDS = {bool(q_used or y_kinks)}  # the flows see a queue's kinks at its bounds (kinks)", "", "",
+         f"KINK_BOUNDS = {bounds}  # the flows see a queue's kinks at its bounds (kinks)",
+         f"KINKS = {bool(levs) or bounds}  # the lock-step kernel's kinks code is compiled in", "", "",
          "@njit(cache=True, _nrt=False)",
          "def _model_levels(D, l, w, out):",
          '    """The queue levels of link ``l``\'s signal in lane ``w`` where it has a kink (ecocc.dde.codegen)."""']
@@ -955,7 +969,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
          f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
-    r += _kinks_code(lw, par_args, lst_keys, q_used, uses_y and lw.uses(lw.load, lw.qd))
+    r += _kinks_code(lw, par_args, lst_keys, q_used)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)

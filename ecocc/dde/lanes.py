@@ -56,6 +56,46 @@ DBP_CAP = 4096
 
 
 @njit(cache=True)
+def _add_kink(dbp, dbn, pl, bwd, tc, l, t_end):
+    """kinks: the queue of link ``l`` has a kink at ``tc``; each pair ``j`` on the link sees it ``bwd[j]`` later:
+    inserted into the pending breakpoints ``dbp[:dbn[0]]`` (ascending; one within 1e-9 relative of another, at
+    or past ``t_end``, or beyond the capacity, is left out).  Returns the earliest pending one.  Out of line, not a closure of the kernel: called
+    only at a kink, and the kernel's loop is sensitive to its size (docs/notes/mapsreno.md)."""
+    for j in range(pl.size):
+        if pl[j] != l:
+            continue
+        tb = tc + bwd[j]
+        if not tb < t_end:
+            continue
+        n_ = dbn[0]
+        tol = 1e-9 * max(1.0, abs(tb))
+        i_ = n_
+        while i_ > 0 and dbp[i_ - 1] > tb:
+            i_ -= 1
+        if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
+            continue
+        for k_ in range(n_, i_, -1):
+            dbp[k_] = dbp[k_ - 1]
+        dbp[i_] = tb
+        dbn[0] = n_ + 1
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+@njit(cache=True)
+def _pop_kinks(dbp, dbn, t):
+    """kinks: drop the pending breakpoints at or before ``t`` (within 1e-12 relative); returns the next one
+    (``inf``: none)."""
+    n_ = dbn[0]
+    i_ = 0
+    while i_ < n_ and dbp[i_] <= t + 1e-12 * max(1.0, abs(t)):
+        i_ += 1
+    for k_ in range(i_, n_):
+        dbp[k_ - i_] = dbp[k_]
+    dbn[0] = n_ - i_
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+@njit(cache=True)
 def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap, kinks,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
                  codes):
@@ -126,6 +166,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     pl_, bwd_ = D[3], D[4]
     dbp = np.empty(DBP_CAP)
     dbn = np.zeros(1, dtype=np.int64)
+    dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
     klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
     spow = np.empty(nd)
     vacc = np.empty(W)
@@ -175,26 +216,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 sat_lo[lw] = a
                 sat_hi[lw] = b
         return anyc
-
-    def add_kink(tc, l):
-        """The queue of link ``l`` has a kink at ``tc``: each pair on the link sees it ``bwd`` later."""
-        for j in range(pl_.size):
-            if pl_[j] != l:
-                continue
-            tb = tc + bwd_[j]
-            if not tb < t_end:
-                continue
-            n_ = dbn[0]
-            tol = 1e-9 * max(1.0, abs(tb))
-            i_ = n_
-            while i_ > 0 and dbp[i_ - 1] > tb:
-                i_ -= 1
-            if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
-                continue
-            for k_ in range(n_, i_, -1):
-                dbp[k_] = dbp[k_ - 1]
-            dbp[i_] = tb
-            dbn[0] = n_ + 1
 
     for w in range(W):
         codes[w] = 0
@@ -290,12 +311,14 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for w in range(W):
                         if changed[w]:
                             F[FRAW, q * W + w] = F[FTMP, q * W + w]
-        if kinks and KINK_BOUNDS and n_steps > 0:  # noqa: F821  # a queue held or released here: its derivative jumps at t
+        if KINKS and kinks and KINK_BOUNDS and n_steps > 0:  # noqa: F821
+            # a queue held from here: its derivative jumps to 0 at t (a release is smoother: the raw derivative
+            # turns inward through 0, so the queue's derivative stays continuous)
             for l in range(L):
                 for w in range(W):
                     lw = l * W + w
-                    if alive[w] and (sat_lo[lw] != used_lo[lw] or sat_hi[lw] != used_hi[lw]):
-                        add_kink(t, l)
+                    if alive[w] and ((sat_lo[lw] and not used_lo[lw]) or (sat_hi[lw] and not used_hi[lw])):
+                        dnext = _add_kink(dbp, dbn, pl_, bwd_, t, l, t_end)
                         break
         for k in range(nW):
             F[FF, k] = F[FRAW, k]
@@ -345,12 +368,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
-            while dbn[0] > 0 and dbp[0] <= t + 1e-12 * max(1.0, abs(t)):
-                for k_ in range(dbn[0] - 1):
-                    dbp[k_] = dbp[k_ + 1]
-                dbn[0] -= 1
-            if dbn[0] > 0 and dbp[0] < next_bp:
-                next_bp = dbp[0]
+            if KINKS and dnext < next_bp:  # noqa: F821
+                next_bp = dnext
             hmin = 16 * eps * max(1.0, abs(t))
             h = min(h, max_step) if overlap else min(h, max_step, dmin)
             hit_bp = False
@@ -569,7 +588,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             break
         if status_all:
             break
-        if kinks and LANES_NLEV > 0:  # noqa: F821 (a queue that crossed a kink level of its link's signal in this step)
+        if KINKS and kinks and LANES_NLEV > 0:  # noqa: F821 (a queue that crossed a kink level of its link's signal in this step)
             for l in range(L):
                 for w in range(W):
                     if not alive[w]:
@@ -580,7 +599,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for i_ in range(nlev):
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
-                            add_kink(t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l)
+                            dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
         # accept: history append (prune / grow first), as the single kernel.  max_hist_bytes is NOT enforced
         # here: every form of the check tried at this point (inline, out of line, merged into the loop's exit,
         # checked after the growth) made the whole loop 45-80 % slower per map (Symbiosis 100 x 100: 3.8 ->
@@ -625,6 +644,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         hmax_seen = max(hmax_seen, h)
         t_prev = t
         t = next_bp if hit_bp else t + h
+        if KINKS and dnext <= t + 1e-12 * max(1.0, abs(t)):  # noqa: F821 (kinks: passed, the next pending one)
+            dnext = _pop_kinks(dbp, dbn, t)
         for k in range(nW):
             Y[YY, k] = Y[YN, k]
         need_eval = hit_bp
