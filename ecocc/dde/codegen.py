@@ -973,7 +973,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
-    r += ["", "", "@njit(cache=True, _nrt=False)",
+    r += ["", "", "@njit(cache=True, _nrt=False, forceinline=True)",
          "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
