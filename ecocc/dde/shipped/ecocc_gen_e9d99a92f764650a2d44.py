@@ -403,6 +403,15 @@ pass, until two passes agree to ``OVERLAP_TOL`` of the tolerance; the stages tha
 accepted past are not recomputed.  At small RTTs this takes several times fewer steps than the capped
 method of steps.
 
+Optionally (``kinks``) the steps end where a queue's kink reaches the flows: a queue that crosses a level at
+which its link's signal has a kink (RED's ``min_th``/``max_th``; ``LANES_NLEV`` levels per link and lane,
+``_model_levels``, generated from the signal law) or (``KINK_BOUNDS``: a signal linear in the queue) starts
+being held at a bound, is seen by each flow one backward delay later, and that time becomes a breakpoint of
+the shared mesh.  Without it each such kink was straddled by a step, rejected several times at 20-400 times
+the tolerance, and in a lock-step group every lane brings its own kinks (docs/notes/mapsreno.md).  With
+identical lanes the kernel then takes other steps than the single kernel.  The code is compiled in only where
+the model has such kinks (``KINKS``, generated).
+
 Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
 integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
 feed nothing back, and a stability map does not need them.
@@ -484,7 +493,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     the step's own continuous extension, pass after pass, until the step's end values of two passes
     differ by at most ``OVERLAP_TOL`` of the error tolerance (at most ``OVERLAP_PASSES`` passes, else the
     step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
-    extrapolated (the generated adaptive kernel's method)."""
+    extrapolated (the generated adaptive kernel's method).
+
+    ``kinks``: breakpoints where a queue's kink reaches the flows (module docstring; only where the generated
+    ``KINKS`` is true, else ignored): pending ones in ``dbp[:dbn[0]]``, the earliest in the scalar ``dnext``."""
     W = LANES
     nW = y0.size
     n = nW // W
