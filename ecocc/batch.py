@@ -262,7 +262,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
                  progress=False, previous=None, overlap=True, decay_ratio=0.99, on_partial=None,
-                 partial_every_s=10.0, max_history_gib=None, **params):
+                 partial_every_s=10.0, max_history_gib=None, kinks=True, **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -333,6 +333,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         values inside a step corrected iteratively (default; several times
         fewer steps at small RTTs).  ``False``: steps never exceed the
         smallest delay, as the NumPy solver's.
+    kinks : bool
+        numba engine: the shared steps end where a queue's kink reaches the flows (a queue crossing a level at
+        which its link's signal has a kink, RED's thresholds; a queue held at or released from a bound: one
+        backward delay later), instead of straddling it (default; such a step was rejected several times, and
+        the points of a lock-step group each bring their own kinks).  ``False``: the single kernel's steps.
     chunk : int
         At most this many members per kernel call (numba); calls are sized
         (whole lock-step groups, from the measured time per point) to take
@@ -455,7 +460,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     solver = ("adaptive RK45 (Dormand-Prince 5(4)), " + (
         f"lock-step groups of {LANES} points of one RTT scale, flow states/link states/queues integrated, steps "
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
-           else "never longer than the smallest delay") if engine == "numba"
+           else "never longer than the smallest delay")
+        + ("; steps end where a queue's kink reaches the flows" if kinks else "") if engine == "numba"
         else "one run per point, steps never longer than the smallest delay"))
     settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, rtol=rtol,
                     engine=engine if engine == "numba" else ("numpy" if point_engine == "numpy" else "auto (per point)"),
@@ -563,7 +569,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 out, st, cnt = solve_adaptive_batch(
                     systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
                     max_history_gib=max_history_gib,
-                    t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap)
+                    t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap,
+                    kinks=kinks)
                 todo_run[0] = True
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window, rtol)
                 status[sl] = [s.value for s in st]

@@ -81,6 +81,38 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
         # steps fell better at the loss kink (unlocated, as in the cases above)
         request.applymarker(pytest.mark.xfail(reason="lock-step FAST at RTT x 1: lost counter 7.8x the NumPy error "
                                                      "(unlocated loss kink)", strict=False))
+    _check_accuracy(name, scale, kinks=False)
+
+
+#: the models whose lock-step kernel has the kinks code (codegen: RED's thresholds, a signal linear in the queue)
+KINK_MODELS = ["fast", "hstcp", "petcp", "reno", "stcp"]
+
+
+@pytest.mark.parametrize("name", KINK_MODELS)
+@pytest.mark.parametrize("scale", [1.0, 0.5])
+def test_lanes_kinks_as_accurate_as_numpy(name, scale, request):
+    """The same check with the steps ending where a queue's kink reaches the flows (``kinks``, simulate_map's
+    default): another mesh, the same accuracy rule."""
+    if (name, scale) == ("reno", 1.0):
+        # as without kinks (xfail above); measured 2026-11-26 (docs/notes/mapsreno.md): member 0's flow states and
+        # queue pass, its counters are 4.5e-5 off against the NumPy run's 4.0e-6 (bound 1.2e-5): the RED drop
+        # fraction's kink at min_th in the *current* queue (the lost counter integrates it) is not located (only
+        # its delayed image, in the flows' signal, is a breakpoint); a map integrates no counters
+        request.applymarker(pytest.mark.xfail(reason="lock-step Reno with kinks at RTT x 1: lost counter 11x the "
+                                                     "NumPy error (current-queue RED kink not located)", strict=False))
+    _check_accuracy(name, scale, kinks=True)
+
+
+def test_kink_models_are_the_generated_ones():
+    from ecocc.dde import codegen
+    net = _network()
+    for name in MODELS:
+        m = get_model(name)
+        src = codegen.generate(NetworkSystem(m, net, m.make_params(), 1.0)).source
+        assert ("KINKS = True" in src) == (name in KINK_MODELS), name
+
+
+def _check_accuracy(name, scale, kinks):
     t_end, rtol = 5.0, 1e-8
     m = get_model(name)
     net = _network(name).scaled(rtt_scale=scale)
@@ -91,7 +123,7 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
     te = output_grid(t_end, 0.05)
     atol = sysm.default_atol()
     out, status, counters = engine.solve_adaptive_batch([sysm], [0] * len(Ps), Ps, t_end, rtol=rtol, atol=atol,
-                                                        t_eval=te)
+                                                        t_eval=te, kinks=kinks)
     lay = sysm.layout
     iq, qs = lay["queue"].start, lay["queue"].sl
     for b, P in enumerate(Ps):

@@ -870,6 +870,83 @@ def _with_exps(src, name, shared):
     return out
 
 
+def _queue_levels(lw):
+    """The queue levels where the link signal has a kink or a jump: the ``qq`` of every relation (a piecewise
+    law's condition, RED's ``qq < min_th``) and of every ``Min``/``Max`` whose argument difference is linear in
+    ``qq`` with a level free of the other delayed values (parameters, link fields and capacity only).  A
+    signal's kink elsewhere (in the load, a link state) is not listed.
+
+    Parameters
+    ----------
+    lw : Laws
+        The model's laws.
+
+    Returns
+    -------
+    list of sympy.Expr
+        The levels (packets), in a fixed order, without repeats.
+    """
+    import sympy as sp
+    sig, qq = lw.signal, lw.qq
+    if sig is None or qq not in sig.free_symbols:
+        return []
+    allowed = set(lw.par) | set(lw.ls) | {lw.CC}
+    diffs = [a.lhs - a.rhs for a in sig.atoms(sp.core.relational.Relational) if qq in a.free_symbols]
+    for f in sig.atoms(sp.Min, sp.Max):
+        args = [a for a in f.args]
+        diffs += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))
+                  if qq in (args[i] - args[j]).free_symbols]
+    out = []
+    for d in diffs:
+        d = sp.expand(d)
+        if not d.is_polynomial(qq) or sp.degree(d, qq) != 1:
+            continue
+        lev = sp.simplify(sp.solve(d, qq)[0])
+        if lev.free_symbols <= allowed and all(sp.simplify(lev - o) != 0 for o in out):
+            out.append(lev)
+    return sorted(out, key=sp.default_sort_key)
+
+
+def _linear_in(expr, sym):
+    """Whether ``expr`` is a polynomial of degree 1 in ``sym`` (no piecewise, min or max of it): its slope in
+    ``sym`` is the same everywhere, so a kink of ``sym`` is a kink of ``expr``."""
+    import sympy as sp
+    e = sp.expand(expr)
+    if any(sym in a.free_symbols for a in e.atoms(sp.Piecewise, sp.Min, sp.Max, sp.Heaviside, sp.Abs)):
+        return False
+    return e.is_polynomial(sym) and sp.degree(e, sym) == 1
+
+
+def _kinks_code(lw, par_args, lst_keys, q_used):
+    """Source of the propagated breakpoints' model part (:mod:`ecocc.dde.lanes`, ``kinks``): ``LANES_NLEV`` and
+    ``_model_levels(D, l, w, out)`` (the queue levels of link ``l``'s signal in lane ``w``, :func:`_queue_levels`,
+    written to ``out``; returns their count), ``KINK_BOUNDS``: whether the flows see a queue's kink where it
+    starts being held at 0 or at its buffer (its derivative jumps to 0), taken where the signal reads the delayed
+    queue linearly (:func:`_linear_in`: PE-TCP, FAST; XCP's ``max(0, ...)`` of it not: measured, its maps took
+    more steps with them), and ``KINKS``: either (else the kernel's kinks code is left out, so the other models'
+    kernels are the code before it: its mere presence made a Symbiosis map 35 % slower, docs/notes/mapsreno.md)."""
+    from sympy.printing.pycode import PythonCodePrinter
+    pr = PythonCodePrinter(dict(fully_qualified_modules=True))
+    levs = _queue_levels(lw)
+    bounds = bool(q_used) and _linear_in(lw.signal, lw.qq)
+    r = ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
+         f"KINK_BOUNDS = {bounds}  # the flows see a queue's kinks at its bounds (kinks)",
+         f"KINKS = {bool(levs) or bounds}  # the lock-step kernel's kinks code is compiled in", "", "",
+         "@njit(cache=True, _nrt=False)",
+         "def _model_levels(D, l, w, out):",
+         '    """The queue levels of link ``l``\'s signal in lane ``w`` where it has a kink (ecocc.dde.codegen)."""']
+    if levs:
+        names = {s.name for e in levs for s in e.free_symbols}
+        r += ["    C, LST, par = D[10], D[14], D[15]",
+              "    W = LANES"]
+        r += [f"    {x} = par[{i} * W + w]" for i, x in enumerate(par_args) if x in names]
+        r += [f"    ls_{k} = LST[{i}, l * W + w]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+        r += ["    CC = C[l]"] if "CC" in names else []
+        r += [f"    out[{i}] = float({pr.doprint(e)})" for i, e in enumerate(levs)]
+    r += [f"    return {len(levs)}"]
+    return r
+
+
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                flow_used, st_keys, lst_keys, shared):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
@@ -901,10 +978,11 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     load_used = [i for i in range(nF) if i in flow_used] if uses_y else []
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
          f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
+    r += _kinks_code(lw, par_args, lst_keys, q_used)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
-    r += ["", "", "@njit(cache=True, _nrt=False)",
+    r += ["", "", "@njit(cache=True, _nrt=False, forceinline=True)",
          "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',

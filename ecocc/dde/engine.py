@@ -416,7 +416,7 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_ste
                  "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
-              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
+              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
               "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
               "counters", "reals", "codes")
 #: length of the adaptive kernels' ``reals`` output: smallest and largest step, time reached, and (status 5)
@@ -638,7 +638,7 @@ def _n_threads() -> int:
 
 def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1e-7, atol=None, t_eval,
                          max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False, overlap=False,
-                         method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB):
+                         method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB, kinks=False):
     """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
     Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
@@ -679,6 +679,12 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         Memory bound of the stored history, GiB (> 0, ``inf`` for none): validated and recorded, but the
         lock-step kernel does not enforce it yet (a check in its loop cost 45-80 % of the map time,
         ``docs/notes/memguard.md``); a group whose solution blows up can still fill the memory.
+    kinks : bool
+        Step onto the propagated kinks of the queues (see :func:`ecocc.dde.lanes.lanes_kernel`): where a
+        queue crosses a level at which its link's signal has a kink (RED's thresholds), or is held at or
+        released from a bound, every flow reading it sees the kink one backward delay later, and the shared
+        steps end there instead of straddling it (each straddling step was rejected several times).  Off:
+        the single kernel's steps (with identical lanes, exactly its steps).
 
     Returns
     -------
@@ -777,7 +783,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         rtt=np.ascontiguousarray(np.stack([data[i][5] for i in sys_of])),
         hsrc=gen.hsrc(s0.n_flows, L), iq=iq, L=L, buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
         Dg=tuple(D0[k] for k in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)),
-        n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), counters=np.zeros((G, W, 6), dtype=np.int64),
+        n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), kinks=bool(kinks), counters=np.zeros((G, W, 6), dtype=np.int64),
         reals=np.zeros((G, W, N_REALS)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
     run, info = codegen.kernel(gen, col, "lanes")  # releases the GIL: one call per thread, each taking every n-th group
     _last_lanes_info.clear()

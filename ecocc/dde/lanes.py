@@ -34,6 +34,15 @@ pass, until two passes agree to ``OVERLAP_TOL`` of the tolerance; the stages tha
 accepted past are not recomputed.  At small RTTs this takes several times fewer steps than the capped
 method of steps.
 
+Optionally (``kinks``) the steps end where a queue's kink reaches the flows: a queue that crosses a level at
+which its link's signal has a kink (RED's ``min_th``/``max_th``; ``LANES_NLEV`` levels per link and lane,
+``_model_levels``, generated from the signal law) or (``KINK_BOUNDS``: a signal linear in the queue) starts
+being held at a bound, is seen by each flow one backward delay later, and that time becomes a breakpoint of
+the shared mesh.  Without it each such kink was straddled by a step, rejected several times at 20-400 times
+the tolerance, and in a lock-step group every lane brings its own kinks (docs/notes/mapsreno.md).  With
+identical lanes the kernel then takes other steps than the single kernel.  The code is compiled in only where
+the model has such kinks (``KINKS``, generated).
+
 Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
 integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
 feed nothing back, and a stability map does not need them.
@@ -51,10 +60,52 @@ from ecocc.dde.kernels import (_first_crossing, _history_new, _history_room, _in
 #: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
 OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
+#: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
+DBP_CAP = 4096
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap,
+def _add_kink(dbp, dbn, pl, bwd, tc, l, t_end):
+    """kinks: the queue of link ``l`` has a kink at ``tc``; each pair ``j`` on the link sees it ``bwd[j]`` later:
+    inserted into the pending breakpoints ``dbp[:dbn[0]]`` (ascending; one within 1e-9 relative of another, at
+    or past ``t_end``, or beyond the capacity, is left out).  Returns the earliest pending one.  Out of line, not a closure of the kernel: called
+    only at a kink, and the kernel's loop is sensitive to its size (docs/notes/mapsreno.md)."""
+    for j in range(pl.size):
+        if pl[j] != l:
+            continue
+        tb = tc + bwd[j]
+        if not tb < t_end:
+            continue
+        n_ = dbn[0]
+        tol = 1e-9 * max(1.0, abs(tb))
+        i_ = n_
+        while i_ > 0 and dbp[i_ - 1] > tb:
+            i_ -= 1
+        if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
+            continue
+        for k_ in range(n_, i_, -1):
+            dbp[k_] = dbp[k_ - 1]
+        dbp[i_] = tb
+        dbn[0] = n_ + 1
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+@njit(cache=True)
+def _pop_kinks(dbp, dbn, t):
+    """kinks: drop the pending breakpoints at or before ``t`` (within 1e-12 relative); returns the next one
+    (``inf``: none)."""
+    n_ = dbn[0]
+    i_ = 0
+    while i_ < n_ and dbp[i_] <= t + 1e-12 * max(1.0, abs(t)):
+        i_ += 1
+    for k_ in range(i_, n_):
+        dbp[k_ - i_] = dbp[k_]
+    dbn[0] = n_ - i_
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+@njit(cache=True)
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap, kinks,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
                  codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
@@ -73,7 +124,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     the step's own continuous extension, pass after pass, until the step's end values of two passes
     differ by at most ``OVERLAP_TOL`` of the error tolerance (at most ``OVERLAP_PASSES`` passes, else the
     step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
-    extrapolated (the generated adaptive kernel's method)."""
+    extrapolated (the generated adaptive kernel's method).
+
+    ``kinks``: breakpoints where a queue's kink reaches the flows (module docstring; only where the generated
+    ``KINKS`` is true, else ignored): pending ones in ``dbp[:dbn[0]]``, the earliest in the scalar ``dnext``."""
     W = LANES
     nW = y0.size
     n = nW // W
@@ -120,6 +174,12 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         half_pow[j] = 0.5 ** (j + 1)
     no = ocomp.size
     Qd = np.empty((nd, no * W))
+    # propagated breakpoints (pending, ascending): where a queue's kink reaches the flows that read it
+    pl_, bwd_ = D[3], D[4]
+    dbp = np.empty(DBP_CAP)
+    dbn = np.zeros(1, dtype=np.int64)
+    dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
+    klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
     spow = np.empty(nd)
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
@@ -263,6 +323,15 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for w in range(W):
                         if changed[w]:
                             F[FRAW, q * W + w] = F[FTMP, q * W + w]
+        if KINKS and kinks and KINK_BOUNDS and n_steps > 0:  # noqa: F821
+            # a queue held from here: its derivative jumps to 0 at t (a release is smoother: the raw derivative
+            # turns inward through 0, so the queue's derivative stays continuous)
+            for l in range(L):
+                for w in range(W):
+                    lw = l * W + w
+                    if alive[w] and ((sat_lo[lw] and not used_lo[lw]) or (sat_hi[lw] and not used_hi[lw])):
+                        dnext = _add_kink(dbp, dbn, pl_, bwd_, t, l, t_end)
+                        break
         for k in range(nW):
             F[FF, k] = F[FRAW, k]
         clamp(FF)
@@ -311,6 +380,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
+            if KINKS and dnext < next_bp:  # noqa: F821
+                next_bp = dnext
             hmin = 16 * eps * max(1.0, abs(t))
             h = min(h, max_step) if overlap else min(h, max_step, dmin)
             hit_bp = False
@@ -452,7 +523,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             for w in range(W):
                 if alive[w] and err_w[w] > err:
                     err = err_w[w]
-            if err > 1.0 and not retake:
+            if err > 1.0:
+                # a step retaken to end at a located bound crossing is error-controlled like any other (as
+                # solve_dde; it was accepted unchecked here): if it fails, a shorter step ends before the crossing
+                retake = False
                 if h <= hmin * 4:
                     # step-size underflow (the NumPy solver's rule): a lane whose error stays above its tolerance
                     # at the smallest step fails and leaves the decisions, the step is retaken for the others
@@ -529,6 +603,18 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             break
         if status_all:
             break
+        if KINKS and kinks and LANES_NLEV > 0:  # noqa: F821 (a queue that crossed a kink level of its link's signal in this step)
+            for l in range(L):
+                for w in range(W):
+                    if not alive[w]:
+                        continue
+                    k = (iq + l) * W + w
+                    ya, yb = Y[YY, k], Y[YN, k]
+                    nlev = _model_levels(D, l, w, klev)  # noqa: F821
+                    for i_ in range(nlev):
+                        lev = klev[i_]
+                        if (ya < lev) != (yb < lev):
+                            dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
         # accept: history append (prune / grow first), as the single kernel.  max_hist_bytes is NOT enforced
         # here: every form of the check tried at this point (inline, out of line, merged into the loop's exit,
         # checked after the growth) made the whole loop 45-80 % slower per map (Symbiosis 100 x 100: 3.8 ->
@@ -573,6 +659,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         hmax_seen = max(hmax_seen, h)
         t_prev = t
         t = next_bp if hit_bp else t + h
+        if KINKS and dnext <= t + 1e-12 * max(1.0, abs(t)):  # noqa: F821 (kinks: passed, the next pending one)
+            dnext = _pop_kinks(dbp, dbn, t)
         for k in range(nW):
             Y[YY, k] = Y[YN, k]
         need_eval = hit_bp
@@ -593,7 +681,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
 def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
-                         out_y, n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
+                         out_y, n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
                          iq, L, buf, Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
     arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
@@ -610,5 +698,5 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
               np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
         # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
-                     t_eval, out_y[g], n_int, ocomp, overlap, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
+                     t_eval, out_y[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
                      dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
