@@ -418,6 +418,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     from .dde import options as _opt
     max_history_gib = _opt.max_history_gib(_opt.DEFAULT_MAX_HISTORY_GIB if max_history_gib is None
                                            else max_history_gib)
+    overlap, kinks = _opt.flag("overlap", overlap), _opt.flag("kinks", kinks)
 
     for axis, name, vals in (("x_values", x_name, xs), ("y_values", y_name, ys)):  # every value, up front
         for i, v in enumerate(vals):

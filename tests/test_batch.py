@@ -66,6 +66,9 @@ def test_simulate_map_input_errors():
         simulate_map(net, "aecp", x_values=[1.0, -2.0], engine="numpy")
     with pytest.raises(InputError, match="rtt_scale"):
         simulate_map(net, "aecp", y_values=[0.0, 1.0], engine="numpy")
+    for opt in ("kinks", "overlap"):  # a flag is True or False, not a truthy string (it was coerced by bool())
+        with pytest.raises(InputError, match=opt):
+            simulate_map(net, "aecp", engine="numpy", **{opt: "no"})
 
 
 def test_simulate_map_decay_rate_matches_rightmost_root():
