@@ -324,8 +324,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     max_history_gib : float or None
         Memory bound of each run's stored history, GiB (> 0, ``inf`` for none; None:
         :data:`ecocc.dde.options.DEFAULT_MAX_HISTORY_GIB`): a point simulated on its own whose past would need
-        more (a solution that blows up) ends ``failed`` instead of filling the memory.  The lock-step groups
-        (the compiled map kernel) do not enforce it yet (:func:`ecocc.dde.engine.solve_adaptive_batch`).
+        more (a solution that blows up) ends ``failed`` instead of filling the memory; with the compiled map
+        kernel, a lock-step group whose shared history would need more ends ``failed`` for all its points.
     progress : bool
         Show a progress bar over the points.
     overlap : bool

@@ -126,8 +126,6 @@ def test_simulate_compiled_stops_at_the_bound():
 
 @pytest.mark.slow  # the lock-step kernel compiles on a fresh machine (1-2 min)
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-@pytest.mark.xfail(strict=True, reason="known gap: the lock-step kernel does not enforce max_history_gib (every form "
-                                       "of the check tried made maps 45-80 % slower; docs/notes/memguard.md)")
 def test_lock_step_groups_stop_at_the_bound():
     from ecocc.dde import engine
     from ecocc.models import get_model

@@ -676,9 +676,8 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         :func:`solve_adaptive`.
     method : {"RK45", "RK23"}
     max_history_gib : float
-        Memory bound of the stored history, GiB (> 0, ``inf`` for none): validated and recorded, but the
-        lock-step kernel does not enforce it yet (a check in its loop cost 45-80 % of the map time,
-        ``docs/notes/memguard.md``); a group whose solution blows up can still fill the memory.
+        Memory bound of each lock-step group's stored history, GiB (> 0, ``inf`` for none): a group whose
+        history would need more stops, its live members with status ``failed`` (code 5).
     kinks : bool
         Step onto the propagated kinks of the queues (see :func:`ecocc.dde.lanes.lanes_kernel`): where a
         queue crosses a level at which its link's signal has a kink (RED's thresholds), or is held at or

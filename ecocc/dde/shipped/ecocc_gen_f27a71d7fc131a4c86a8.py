@@ -426,7 +426,7 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (_first_crossing, _history_new, _history_room, _index_at,  # noqa: F401
+from ecocc.dde.kernels import (_first_crossing, _history_grow, _history_new, _index_at,  # noqa: F401
                                _release_matters, _segment_at, _shift_segments, _tiny)
 
 #: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
@@ -486,8 +486,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
     :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
     (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
-    the single kernel's.  ``max_hist_bytes`` is accepted for the single kernel's signature but not enforced
-    (see the history append below): a lane group whose solution blows up can still fill the memory.
+    the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
+    past would need more stops, every live lane with code 5.
 
     Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
     or ``iq + L`` for the dynamics (flow states, link states, queues).  ``ocomp`` must lie below ``n_int``.
@@ -988,13 +988,14 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
                             dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
-        # accept: history append (prune / grow first), as the single kernel.  max_hist_bytes is NOT enforced
-        # here: every form of the check tried at this point (inline, out of line, merged into the loop's exit,
-        # checked after the growth) made the whole loop 45-80 % slower per map (Symbiosis 100 x 100: 3.8 ->
-        # 5.4 s), a code-generation effect not understood yet (docs/notes/memguard.md)
+        # accept: history append (prune / grow first, within max_hist_bytes), as the single kernel
         if m + 1 > HT.size:
-            HT, HY, HFA, HFB, m, cut = _history_room(HT, HY, HFA, HFB, m, keep_s)
+            HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
             _shift_segments(Wk, cut)
+            if not room:
+                # the step from t was accepted but cannot be stored: every live lane ends at t (code 5)
+                status_all = 5
+                break
         for c in range(nh):
             o = hsrc[c] * W
             for w in range(W):
