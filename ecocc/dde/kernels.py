@@ -136,8 +136,7 @@ def _history_grow(HT, HY, HFA, HFB, m, keep_s, max_bytes):
 @njit(cache=True)
 def _history_room(HT, HY, HFA, HFB, m, keep_s):
     """:func:`_history_grow` without a memory bound.  For the fixed-step kernel (its past, 1.5 x the largest
-    delay on a uniform grid, is sized before it runs) and the lock-step kernel (where a bound check cost
-    45-80 % of the map time: docs/notes/memguard.md).  Returns ``(HT, HY, HFA, HFB, m, cut)``."""
+    delay on a uniform grid, is sized before it runs).  Returns ``(HT, HY, HFA, HFB, m, cut)``."""
     HT, HY, HFA, HFB, m, cut, ok = _history_grow(HT, HY, HFA, HFB, m, keep_s, np.inf)
     return HT, HY, HFA, HFB, m, cut
 
