@@ -893,7 +893,7 @@ def _queue_levels(lw):
     allowed = set(lw.par) | set(lw.ls) | {lw.CC}
     diffs = [a.lhs - a.rhs for a in sig.atoms(sp.core.relational.Relational) if qq in a.free_symbols]
     for f in sig.atoms(sp.Min, sp.Max):
-        args = [a for a in f.args]
+        args = list(f.args)
         diffs += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))
                   if qq in (args[i] - args[j]).free_symbols]
     out = []

@@ -487,7 +487,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
     (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
     the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
-    past would need more stops, every live lane with code 5.
+    past would need more stops, every live lane with code 5 (``reals[:, 3:7]``, the single kernel's figures for
+    that message, are not filled: the batch reports a status only).
 
     Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
     or ``iq + L`` for the dynamics (flow states, link states, queues).  ``ocomp`` must lie below ``n_int``.
