@@ -46,6 +46,11 @@ BUFFER = {"reno": 500.0, "hstcp": 500.0, "stcp": 500.0, "symbiosis+reno": 500.0}
 MIXED = {"symbiosis+reno": {"symbiosis": {"model": "symbiosis"}, "reno": {"model": "reno", "aqm": "droptail"}}}
 
 
+#: ``--load-rtt``: how ecocc reads a delayed Reno-type rate (``simulate(load_rtt=...)``); jitcdde's model
+#: (jitc_models.py) always reads it at the sending time, ``"sent"``
+LOAD_RTT = "current"
+
+
 def _case(model, n, t_end, rtol, atol, seed=1, quick=False):
     if n == 4:
         rtts = [0.05, 0.1, 0.2, 0.4]
@@ -54,6 +59,8 @@ def _case(model, n, t_end, rtol, atol, seed=1, quick=False):
     t_out = list(np.linspace(t_end / 20, t_end, 20))
     case = dict(model=model, capacity_pps=C_PPS, rtts_s=rtts, buffer_pkts=BUFFER.get(model), t_end_s=t_end,
                 t_out_s=t_out, rtol=rtol, atol=atol, params={})
+    if LOAD_RTT != "current":
+        case["load_rtt"] = LOAD_RTT
     if model in MIXED:
         names = list(MIXED[model])
         case.update(model=names[0], protocols=[names[i % len(names)] for i in range(n)], members=MIXED[model])
@@ -68,7 +75,8 @@ def ecocc_case(case, out_path, engine="auto"):
     net = dumbbell(case["capacity_pps"], case["rtts_s"], buffer_pkts=float("inf") if buf is None else buf,
                    protocols=case.get("protocols"))
     tr = simulate(net, case["model"], t_end_s=case["t_end_s"], rtol=case["rtol"], atol=case["atol"],
-                  engine=engine, protocols=case.get("members"), **case.get("params", {}))
+                  engine=engine, protocols=case.get("members"), load_rtt=case.get("load_rtt", "current"),
+                  **case.get("params", {}))
     t_done = time.perf_counter()
     t_out = np.asarray(case["t_out_s"])
     S = np.interp(t_out, tr.t_s, tr.rate_pps.sum(axis=1))
@@ -201,7 +209,8 @@ def _fmt(v, f="{:.3g}"):
 
 def write_md(results, path):
     L = ["# Every model against jitcdde (`python benchmarks/models_bench.py`)", "",
-         f"Run {results['date']} on {results['machine']} (load average at start {results['load']}); whole-process "
+         f"Run {results['date']} on {results['machine']} (load average at start {results['load']}; ecocc "
+         f"load_rtt={results.get('load_rtt', 'current')!r}, jitcdde 'sent'); whole-process "
          "wall times in seconds, medians of the runs listed in models_results.json.", "",
          "| model | ecocc rate err (rel) | ecocc queue err (pkts) | jitcdde rate err | jitcdde queue err | "
          "reference vs rtol 1e-13 (rate / queue) | N=4 first run ecocc | N=4 warm ecocc | N=4 jitcdde | first / warm speed-up | N=1000 ecocc | "
@@ -241,13 +250,17 @@ def main():
     ap.add_argument("--timeout-s", type=float, default=3600.0,
                     help="wall-clock limit of each N = 1,000 run (s); a run cut there is recorded as such")
     ap.add_argument("--quick", action="store_true", help="10 s runs and N = 100 (a smoke test of the harness)")
+    ap.add_argument("--load-rtt", default="current", choices=("current", "sent"),
+                    help="ecocc's reading of a delayed Reno-type rate (simulate's load_rtt); jitcdde's is 'sent'")
     ap.add_argument("--out", default=str(HERE / "models_results"), help="results path without extension")
     args = ap.parse_args()
+    global LOAD_RTT
+    LOAD_RTT = args.load_rtt
     if args.repeats < 1:
         ap.error(f"--repeats must be >= 1, got {args.repeats}")
     import platform
     results = dict(date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), machine=platform.platform(),
-                   load=" ".join(f"{x:.1f}" for x in os.getloadavg()), rows=[])
+                   load=" ".join(f"{x:.1f}" for x in os.getloadavg()), load_rtt=args.load_rtt, rows=[])
     with tempfile.TemporaryDirectory(prefix="ecocc-bench-") as tmp:
         for model in args.models.split(","):
             print(f"== {model}", flush=True)

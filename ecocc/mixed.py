@@ -51,7 +51,7 @@ from .errors import InputError
 from .models import REGISTRY, get_model
 from .models.base import NUMPY_OPS, ModelParams
 from .network import Network
-from .system import _REDUCE, NetworkSystem, _Block, _spmv
+from .system import _REDUCE, NetworkSystem, _Block, _spmv, sent_queue_entries
 
 
 # -- resolving the protocols of a network ------------------------------------------------------------------
@@ -281,17 +281,24 @@ class MixedSystem(NetworkSystem):
         End of the run, seconds.
     rtt_includes_queueing : bool, optional
         Lengthen every feedback delay by the flow's current queueing delay.
+    load_rtt : {"current", "sent"}, optional
+        The queueing delay every delayed rate or load (each member's) is read with: the current one (default)
+        or the sending time's (:class:`ecocc.system.NetworkSystem`).
 
     Raises
     ------
     InputError
-        For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with a member's
+        For a ``load_rtt`` not in :data:`ecocc.system.LOAD_RTT`, a non-bool ``rtt_includes_queueing``,
+        ``rtt_includes_queueing`` with a member's
         ``delayed_feedback=False``, a batch of networks, or a member with per-pair router extras (XCP).
     """
 
-    def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False):
+    def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False,
+                 load_rtt: str = "current"):
         if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
             raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
+        from .system import check_load_rtt
+        self.load_rtt = check_load_rtt(load_rtt)
         a = network.arrays
         if np.ndim(a.rtt_s) != 1:
             raise InputError("network", "a batch", "one network (a mixed network does not run in batches)")
@@ -385,6 +392,10 @@ class MixedSystem(NetworkSystem):
             if self.has_fwd:
                 add(f"fwd:{M.name}", np.concatenate([o + M.loc[p_f] for o in fv]),
                     np.tile(self.fwd[M.pairs], len(fv)), None)
+                if self.load_rtt == "sent":  # each pair's flow's path queues at its forward delay
+                    links, dq_, st_, _ = sent_queue_entries(a, p_f, self.fwd[M.pairs])
+                    M.fwdq = (st_, self.C[links])
+                    add(f"fwdq:{M.name}", lay["queue"].start + links, dq_, None)
             if m.needs_own_delayed:
                 idx = np.arange(M.flows.size)
                 add(f"own:{M.name}", np.concatenate([o + idx for o in fv]), np.tile(self.rtt_s[M.flows], len(fv)),
@@ -410,7 +421,12 @@ class MixedSystem(NetworkSystem):
                     fvN = self._fvars_starts(N)
                     add(nm, np.concatenate([o + N.loc[k] for o in fvN]), np.tile(d, len(fvN)),
                         np.tile(pf[M.pairs][rw], len(fvN)))
-                    M.arr.append((nm, N, k, d, S))
+                    qsent = None
+                    if self.load_rtt == "sent":  # each entry's flow's path queues at the entry's delay
+                        links, dq_, st_, rq = sent_queue_entries(a, k, d)
+                        add(nm + ":q", lay["queue"].start + links, dq_, pf[M.pairs][rw][rq])
+                        qsent = (nm + ":q", st_, self.C[links])
+                    M.arr.append((nm, N, k, d, S, qsent))
         self.lookups = lk
 
     def _split(self, M, z, n_each):
@@ -493,8 +509,12 @@ class MixedSystem(NetworkSystem):
             act_p = self.active_pairs(t - self.fwd)
             for M in self.mem:
                 fpair = self._split(M, Z[self.lk_index[f"fwd:{M.name}"]], M.pairs.size)
-                r_pair[..., M.pairs] = M.model.flow_rate(ops, fpair, qdelay[..., pf[M.pairs]], M.P,
-                                                         M.st_pair_flow) * act_p[M.pairs]
+                if self.load_rtt == "sent":  # the queueing delay at the sending time
+                    st_, Cq = M.fwdq
+                    qf = np.add.reduceat(Z[self.lk_index[f"fwdq:{M.name}"]] / Cq, st_, axis=-1)
+                else:
+                    qf = qdelay[..., pf[M.pairs]]
+                r_pair[..., M.pairs] = M.model.flow_rate(ops, fpair, qf, M.P, M.st_pair_flow) * act_p[M.pairs]
             arrival = _spmv(self.link_from_pair, r_pair) + cross_now
         else:
             arrival = _spmv(self.R, rate) + cross_now
@@ -511,7 +531,7 @@ class MixedSystem(NetworkSystem):
             y_pair = None
             if m.signal_uses_arrival:
                 y_pair = self.cross(t - self.bwd[M.pairs])[..., np.arange(npm), pl[M.pairs]]
-                for nm, N, k, d, S in M.arr:
+                for nm, N, k, d, S, qsent in M.arr:
                     fk = self._split(N, Z[self.lk_index[nm]], k.size)
                     stk = {kk: v[k] for kk, v in N.st_all.items()}
                     t_k = t - d
@@ -519,7 +539,11 @@ class MixedSystem(NetworkSystem):
                     # a member's own flows load its signal as the member says (flow_load: Symbiosis' w/tau
                     # of eq. 17); another protocol's flows by what they send (flow_rate), what the link carries
                     load = N.model.flow_load if N is M else N.model.flow_rate
-                    contrib = load(ops, fk, qdelay[..., k], N.P, stk) * act_k
+                    if qsent is None:  # load_rtt="current": the delayed states with the current queueing delay
+                        qk = qdelay[..., k]
+                    else:  # "sent": the queueing delay at the sending time, from the path queues' history
+                        qk = np.add.reduceat(Z[self.lk_index[qsent[0]]] / qsent[2], qsent[1], axis=-1)
+                    contrib = load(ops, fk, qk, N.P, stk) * act_k
                     y_pair = _spmv(S.matrix, contrib) + y_pair
             sig = m.link_signal(ops, ls_pair, q_pair, y_pair, M.C_pair, P, M.lst_pair)
             sig = np.broadcast_to(sig, np.broadcast_shapes(np.shape(sig), (npm,)))

@@ -48,7 +48,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              solver: str = "adaptive", rtol: float = 1e-7, atol=None, step_s: float | None = None,
              max_step_s: float = math.inf, summary_window_s: float | None = None, progress: bool = False,
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
-             rtt_includes_queueing: bool = False, protocols=None, keep_checkpoint: bool = False,
+             rtt_includes_queueing: bool = False, load_rtt: str = "current", protocols=None,
+             keep_checkpoint: bool = False,
              method: str = "RK45", max_history_gib: float = DEFAULT_MAX_HISTORY_GIB,
              **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
@@ -123,6 +124,13 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         ``rtt_p + sum_{l in p} q_l(t)/C_l`` -- state-dependent delays,
         ``solver="adaptive"`` only, compiled or NumPy (see
         :class:`ecocc.system.NetworkSystem`).
+    load_rtt : {"current", "sent"}
+        How a delayed sending rate that depends on the queueing delay (Reno-type ``W/(tau + Q)``) is read
+        through a delay ``d``: ``"current"`` (default) ``W(t - d)/(tau + Q(t))``, the delayed window over the
+        path's current queueing delay; ``"sent"`` ``W(t - d)/(tau + Q(t - d))``, the rate at the sending time
+        (the standard fluid models' reading).  No effect on models whose delayed load does not read the
+        queueing delay (AECP, CLTCP, PE-TCP, Symbiosis' own load).  All engines and kernels except the
+        lock-step map kernel (see :class:`ecocc.system.NetworkSystem`).
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
@@ -195,12 +203,14 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
           rtt_includes_queueing, "False unless solver='adaptive' (the NumPy solver and the adaptive compiled "
           "kernel have state-dependent delays; the fixed-step solvers do not)")
     keep_checkpoint = opt.flag("keep_checkpoint", keep_checkpoint)
+    from .system import check_load_rtt
+    load_rtt = check_load_rtt(load_rtt)
     from .limits import check_run_size
     for mm, pp in members.values():  # no run that would hang or exhaust memory (each member's laws)
         check_run_size(network, mm, pp, t_end, output_dt_s, step_s=step_s if solver == "fixed" else None,
                        max_step_s=max_step_s)
     if mixed is not None:
-        sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing)
+        sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt)
         if engine == "numba":
             from .dde.codegen_mixed import gap
             why = gap(sysm)
@@ -211,7 +221,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                 _warn_once(f"mixed-gap-{why}", f"this mixed network runs on the NumPy engine: {why}")
                 engine = "numpy"
     else:
-        sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing)
+        sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt)
     if engine == "numba":
         from .dde.engine import installed_kernel_for, warn_no_numba
         if not installed_kernel_for(sysm):  # without numba only an install-time kernel can run (resolve_engine)

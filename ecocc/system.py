@@ -19,6 +19,14 @@ is exact when the rate does not depend on the queue (AECP, PE-TCP, Symbiosis'
 ``available="paper"`` load) and when all forward delays are zero for the
 queue input.  The symbolic layer linearizes the same expression.
 
+Reading of a delayed load (``load_rtt``; default ``"current"``, the reading above): ``"sent"`` evaluates
+every delayed sending rate (or load) at the sending time, ``x_k(t - d) = W_k(t - d)/(tau_k + Q_k(t - d))``
+with ``Q_k(s) = sum_{l in k} q_l(s)/C_l`` -- the flow's state and its path's queues at one earlier time, as
+the standard fluid models (Misra-Gong-Towsley, Low) and the jitcdde peer of the benchmarks do.  The two
+agree for loads that do not read the queueing delay, and at equilibria.  With ``"sent"`` the queues of the
+flow's path are read through the same delay (the lookups ``arrq`` and ``fwdq``); the compiled kernels sum
+such a load per link in the history as they do a queue-free load (docs/notes/renosent.md).
+
 Round trip with queueing (``rtt_includes_queueing=True``; default False,
 the papers' constant-delay reading): every feedback delay of flow ``p`` (the
 link signals at ``d_b(l, p)``, the flow's own load one round trip ago, the
@@ -46,6 +54,57 @@ from .models.base import NUMPY_OPS, NetworkModel
 from .network import Network
 
 _REDUCE = {"min": np.minimum, "max": np.maximum, "sum": np.add}
+
+#: the readings of a delayed load (``load_rtt``): the sender's state with the *current* queueing delay of its
+#: path, or its rate at the sending time (state and queueing delay both delayed)
+LOAD_RTT = ("current", "sent")
+
+
+def check_load_rtt(load_rtt):
+    """Validate ``load_rtt`` (one of :data:`LOAD_RTT`) and return it.
+
+    Raises
+    ------
+    InputError
+        For anything else.
+    """
+    from .errors import InputError
+    if not isinstance(load_rtt, str) or load_rtt not in LOAD_RTT:
+        raise InputError("load_rtt", load_rtt, "'current' (a delayed rate W(t - d)/(tau + Q(t)), the default) or "
+                         "'sent' (the rate at the sending time, W(t - d)/(tau + Q(t - d)))")
+    return load_rtt
+
+
+def sent_queue_entries(a, ks, delays):
+    """The queue lookups of the sending-time queueing delay ``Q_k(t - d)`` of each entry ``(k, d)``.
+
+    Parameters
+    ----------
+    a : network arrays
+        ``flow_pair_start``, ``pair_link`` (each route non-empty).
+    ks : numpy.ndarray
+        Flow of each entry (int).
+    delays : numpy.ndarray
+        Delay of each entry, seconds (last axis over the entries).
+
+    Returns
+    -------
+    links : numpy.ndarray
+        The links of each entry's route, entry after entry (int).
+    dl : numpy.ndarray
+        Their delays (each entry's, repeated).
+    starts : numpy.ndarray
+        Where each entry's links start (for ``np.add.reduceat``).
+    rows : numpy.ndarray
+        The entry of each link read (int).
+    """
+    fps, pl = np.asarray(a.flow_pair_start), np.asarray(a.pair_link)
+    ks = np.asarray(ks, dtype=np.int64)
+    cnt = fps[ks + 1] - fps[ks]
+    rows = np.repeat(np.arange(ks.size), cnt)
+    starts = np.cumsum(cnt) - cnt
+    pos = np.repeat(fps[ks], cnt) + (np.arange(rows.size) - np.repeat(starts, cnt))
+    return pl[pos], np.repeat(np.asarray(delays, dtype=float), cnt, axis=-1), starts, rows
 
 
 def _spmv(M, x):
@@ -98,18 +157,23 @@ class NetworkSystem:
         End of the run, seconds (cross traffic is tabulated and breakpoints collected up to it).
     rtt_includes_queueing : bool, optional
         Lengthen every feedback delay by the flow's current queueing delay (see the module docstring).
+    load_rtt : {"current", "sent"}, optional
+        The queueing delay a delayed rate is read with: the current one (default) or the sending time's
+        (see the module docstring).
 
     Raises
     ------
     InputError
         For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with
-        ``params.delayed_feedback=False``, or flows naming several protocols or another model.
+        ``params.delayed_feedback=False``, a ``load_rtt`` not in :data:`LOAD_RTT`, or flows naming several
+        protocols or another model.
     """
 
     def __init__(self, model: NetworkModel, network: Network, params, t_end: float,
-                 rtt_includes_queueing: bool = False):
+                 rtt_includes_queueing: bool = False, load_rtt: str = "current"):
         self.model, self.net, self.P = model, network, params
         from .errors import InputError
+        self.load_rtt = check_load_rtt(load_rtt)
         if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
             raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
         if rtt_includes_queueing and not getattr(params, "delayed_feedback", True):
@@ -209,6 +273,10 @@ class NetworkSystem:
         fvars = [self.layout["flow:" + v].start for v in m.flow_states]
         if self.has_fwd:
             add("fwd", np.concatenate([o + pf for o in fvars]), np.tile(self.fwd, len(fvars)))
+            if self.load_rtt == "sent":  # each pair's flow's path queues at its forward delay
+                links, dl, self.fwdq_starts, _ = sent_queue_entries(a, pf, self.fwd)
+                self.fwdq_C = np.asarray(self.C)[..., links]
+                add("fwdq", self.layout["queue"].start + links, dl)
         if m.needs_own_delayed:
             idx = np.arange(self.n_flows)
             add("own", np.concatenate([o + idx for o in fvars]), np.tile(a.rtt_s, len(fvars)))
@@ -233,6 +301,10 @@ class NetworkSystem:
             self.arr_flows, self.arr_delays = ks, dl
             self.arr_rows = rows  # the (link, flow) pair each entry is seen by
             add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
+            if self.load_rtt == "sent":  # each entry's flow's path queues at the entry's delay
+                links, dlq, self.arrq_starts, self.arrq_rows = sent_queue_entries(a, ks, dl)
+                self.arrq_C = np.asarray(self.C)[..., links]
+                add("arrq", self.layout["queue"].start + links, dlq)
         self.lookups = lk
 
     # sparse products of the NumPy right-hand side, built on first use (the compiled engine needs none)
@@ -354,7 +426,9 @@ class NetworkSystem:
             fpair = self._split_flow_vars(z, a.pair_link.size)
             st_p = self.st_pair_flow
             act_p = self.active_pairs(t - self.fwd)
-            r_pair = m.flow_rate(ops, fpair, qdelay[..., a.pair_flow], P, st_p) * act_p
+            qf = (np.add.reduceat(Z[self.lk_index["fwdq"]] / self.fwdq_C, self.fwdq_starts, axis=-1)
+                  if self.load_rtt == "sent" else qdelay[..., a.pair_flow])
+            r_pair = m.flow_rate(ops, fpair, qf, P, st_p) * act_p
             arrival = _spmv(self.link_from_pair, r_pair) + cross_now
         else:
             arrival = _spmv(self.R, rate) + cross_now
@@ -374,10 +448,13 @@ class NetworkSystem:
             stk = self._sub_static(self.arr_flows)
             t_k = t - self.arr_delays
             act_k = (a.start_s[self.arr_flows] <= t_k) & (t_k < a.stop_s[self.arr_flows])
+            # the queueing delay the delayed rates are read with (load_rtt): now, or at the sending time
+            qk = (np.add.reduceat(Z[self.lk_index["arrq"]] / self.arrq_C, self.arrq_starts, axis=-1)
+                  if self.load_rtt == "sent" else qdelay[..., self.arr_flows])
             if m.separate_load:
-                contrib = m.flow_load(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
+                contrib = m.flow_load(ops, fk, qk, P, stk) * act_k
             else:
-                contrib = m.flow_rate(ops, fk, qdelay[..., self.arr_flows], P, stk) * act_k
+                contrib = m.flow_rate(ops, fk, qk, P, stk) * act_k
             cross_pair = self.cross(t - self.bwd)[..., np.arange(npair), a.pair_link]
             y_pair = _spmv(self.arr_sum_T, contrib) + cross_pair
         lst_pair = self.lst_pair
@@ -574,6 +651,8 @@ class NetworkSystem:
             out[self.lk_index["own"]] = np.tile(Q, nf)
         if "arr" in self.lk_index:
             out[self.lk_index["arr"]] = np.tile(Q[..., a.pair_flow[self.arr_rows]], nf)
+        if "arrq" in self.lk_index:  # load_rtt="sent": the path queues read at the arrival entries' delays
+            out[self.lk_index["arrq"]] = Q[..., a.pair_flow[self.arr_rows[self.arrq_rows]]]
         return out
 
     def queueing_delay_bound_s(self):

@@ -379,7 +379,7 @@ class Generated:
     """The generated source of a model (with its structural choices) and what the Python side needs to
     call it: the history components, the parameter names."""
 
-    def __init__(self, model, P, st_keys, lst_keys, sdd=False, fwd=False):
+    def __init__(self, model, P, st_keys, lst_keys, sdd=False, fwd=False, sent=False):
         import sympy as sp
         lw = Laws(model, P, st_keys, lst_keys)
         # variants (module docstring, "Queueing delay and forward delays"): the default text is unchanged
@@ -397,11 +397,17 @@ class Generated:
                             if (uses_y and lw.uses(lw.load, s)) or (m.needs_own_delayed and lw.uses(lw.own, s))
                             or (fwd and lw.uses(lw.rate, s))})  # fwd: the arrival reads the rate delayed
         uses_qd = any(lw.uses(e, lw.qd) for e in [lw.rate] + lw.dflow + ([lw.load] if uses_y else []))
+        # load_rtt="sent" (module docstring): a delayed load (sent_y) or forward-delayed rate (sent_f) that reads
+        # the queueing delay reads it at the sending time, from the history of its path's queues
+        sent_y = bool(sent and uses_y and lw.uses(lw.load, lw.qd))
+        sent_f = bool(sent and fwd and lw.uses(lw.rate, lw.qd))
+        self.sent = sent_y or sent_f
+        q_used = q_used or self.sent  # the queues' history: the signal's, or the sending time's queueing delay
         # the aggregated link load (_agg_hooks; docs/notes/aggload.md): the history keeps per link and per
         # accepted segment the Hermite data of sum_k act_k load_k, so a pair reads it in O(1) instead of a
         # history read per flow on the link; only where the load a pair reads is the flows' load at one time
         # (no forward delays, no queueing delay in the delays) and the load does not read the current qd
-        aggl = bool(uses_y and not sdd and not fwd and not lw.uses(lw.load, lw.qd))
+        aggl = bool(uses_y and not sdd and not fwd and (sent_y or not lw.uses(lw.load, lw.qd)))
         self.agg = aggl
         # the load read only where the signal's value depends on it (docs/notes/renoagg.md): a piecewise
         # signal (drop-tail: the load only at a full buffer) gets ``_law_reads_y`` on the pair's other
@@ -427,7 +433,7 @@ class Generated:
         if uses_y:
             src += _function("_law_load", fn_rate + par_args, [lw.load], False)
         if aggl:
-            src += _load_dot_function("_law_load_dot", lw, lw.load, fn_rate, par_args)
+            src += _load_dot_function("_law_load_dot", lw, lw.load, fn_rate, par_args, qd=sent_y)
         if m.needs_own_delayed:
             src += _function("_law_own", ["u_" + v for v in m.flow_states] + [s.name for s in lw.st] + par_args,
                              [lw.own], False)
@@ -532,7 +538,7 @@ class Generated:
               "        a = 0.0",
               "        for jj in range(lptr[l], lptr[l + 1]):"]
         if fwd:
-            r += _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow)
+            r += _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent_f)
         else:
             r += ["            a += rate[lflows[jj]]"]
         r += ["        arrival[l] = a + ctable[kc, l]",
@@ -590,7 +596,10 @@ class Generated:
                     else:
                         r += [f"                    u_{v} = 0.0  # not read by the load"]
                 r += ["                    " + x for x in static_flow("kf")]
-                load_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+                if sent_y:  # the queueing delay at the sending time, where the flow's state was read
+                    r += _sent_qd_code(20, "kf", "qk", "HC_Q0")
+                load_args = ", ".join([("qk" if sent_y else "qdel[kf]") if x == "qd" else x for x in fn_rate]
+                                      + par_args)
                 r += [f"                    yy += _law_load({load_args})"]
             if aggl:  # the per-flow sum above: the else branch
                 r[r0:] = ["    " + x for x in r[r0:]]
@@ -660,7 +669,7 @@ class Generated:
               "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
         if aggl:
-            r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw)
+            r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                         flow_used, self.st_keys, self.lst_keys, shared)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n" + _lanes_template()
@@ -698,18 +707,35 @@ class Generated:
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
-def _load_dot_function(name, lw, expr, fn_rate, par_args):
+def _load_dot_function(name, lw, expr, fn_rate, par_args, qd=False):
     """Source of ``name``: d ``expr`` / dt by the chain rule through the stored flow states (log or not),
     ``sum_i d expr / d u_i * du_i``, taking ``fn_rate``, then ``du_<state>`` per flow state, then ``par_args``
     (the aggregated load's slopes, :func:`_agg_hooks`; the mixed composites' aggregated groups,
-    :mod:`ecocc.dde.codegen_mixed`)."""
+    :mod:`ecocc.dde.codegen_mixed`).  ``qd``: the law is read at the sending time (``load_rtt="sent"``), its
+    queueing delay is a state too: the term ``d expr / d qd * dqd`` is added, ``dqd`` after the ``du``."""
     import sympy as sp
     du = [sp.Symbol(f"du_{v}", real=True) for v in lw.model.flow_states]
     dot = sum((sp.diff(expr, ui) * dui for ui, dui in zip(lw.u, du)), sp.Integer(0))
+    if qd:
+        dqd = sp.Symbol("dqd", real=True)
+        return _function(name, list(fn_rate) + [x.name for x in du] + ["dqd"] + list(par_args),
+                         [dot + sp.diff(expr, lw.qd) * dqd], False)
     return _function(name, list(fn_rate) + [x.name for x in du] + list(par_args), [dot], False)
 
 
-def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
+def _sent_qd_code(ind, kf, name, qcol):
+    """Source: ``name`` = flow ``kf``'s queueing delay ``sum_{l in kf} q_l / C_l`` at the time where
+    :func:`_seg_code` points, its path's queues read from the history columns ``qcol + l`` (``load_rtt="sent"``:
+    the delayed rate at the sending time; the same operations as the current ``qd``)."""
+    x = " " * ind
+    return ([f"{x}{name} = 0.0",
+             f"{x}for j2 in range(fps[{kf}], fps[{kf} + 1]):",
+             f"{x}    l2 = pl[j2]"]
+            + _val_code(ind + 4, "qv", f"{qcol} + l2", "IQ + l2")
+            + [f"{x}    {name} += qv / C[l2]"])
+
+
+def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent=False):
     """Source of ``_model_hist_cols`` and ``_model_hist_seg`` (redefining the integrator template's, which keep
     nothing): per link ``l`` and accepted segment ``[t, t + h]`` (history row ``r``), the aggregated load
     ``A_l = sum_k act_k load_k`` over the flows on ``l`` active on the segment (at its midpoint: starts and stops
@@ -719,10 +745,11 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
     as a flow starting or stopping at a node makes the sum jump there) and the number of active flows
     (``XN + l``, XCP's ``n_active``).  The cubic Hermite of the sum is the sum of the terms' cubic Hermites for a
     load linear in the stored states; for a state stored as its logarithm (``load = e^u``) the two differ at
-    the order of the interpolation error."""
-    load_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + par_args)
-    dot_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + [f"du_{v}" for v in m.flow_states]
-                         + par_args)
+    the order of the interpolation error.  ``sent`` (``load_rtt="sent"``): the load reads the flow's queueing
+    delay at the same time, ``sum_{l in k} q_l / C_l`` from the segment's ends, its slope from the queues'."""
+    load_args = ", ".join([("qd_e" if sent else "0.0") if x == "qd" else x for x in fn_rate] + par_args)
+    dot_args = ", ".join([("qd_e" if sent else "0.0") if x == "qd" else x for x in fn_rate]
+                         + [f"du_{v}" for v in m.flow_states] + (["dqd_e"] if sent else []) + par_args)
     r = ["", "", "@njit(cache=True)",
          "def _model_hist_cols(D):",
          '    """The aggregated load\'s history columns (ecocc.dde.codegen._agg_hooks)."""',
@@ -732,6 +759,7 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
          '    """The aggregated load of history row r (ecocc.dde.codegen._agg_hooks)."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D"]
     r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
+    r += ([f"    IQ = {len(m.flow_states)} * P + {len(m.link_states)} * L"] if sent else [])
     r += ["    XA = nh",
           "    XB = nh + L",
           "    XN = nh + 2 * L",
@@ -755,6 +783,13 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw):
             else:
                 r += [f"                u_{v} = 0.0  # not read by the load",
                       f"                du_{v} = 0.0"]
+        if sent:
+            r += ["                qd_e = 0.0",
+                  "                dqd_e = 0.0",
+                  "                for j2 in range(fps[kf], fps[kf + 1]):",
+                  "                    l2 = pl[j2]",
+                  f"                    qd_e += {ys}[IQ + l2] / C[l2]",
+                  f"                    dqd_e += {fs}[IQ + l2] / C[l2]"]
         r += [f"                {a} += _law_load({load_args})",
               f"                {d} += _law_load_dot({dot_args})"]
     r += ["        HY[r, XA + l] = a0",
@@ -797,7 +832,7 @@ def _sdd_delay(d):
     return f"({d} + qx if {d} > 0.0 else 0.0)"
 
 
-def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow):
+def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent=False):
     """Source, in the arrival loop over ``jj`` (link ``l``'s flows): add flow ``kf``'s rate at ``t - d_f(l, kf)``
     (``FWL[jj]``), its state read from the history and its queueing delay the current one, zero while the flow
     is inactive then -- ``NetworkSystem.rhs``'s ``fwd`` lookup; a zero forward delay reads the current rate."""
@@ -814,7 +849,9 @@ def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow):
         else:
             out += [f"                    u_{v} = 0.0  # not read by the rate"]
     out += ["                    " + x for x in static_flow("kf")]
-    rate_args = ", ".join(["qdel[kf]" if x == "qd" else x for x in fn_rate] + par_args)
+    if sent:  # load_rtt="sent": the queueing delay at the sending time
+        out += _sent_qd_code(20, "kf", "qk", "HC_Q0")
+    rate_args = ", ".join([("qk" if sent else "qdel[kf]") if x == "qd" else x for x in fn_rate] + par_args)
     out += [f"                    a += _law_rate({rate_args})"]
     return out
 
@@ -1488,7 +1525,7 @@ def _laws_key(sysm):
 
 
 def variant_flags(sysm) -> tuple:
-    """Which variant of the generated right-hand side ``sysm`` needs: ``(sdd, fwd)``.
+    """Which variant of the generated right-hand side ``sysm`` needs: ``(sdd, fwd, sent)``.
 
     Parameters
     ----------
@@ -1499,9 +1536,11 @@ def variant_flags(sysm) -> tuple:
     -------
     tuple of bool
         ``sdd``: the feedback delays include the path's queueing delay (``rtt_includes_queueing``); ``fwd``: some
-        (link, flow) pair has a positive forward delay (``delay_split="propagation"`` or ``forward_delays_s``).
+        (link, flow) pair has a positive forward delay (``delay_split="propagation"`` or ``forward_delays_s``);
+        ``sent``: delayed rates are read at the sending time (``load_rtt="sent"``).
     """
-    return (bool(getattr(sysm, "rtt_includes_queueing", False)), bool(getattr(sysm, "has_fwd", False)))
+    return (bool(getattr(sysm, "rtt_includes_queueing", False)), bool(getattr(sysm, "has_fwd", False)),
+            getattr(sysm, "load_rtt", "current") == "sent")
 
 
 def generate_for(sysm, P) -> Generated:
@@ -1548,8 +1587,8 @@ def generate(sysm) -> Generated:
     key = _laws_key(sysm)
     g = indexed(key and f"{key}.json", _Cached)
     if g is None:
-        sdd, fwd = variant_flags(sysm)
-        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sdd=sdd, fwd=fwd)
+        sdd, fwd, sent = variant_flags(sysm)
+        g = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sdd=sdd, fwd=fwd, sent=sent)
         _write(generated_dir() / f"{g.name}.py", g.source)
         if key is not None:
             import json

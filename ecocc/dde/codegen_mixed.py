@@ -46,8 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import (Laws, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _shared_exps,
-                      _val_code, _with_exps, numeric_params)
+from .codegen import (Laws, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
+                      _shared_exps, _val_code, _with_exps, numeric_params)
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
@@ -168,7 +168,7 @@ class GeneratedMixed:
         its per-flow and per-link static fields.
     """
 
-    def __init__(self, members):
+    def __init__(self, members, sent=False):
         ml = [_MemberLaws(i, m, P, st, lst) for i, (m, P, st, lst) in enumerate(members)]
         self.n_members = len(ml)
         self.model_name = "mixed(" + "+".join(x.model.name for x in ml) + ")"
@@ -186,7 +186,12 @@ class GeneratedMixed:
                 used |= x.flow_vars_read("own")
             self.flow_used.append(sorted(used))
         self.link_used = [x.link_used for x in ml]
-        self.q_used = any(x.q_used for x in ml)
+        # load_rtt="sent": a delayed law that reads the queueing delay reads it at the sending time, from the
+        # history of the flow's path queues (codegen.Generated's sent variant); the default text is unchanged
+        self._sent = {(z.i, law): bool(sent and z.reads_qd(law))
+                      for x in ml if x.uses_y for z in ml for law in (("load",) if z is x else ("rate",))}
+        self.sent = any(self._sent.values())
+        self.q_used = any(x.q_used for x in ml) or self.sent
         self.n_flow_states = [len(x.model.flow_states) for x in ml]
         self.n_link_states = [len(x.model.link_states) for x in ml]
         self.param_names = [x.param_names for x in ml]
@@ -206,14 +211,16 @@ class GeneratedMixed:
                 continue
             for z in ml:
                 law = "load" if z is x else "rate"
-                if z.model.flow_states and not z.reads_qd(law) and [z.i, law] not in self.agg_groups:
+                if (z.model.flow_states and (self._sent[(z.i, law)] or not z.reads_qd(law))
+                        and [z.i, law] not in self.agg_groups):
                     self.agg_groups.append([z.i, law])
         src = ["import math  # noqa", "import numpy as np  # noqa", "from numba import njit  # noqa"]
         for x, other in zip(ml, any_other_y):
             src += x.source(other)
         for zi, law in self.agg_groups:
             z = ml[zi]
-            src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args)
+            src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args,
+                                      qd=self._sent[(zi, law)])
         r = self._rhs(ml)
         if self.agg_groups:
             r += self._agg_hooks(ml)
@@ -365,9 +372,10 @@ class GeneratedMixed:
         for g, (zi, law) in enumerate(self.agg_groups):
             z = ml[zi]
             r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
-            args = ", ".join(["0.0" if a == "qd" else a for a in z.fn_rate] + z.par_loc)
-            dargs = ", ".join(["0.0" if a == "qd" else a for a in z.fn_rate] + [f"du_{v}" for v in z.model.flow_states]
-                              + z.par_loc)
+            sq = self._sent[(zi, law)]  # the law at the sending time: its queueing delay from the path's queues
+            args = ", ".join([("qd_e" if sq else "0.0") if a == "qd" else a for a in z.fn_rate] + z.par_loc)
+            dargs = ", ".join([("qd_e" if sq else "0.0") if a == "qd" else a for a in z.fn_rate]
+                              + [f"du_{v}" for v in z.model.flow_states] + (["dqd_e"] if sq else []) + z.par_loc)
             used = z.flow_vars_read(law)
             r += [f"    XA = nh + {2 * g} * L",
                   "    XB = XA + L",
@@ -388,6 +396,13 @@ class GeneratedMixed:
                               f"                du_{v} = {fs}[OF{zi}_{v} + ik]"]
                     else:
                         r += [f"                u_{v} = 0.0  # not read by the law", f"                du_{v} = 0.0"]
+                if sq:
+                    r += ["                qd_e = 0.0",
+                          "                dqd_e = 0.0",
+                          "                for j2 in range(fps[kf], fps[kf + 1]):",
+                          "                    l2 = pl[j2]",
+                          f"                    qd_e += {ys}[IQ + l2] / C[l2]",
+                          f"                    dqd_e += {fs}[IQ + l2] / C[l2]"]
                 r += [f"                {a} += _m{zi}_{law}({args})",
                       f"                {d} += _m{zi}_{law}_dot({dargs})"]
             r += ["        HY[r, XA + l] = a0",
@@ -442,7 +457,10 @@ class GeneratedMixed:
                     else:
                         body += [f"k_u_{v} = 0.0  # not read by this load"]
                 body += stf(z, "kf", "k_")
-                args = [("qdel[kf]" if a == "qd" else "k_" + a) for a in z.fn_rate] + z.par_loc
+                sq = self._sent[(z.i, law)]
+                if sq:  # load_rtt="sent": the queueing delay at the sending time, where the state was read
+                    body += _sent_qd_code(0, "kf", "k_qd", "HQ")
+                args = [(("k_qd" if sq else "qdel[kf]") if a == "qd" else "k_" + a) for a in z.fn_rate] + z.par_loc
                 # a member's own flows load its signal by its flow_load, the others' by their flow_rate (summed per
                 # member, as MixedSystem.rhs)
                 body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
@@ -548,6 +566,8 @@ def _index_key(sysm):
         if k is None:
             return None
         h.update(k.encode())
+    if getattr(sysm, "load_rtt", "current") == "sent":  # the sent variant's text differs; the default key does not
+        h.update(b"load_rtt=sent")
     return h.hexdigest()[:24]
 
 
@@ -570,7 +590,8 @@ def generate(sysm) -> GeneratedMixed:
         num = set(numeric_params(M.P))
         opts = tuple((k, v) for k, v in sorted(M.P.as_dict().items()) if k not in num)
         key.append((type(M.model), opts, tuple(M.st_all), tuple(M.lst)))
-    key = tuple(key)
+    sent = getattr(sysm, "load_rtt", "current") == "sent"
+    key = tuple(key) + ((("load_rtt", "sent"),) if sent else ())
     g = _gen_cache.get(key)
     if g is not None:
         return g
@@ -581,7 +602,7 @@ def generate(sysm) -> GeneratedMixed:
     # run after installing needs no SymPy (a second or so per process)
     g = codegen.indexed(ik and f"mixed-{ik}.json", _CachedMixed)
     if g is None:
-        g = GeneratedMixed([_member_spec(M) for M in sysm.mem])
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem], sent=sent)
         codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
         if ik is not None:
             codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))

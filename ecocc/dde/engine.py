@@ -219,7 +219,10 @@ def _variant_gap(sysm, kernel):
     """Why the compiled ``kernel`` (``"lanes"`` or ``"fixed"``) cannot run ``sysm``'s variant, or None: only the
     adaptive kernel follows ``rtt_includes_queueing`` and forward delays (:func:`ecocc.dde.codegen.variant_flags`)."""
     from .codegen import variant_flags
-    sdd, fwd = variant_flags(sysm)
+    sdd, fwd, sent = variant_flags(sysm)
+    if sent and kernel == "lanes":
+        return ("load_rtt='sent' with the 'lanes' kernel: the lock-step map kernel reads delayed rates with the "
+                "current queueing delay only")
     if sdd:
         return (f"rtt_includes_queueing=True with the {kernel!r} kernel: only the adaptive compiled kernel has "
                 "state-dependent delays")
