@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .errors import EcoccError, InputError, check_finite
+from .errors import EcoccError, InputError, check, check_finite
 
 
 def parse_assignment(text: str):
@@ -130,6 +130,10 @@ def _figure_formats(text):
                    "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")
+@click.option("--load-rtt", type=str, default=None, metavar="current|sent",
+              help="How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
+                   "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
+                   "the sending time (the standard fluid models' reading).")
 @click.option("--no-figure", is_flag=True, help="Skip the figure.")
 @click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
               help="Figure file formats, comma-separated (png, pdf, svg).")
@@ -137,8 +141,8 @@ def _figure_formats(text):
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, no_figure,
-                 fig_formats, no_checkpoint, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, load_rtt,
+                 no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -150,6 +154,11 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         raise InputError("SCENARIO", scenario, "a .toml file or a shipped scenario name (omit it for "
                          f"{scenarios.DEFAULT})")
     sc = scenarios.load(scenario or scenarios.DEFAULT)
+    if load_rtt is None:
+        load_rtt = sc.load_rtt
+    else:
+        from .system import LOAD_RTT
+        check(load_rtt in LOAD_RTT, "--load-rtt", load_rtt, "current or sent")
     params = dict(sc.params)
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
@@ -171,14 +180,16 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         ckpt = None
         if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
             key, _ = run_key(kind="simulate-checkpoint", scenario_digest=sc.digest, params=params, t_end_s=t_end,
-                             rtol=rtol, solver=solver, engine=engine, output_dt_s=sc.output_dt_s)
+                             rtol=rtol, solver=solver, engine=engine, output_dt_s=sc.output_dt_s,
+                             **({} if load_rtt == "current" else {"load_rtt": load_rtt}))
             ckpt = out / f".{stem_name}-{key[:12]}.ckpt.npz"
             if ckpt.exists() and not quiet:
                 click.echo(f"resuming from {ckpt}", err=True)
         tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                       solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
-                      keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib, **params)
+                      keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
+                      load_rtt=load_rtt, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:
