@@ -243,3 +243,17 @@ def test_sent_matches_jitcdde_and_current_does_not():
     assert out["sent"][1] > 100.0  # the queue builds: the readings differ
     assert out["sent"][0] < 1e-3 * out["sent"][1]
     assert out["current"][0] > 100 * out["sent"][0]
+
+
+def test_linearization_takes_load_rtt():
+    """symbolic.synchronous_loop follows load_rtt; for the registry models it linearizes the two readings alike:
+    TCP Symbiosis' load is w/tau (available="paper", no queueing delay) or, with available="measured", its
+    equilibrium lies on the branch where the load is not read (A1 = 0) -- measured here, both A0 and A1 equal."""
+    from ecocc.symbolic.loop import synchronous_loop
+    with pytest.raises(InputError, match="load_rtt"):
+        synchronous_loop("symbiosis", None, 4, load_rtt="later")
+    for av in ("paper", "measured"):
+        a = synchronous_loop("symbiosis", {"available": av, "rate": "window"}, 4)
+        b = synchronous_loop("symbiosis", {"available": av, "rate": "window"}, 4, load_rtt="sent")
+        assert b.load_rtt == "sent"
+        assert a.A0 == b.A0 and a.A1 == b.A1 and a.equilibrium == b.equilibrium

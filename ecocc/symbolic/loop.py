@@ -105,6 +105,7 @@ class SyncLoop:
     equilibrium_check: dict = field(default_factory=dict)
     messages: tuple = ()
     rhs_raw: tuple = ()
+    load_rtt: str = "current"
 
     # -- numeric helpers ---------------------------------------------------
     def values(self, **overrides) -> dict:
@@ -269,16 +270,17 @@ def _scalarize(d):
     return out
 
 
-def _build(model, P, Ps, N, C, tau, ops, s_now, s_del, ls_now, ls_del, q_now, q_del, st, lst):
+def _build(model, P, Ps, N, C, tau, ops, s_now, s_del, ls_now, ls_del, q_now, q_del, st, lst, load_rtt="current"):
     """Wire the model's laws for N synchronous flows on one link (any ops)."""
     m = model
     qdelay = q_now / C
     rate = m.flow_rate(ops, s_now, qdelay, Ps, st)
     y_del = None
     if m.signal_uses_arrival:
-        # NetworkSystem passes the *current* queueing delay with the delayed
-        # flow states (see the report); mirror it so both agree.
-        load = m.flow_load(ops, s_del, qdelay, Ps, st) if m.separate_load else m.flow_rate(ops, s_del, qdelay, Ps, st)
+        # NetworkSystem's load_rtt: the delayed flow states with the *current* queueing delay ("current", the
+        # default), or the load at the sending time, the queue delayed too ("sent"); mirrored so both agree
+        ql = q_del / C if load_rtt == "sent" else qdelay
+        load = m.flow_load(ops, s_del, ql, Ps, st) if m.separate_load else m.flow_rate(ops, s_del, ql, Ps, st)
         y_del = N * load
     if m.pair_extras:  # N synchronous flows: all active and seen by the link, each at the flow's current rate
         lst = dict(lst, n_active=N, rate=rate, self_seen=1)
@@ -300,7 +302,7 @@ def _nonsmooth_atoms(exprs):
 
 
 def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4, tau_ref=0.1,
-                     check_equilibrium=True) -> SyncLoop:
+                     check_equilibrium=True, load_rtt="current") -> SyncLoop:
     """Linearize ``model`` for N synchronous flows on one bottleneck.
 
     Parameters
@@ -320,6 +322,10 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
     check_equilibrium : bool, optional
         Compare the closed-form equilibrium with ``model.equilibrium`` on a numeric dumbbell at the
         reference point (result in :attr:`SyncLoop.equilibrium_check`; empty when False).
+    load_rtt : {"current", "sent"}, optional
+        The reading of the delayed load (:class:`ecocc.system.NetworkSystem`): with ``"sent"`` a load that
+        reads the queueing delay (TCP Symbiosis with ``available="measured"``) reads the delayed queue, which
+        moves its queue derivative from ``A0`` to ``A1``; the equilibrium is the same.
 
     Returns
     -------
@@ -332,6 +338,8 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
         For Reno (not supported) or parameters the model refuses.
     """
     m = get_model(model)
+    from ..system import check_load_rtt
+    load_rtt = check_load_rtt(load_rtt)
     if m.name == "reno":
         raise InputError("model", m.name, "one of aecp, cltcp, petcp, symbiosis (reno: its equilibrium has no "
                                           "closed form; its loop is ecocc.stability.reno_loop, linearized from the "
@@ -388,7 +396,8 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
         dly_used = dly
     s_now = dict(zip(m.flow_states, now[:nf])); s_del = dict(zip(m.flow_states, dly_used[:nf]))
     ls_now = dict(zip(m.link_states, now[nf:-1])); ls_del = dict(zip(m.link_states, dly_used[nf:-1]))
-    rhs_raw = _build(m, Pnum, Ps, N, C, tau, SYMPY_OPS, s_now, s_del, ls_now, ls_del, now[-1], dly_used[-1], st, lst)
+    rhs_raw = _build(m, Pnum, Ps, N, C, tau, SYMPY_OPS, s_now, s_del, ls_now, ls_del, now[-1], dly_used[-1], st, lst,
+                     load_rtt)
     rhs_raw = [sympy.sympify(e) for e in rhs_raw]
     to_now = dict(zip(dly, now))
 
@@ -459,7 +468,7 @@ def synchronous_loop(model, params=None, n_flows=None, *, C_ref=1000.0, N_ref=4,
     return SyncLoop(model=m.name, state_names=tuple(names), states=tuple(now), delayed=tuple(dly), rhs=tuple(rhs),
                     param_symbols=psyms, C=C, N=N, tau=tau, s=s, reference=ref, equilibrium=eq, A0=A0, A1=A1,
                     L=L, hidden_factor=hidden, loop_cut=cut, equilibrium_check=eq_check, messages=tuple(msgs),
-                    rhs_raw=tuple(rhs_raw))
+                    rhs_raw=tuple(rhs_raw), load_rtt=load_rtt)
 
 
 def _numeric_params(loop, vals):
@@ -493,7 +502,7 @@ def _numeric_rhs(loop, state, delayed, vals):
     ls_now = {v: np.float64(state[v]) for v in m.link_states}
     ls_del = {v: np.float64(delayed[v]) for v in m.link_states}
     out = _build(m, P, P, N, C, tau, NUMPY_OPS, s_now, s_del, ls_now, ls_del, np.float64(state["q"]),
-                 np.float64(delayed["q"]), st, lst)
+                 np.float64(delayed["q"]), st, lst, getattr(loop, "load_rtt", "current"))
     del nf, names
     return np.array([float(v) for v in out])
 
