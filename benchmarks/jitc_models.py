@@ -13,8 +13,10 @@ default).  What differs from ecocc's solver, stated:
   derivative of an added state A_l (A_l' = sum of the loads on link l) at the delayed time,
   ``dy(A_l, t - tau)``: the loads of every flow at that earlier time.  ecocc's right-hand side evaluates
   the delayed windows with the *current* queueing delay where a model's load depends on it (Reno-type
-  ``w / (tau + q/C)``); the two agree where the load does not depend on the queueing delay (AECP, CLTCP,
-  PE-TCP, Symbiosis: ``separate_load`` w/tau).
+  ``w / (tau + q/C)``) by default (``load_rtt="current"``); ``simulate(load_rtt="sent")`` (``models_bench.py
+  --load-rtt sent``) reads it at the sending time, as here -- then both integrate the same model.  The two
+  readings agree where the load does not depend on the queueing delay (AECP, CLTCP, PE-TCP, Symbiosis:
+  ``separate_load`` w/tau).
 
 Run as a script: integrates one case given as JSON on the command line and writes an ``.npz`` with the
 wall-clock split (set-up, C compilation, integration) -- in a subprocess, so that a compilation or an

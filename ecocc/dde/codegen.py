@@ -53,6 +53,12 @@ link ``l`` sums each flow's rate at ``t - d_f(l, k)`` (its state from the histor
 current one) and the load a pair reads is each flow's at ``d_b(l, p) + d_f(l, k)``.  Breakpoints are the
 reference's (:meth:`DDEProblem.breakpoints`, propagated through the constant delays only).
 
+Reading of a delayed load (``load_rtt="sent"``, a third variant, :func:`variant_flags`): a delayed load or
+forward-delayed rate that reads the queueing delay reads it at the sending time -- the flow's path queues read
+from the history at the same delayed time (the queues are then stored) -- and such a load is aggregated per link
+like a queue-free one, its slope by the chain rule through the flow states and the path queues
+(docs/notes/renosent.md).  The lock-step kernel does not follow it (``engine._variant_gap``).
+
 Scope: what :class:`NetworkSystem` computes with no state jumps; :func:`supported` says why not otherwise,
 and the caller uses the NumPy solver.
 """

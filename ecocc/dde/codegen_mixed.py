@@ -24,7 +24,9 @@ over the member's flows in the history at each accepted step (value and slopes, 
 :func:`ecocc.dde.codegen._agg_hooks`), so a pair reads it in O(1) where its delayed time falls in a stored
 segment; a law that reads the current queueing delay (Reno's ``W/(tau + Q(t))``, Symbiosis' rate) stays a
 per-flow sum (MixedSystem.rhs evaluates the delayed windows with the current ``qdelay``: no per-link sum exists
-ahead of time for distinct RTTs, docs/notes/renoagg.md); a piecewise signal reads the load only where its
+ahead of time for distinct RTTs, docs/notes/renoagg.md) -- unless ``load_rtt="sent"``: then such a law is read at
+the sending time (its queueing delay from the path queues' history) and is an aggregated group too, its slopes
+through the queues' (docs/notes/renosent.md); a piecewise signal reads the load only where its
 branch does (drop-tail: at a full buffer, ``_m<i>_reads_y``, :func:`ecocc.dde.codegen._reads_when`).
 
 The flows are dispatched to their member inside the loops (``fmem``: each flow's member, ``floc``: its
