@@ -188,21 +188,43 @@ def test_sent_reno_droptail_compiled_matches_numpy():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("buf", [50.0, 1e5])
-def test_sent_symbiosis_and_reno_compiled_matches_numpy(buf):
+@pytest.mark.parametrize("case", ["symbiosis-vs-reno", "never-full"])
+def test_sent_symbiosis_and_reno_compiled_matches_numpy(case):
     """The Symbiosis + drop-tail Reno composite under "sent" (every summed law an aggregated group), compiled
-    against the NumPy composite by tests/test_mixed_compiled.py's rules; buffer 50: it overflows (compared up to
-    0.4 s after the first loss); 1e5: never full, the whole run."""
+    against the NumPy composite by tests/test_mixed_compiled.py's rules.  The shipped scenario symbiosis-vs-reno
+    (10 Mbps, 41-packet buffer): it overflows at 4.9 s, compared by those rules up to the first loss and by the
+    accuracy rule alone up to 0.4 s after it (drop-tail is ill-conditioned after it; see below); a 1,000 packets/s dumbbell with RTTs 0.1 and 0.2 s and a buffer never full: the
+    whole run."""
     from test_mixed_compiled import _compare
-    net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=buf, protocols=["symbiosis", "reno"])
-    sysm = _mixed(net, 10.0, "sent", reno__aqm="droptail")
-    if buf > 1e3:
+    if case == "never-full":
+        net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=1e5, protocols=["symbiosis", "reno"])
+        sysm = _mixed(net, 10.0, "sent", reno__aqm="droptail")
         _compare(sysm, 10.0)
         return
-    ref = solve_dde(sysm.problem(), 10.0, rtol=1e-6, atol=sysm.default_atol(), t_eval=output_grid(10.0, 0.05))
-    lost = ref.y[:, sysm.layout["lost"].sl].max(axis=1)
+    from ecocc import scenarios
+    sc = scenarios.load(case)
+    members, fm = resolve_protocols(sc.network, sc.model, None, sc.protocols, {})
+    sysm = MixedSystem(Mixed(members, fm), sc.network, 10.0, load_rtt="sent")
+    got, ref = _compare(sysm, 10.0, until=4.85)  # the rules of test_mixed_compiled up to the first loss (4.9 s)
+    lay = sysm.layout
+    lost = ref.y[:, lay["lost"].sl].max(axis=1)
     assert lost[-1] > 1.0
-    _compare(sysm, 10.0, until=float(ref.t[np.argmax(lost > 1e-6)]) + 0.4)
+    t1 = float(ref.t[np.argmax(lost > 1e-6)])
+    assert t1 > 4.85
+    # up to 0.4 s after it: the NumPy run itself is 775 tolerances from a 1,000x tighter one there (measured;
+    # drop-tail's jump is not located), so "within 200 tolerances of it" does not hold for an accurate run: the
+    # compiled run is 3.0 tolerances from the tighter one.  Checked: no less accurate than NumPy (2x + 1)
+    te = output_grid(10.0, 0.05)
+    atol = sysm.default_atol()
+    tight = solve_dde(sysm.problem(), 10.0, rtol=1e-9, atol=atol * 1e-3, t_eval=te)
+    cols = np.ones(got.y.shape[1], dtype=bool)
+    cols[lay["lost"].sl] = cols[lay["departed"].sl] = False
+    keep = te <= t1 + 0.4
+    sct = (atol + 1e-6 * np.abs(tight.y))[keep][:, cols]
+    e_got = np.max(np.abs(got.y - tight.y)[keep][:, cols] / sct)
+    e_ref = np.max(np.abs(ref.y - tight.y)[keep][:, cols] / sct)
+    print(f"up to {t1 + 0.4:.2f} s, against a 1,000x tighter NumPy run: compiled {e_got:.3g}, NumPy {e_ref:.3g}")
+    assert e_got <= 2 * e_ref + 1.0
 
 
 # -- ecocc against jitcdde on the same model (slow) -----------------------------------------------------------
