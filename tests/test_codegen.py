@@ -287,7 +287,7 @@ def test_xcp_startup_variants_compiled_match_numpy(variant):
         net = dumbbell(1250.0, [0.05, 0.1, 0.2, 0.4], buffer_pkts=200.0, initial_rate_pps=100.0)
     m = get_model("xcp")
     sysm = NetworkSystem(m, net, m.make_params(), 5.0, rtt_includes_queueing=variant == "sdd")
-    assert codegen.variant_flags(sysm) == (variant == "sdd", variant == "fwd")
+    assert codegen.variant_flags(sysm) == (variant == "sdd", variant == "fwd", False)
     te = output_grid(5.0, 0.05)
     atol = sysm.default_atol()
     got = engine.solve_adaptive(sysm, 5.0, rtol=RTOL, atol=atol, t_eval=te)
@@ -598,7 +598,7 @@ def test_aggregated_load_eligibility():
     def gen(model, net, **kw):
         m = get_model(model)
         s = NetworkSystem(m, net, m.make_params(**kw), 1.0)
-        sdd, fwd = codegen.variant_flags(s)
+        sdd, fwd, _ = codegen.variant_flags(s)  # (sdd, fwd, sent)
         return codegen.Generated(m, s.P, list(s.st), list(s.lst), sdd=sdd, fwd=fwd)
 
     net = _agg_network()
