@@ -222,8 +222,8 @@ def test_sent_symbiosis_and_reno_compiled_matches_numpy(case):
     """The Symbiosis + drop-tail Reno composite under "sent" (every summed law an aggregated group), compiled
     against the NumPy composite by tests/test_mixed_compiled.py's rules.  The shipped scenario symbiosis-vs-reno
     (10 Mbps, 41-packet buffer): it overflows at 4.9 s, compared by those rules up to the first loss and by the
-    accuracy rule alone up to 0.4 s after it (drop-tail is ill-conditioned after it; see below); a 1,000 packets/s dumbbell with RTTs 0.1 and 0.2 s and a buffer never full: the
-    whole run."""
+    accuracy rule alone up to 0.4 s after it (drop-tail is ill-conditioned after it; see below); a 1,000
+    packets/s dumbbell with RTTs 0.1 and 0.2 s and a buffer never full: the whole run."""
     from test_mixed_compiled import _compare
     if case == "never-full":
         net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=1e5, protocols=["symbiosis", "reno"])
