@@ -129,8 +129,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         flows' own delayed loads switch on one delay after ``t = 0`` -- a jump per distinct delay, all in the
         first round trip; with thousands of flows of distinct RTTs that start-up needs as many short steps
         (TCP Symbiosis at 10,000 flows: more than the default ``max_history_gib``).  ``"steady"``: the flows
-        starting at ``t = 0`` were sending at their initial state before it (a constant past, as jitcdde's
-        ``constant_past``): no jumps.  Flows starting later are silent before their start in both.  The two
+        starting at ``t = 0`` were sending at their initial state before it (a constant past with the flows
+        active in it): no jumps.  Flows starting later are silent before their start in both.  The two
         are different initial-value problems: their trajectories differ (docs/notes/symstart.md).  Both
         engines.
     protocols : dict, optional

@@ -48,8 +48,9 @@ at ``t0`` were sending in it.
   breakpoints (:meth:`NetworkSystem.startup_jumps`), located by the solvers
   whatever their number.
 * ``"steady"``: the flows that start at ``t0`` were sending at their initial
-  state (window, rate) at every time before ``t0`` -- jitcdde's constant past
-  read for the activity too.  No jump: the delayed reads see the initial
+  state (window, rate) at every time before ``t0``: the constant past with
+  the flows active in it (as a plain ``y(t - d)`` of jitcdde's
+  ``constant_past`` reads it; docs/notes/symstart.md).  No jump: the delayed reads see the initial
   state until the start-up reaches them, a kink one delay after ``t0``
   (continuous right-hand side).  Flows starting later are silent before their
   ``start_s`` in both readings.  Cross traffic before ``t0`` is its rate at
