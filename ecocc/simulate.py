@@ -289,7 +289,8 @@ def _startup_hint(sysm, sol, t_end):
     jumps = sysm.startup_jumps(t_end)
     if jumps.size < 2 or sol.t_reached > 1.5 * float(jumps[-1]) + 1e-9:
         return None
-    return (f"the flows start at t = 0 with no traffic before (past='silent'): their delayed loads switch on at "
+    return (f"here the short steps are the start-up's: the flows start at t = 0 with no traffic before "
+            f"(past='silent'), so their delayed loads switch on at "
             f"{jumps.size} distinct times in [{jumps[0]:.3g}, {jumps[-1]:.3g}] s, each a jump the solver steps onto; "
             f"past='steady' (flows sending at their initial state before t = 0; command line --past steady) has no "
             f"such start-up")
