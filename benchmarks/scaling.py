@@ -218,10 +218,12 @@ def write(res, stem):
                  f"{f('simulate_s', '.2f')} | "
                  f"{f('solver_wall_s', '.2f')} | {f('n_steps', 'd')} | {f('n_rejected', 'd')} | {f('warmup_s', '.2f')} | "
                  f"{f('peak_rss_mib', '.0f')} | {runs} | {f('load1_start', '.2f')} |")
-    failed = [r for r in res["rows"] if r.get("status") not in ("success", None) and (r.get("message") or r.get("error"))]
+    failed = [r for r in res["rows"]
+              if r.get("status") not in ("success", None) and (r.get("message") or r.get("error"))]
     if failed:
         L += ["", "Messages of the runs that did not succeed:", ""]
-        L += [f"- {r['model']} N = {r['n_flows']} past = {r.get('past', 'silent')}: {r.get('message') or r.get('error')}"
+        L += [f"- {r['model']} N = {r['n_flows']} past = {r.get('past', 'silent')}: "
+              f"{r.get('message') or r.get('error')}"
               for r in failed]
     if res.get("compare"):
         L += ["", "Silent against steady past (same model and N; the sampled runs, both successful): largest "
@@ -314,7 +316,8 @@ def main():
                 c = compare_pasts(a.save_dir, m, N, res["rows"])
                 if c:
                     res["compare"].append(c)
-            print(f"{m} N={N} past={past}: {row.get('status')} simulate {row.get('simulate_s')} s, steps {row.get('n_steps')}, "
+            print(f"{m} N={N} past={past}: {row.get('status')} simulate {row.get('simulate_s')} s, "
+                  f"steps {row.get('n_steps')}, "
                   f"RSS {row.get('peak_rss_mib')} MiB, runs {row['simulate_s_runs']} load {os.getloadavg()[0]:.2f}"
                   + (f" [{row.get('error') or row.get('message')}]" if row.get("status") != "success" else ""),
                   flush=True)

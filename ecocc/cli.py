@@ -185,7 +185,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                       solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
-                      keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib, past=past, **params)
+                      keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
+                      past=past, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:

@@ -225,9 +225,9 @@ class DDEProblem:
     #: gathers every link state and the queue, a signal may ignore the queue); only the history of the
     #: components read is error-checked at mid-step (:meth:`delayed_checked`)
     delayed_read: np.ndarray | None = None
-    #: times, seconds, at which ``rhs`` jumps (not a kink) because a delayed read switches on or off -- the
-    #: level-1 images of a flow's start or stop through the delays its activity is read at
-    #: (:meth:`ecocc.system.NetworkSystem.activity_jumps`): :meth:`breakpoints` keeps them whatever its
+    #: times, seconds, at which ``rhs`` jumps (not a kink) because a delayed read switches on -- the level-1
+    #: images of the flows starting at t0 with no traffic before, through the delays their activity is read
+    #: at (:meth:`ecocc.system.NetworkSystem.startup_jumps`): :meth:`breakpoints` keeps them whatever its
     #: budget (an unlocated jump costs rejected steps; the budget is for the many kinks)
     jump_images: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
