@@ -27,10 +27,17 @@ each model's kernels into empty caches (``ECOCC_CACHE_DIR`` / ``NUMBA_CACHE_DIR`
 directory) and reports that compile time separately.  The load average (1 min) is recorded at the start and
 end of every child.
 
+``--past silent,steady`` runs each (model, N) under each reading of the past before t = 0
+(:mod:`ecocc.system`; default ``silent``, simulate's default); ``--save-dir DIR`` keeps each run's sampled rates
+and queues (``.npz``), and with both readings the report gives how far apart their trajectories are at the
+last sample (largest relative difference of the rates, of the queues in packets).  ``--max-history-gib``
+passes simulate's memory bound (default 2).
+
 Usage::
 
     python benchmarks/scaling.py [--models aecp,reno] [--sizes 1000,10000,100000] [--repeats 3]
                                  [--links 1000] [--t-end 30] [--output-dt 1] [--cold] [--out benchmarks/scaling]
+                                 [--past silent,steady] [--save-dir DIR] [--max-history-gib 2]
 
 writes ``benchmarks/scaling.json`` and ``benchmarks/scaling.md`` (``--out`` changes the stem).
 """
@@ -81,9 +88,16 @@ def child(args):
     tr0 = simulate(small, args["model"], t_end_s=1.0, output_dt_s=0.5, engine="numba")
     t_warm = time.perf_counter()
     rss_before = _status_kib("VmRSS") / 1024
-    tr = simulate(net, args["model"], t_end_s=args["t_end"], output_dt_s=args["output_dt"], engine="numba")
+    past = args.get("past", "silent")
+    extra = {} if past == "silent" else {"past": past}  # the default call: runs against an older ecocc too
+    if "max_history_gib" in args:
+        extra["max_history_gib"] = args["max_history_gib"]
+    tr = simulate(net, args["model"], t_end_s=args["t_end"], output_dt_s=args["output_dt"], engine="numba", **extra)
     t_done = time.perf_counter()
-    out = dict(model=args["model"], n_flows=args["n_flows"], n_links=args["n_links"], status=tr.status.value,
+    if args.get("save"):
+        import numpy as np
+        np.savez(args["save"], t=tr.t_s, rate=tr.rate_pps, queue=tr.queue_pkts)
+    out = dict(model=args["model"], n_flows=args["n_flows"], n_links=args["n_links"], past=past, status=tr.status.value,
                message=tr.message, import_s=t_import - T_START, build_network_s=t_net - t_import,
                warmup_s=t_warm - t_net, warmup_status=tr0.status.value, simulate_s=t_done - t_warm,
                solver_wall_s=tr.solver["wall_s"], n_steps=int(tr.solver["n_steps"]),
@@ -134,6 +148,27 @@ def fit_loglog(rows, key):
     return slope
 
 
+def compare_pasts(save_dir, model, N, rows):
+    """Silent against steady past for one (model, N), from the saved samples of two successful runs (None
+    otherwise): the largest relative rate difference and queue difference (packets) at the last sample, and the
+    largest relative rate difference over the samples from 10 % of the run on."""
+    import numpy as np
+    ok = {r.get("past"): r for r in rows if r["model"] == model and r["n_flows"] == N and r.get("status") == "success"}
+    if not {"silent", "steady"} <= set(ok):
+        return None
+    d = {p: np.load(os.path.join(save_dir, f"{model}_{N}_{p}.npz")) for p in ("silent", "steady")}
+    t = d["silent"]["t"]
+    if not np.array_equal(t, d["steady"]["t"]):
+        return None
+    ra, rb = d["silent"]["rate"], d["steady"]["rate"]
+    qa, qb = d["silent"]["queue"], d["steady"]["queue"]
+    rel = np.abs(ra - rb) / np.maximum(np.maximum(np.abs(ra), np.abs(rb)), 1e-300)
+    k0 = int(np.searchsorted(t, 0.1 * t[-1]))
+    return dict(model=model, n_flows=N, t_s=float(t[-1]), rate_rel_at_t=float(np.max(rel[-1])),
+                queue_abs_at_t=float(np.max(np.abs(qa[-1] - qb[-1]))), rate_rel_from=float(np.max(rel[k0:])),
+                t_from_s=float(t[k0]))
+
+
 def cold_compile(model, t_end):
     """Compile ``model``'s kernels into empty caches: the child's warm-up time is then the compile time."""
     with tempfile.TemporaryDirectory(prefix="ecocc-scale-cold-") as d:
@@ -171,17 +206,33 @@ def write(res, stem):
          "(kernel load/compile excluded, reported as warm-up); peak RSS is the child's VmHWM. "
          f"Medians of the runs per size {res['repeats']}; a child still running after {res['timeout_s']:g} s is "
          "killed (status timeout).", "",
-         "| model | N flows | status | simulate (s) | solver (s) | steps | rejected | warm-up (s) | peak RSS (MiB) | "
-         "all simulate runs (s) | load1 |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| model | N flows | past | status | simulate (s) | solver (s) | steps | rejected | warm-up (s) | "
+         "peak RSS (MiB) | all simulate runs (s) | load1 |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:
         runs = ", ".join("-" if v is None else f"{v:.2f}" for v in r.get("simulate_s_runs", []))
 
         def f(k, fmt):
             v = r.get(k)
             return "-" if v is None else format(v, fmt)
-        L.append(f"| {r['model']} | {r['n_flows']} | {r.get('status')} | {f('simulate_s', '.2f')} | "
+        L.append(f"| {r['model']} | {r['n_flows']} | {r.get('past', 'silent')} | {r.get('status')} | "
+                 f"{f('simulate_s', '.2f')} | "
                  f"{f('solver_wall_s', '.2f')} | {f('n_steps', 'd')} | {f('n_rejected', 'd')} | {f('warmup_s', '.2f')} | "
                  f"{f('peak_rss_mib', '.0f')} | {runs} | {f('load1_start', '.2f')} |")
+    failed = [r for r in res["rows"]
+              if r.get("status") not in ("success", None) and (r.get("message") or r.get("error"))]
+    if failed:
+        L += ["", "Messages of the runs that did not succeed:", ""]
+        L += [f"- {r['model']} N = {r['n_flows']} past = {r.get('past', 'silent')}: "
+              f"{r.get('message') or r.get('error')}"
+              for r in failed]
+    if res.get("compare"):
+        L += ["", "Silent against steady past (same model and N; the sampled runs, both successful): largest "
+                  "difference at the last sample, and over the samples from `t` on:", "",
+              "| model | N flows | t (s) | max rel. rate diff at t | max queue diff at t (pkt) | "
+              "max rel. rate diff over [t_from, t] | t_from (s) |", "|---|---|---|---|---|---|---|"]
+        for c in res["compare"]:
+            L.append(f"| {c['model']} | {c['n_flows']} | {c['t_s']:g} | {c['rate_rel_at_t']:.3g} | "
+                     f"{c['queue_abs_at_t']:.3g} | {c['rate_rel_from']:.3g} | {c['t_from_s']:g} |")
     L += ["", "Growth exponent (slope of log time against log N; 1 = linear):", "",
           "| model | simulate_s | solver_wall_s | peak RSS |", "|---|---|---|---|"]
     for m, fit in res["fit"].items():
@@ -219,6 +270,11 @@ def main():
     ap.add_argument("--output-dt", type=float, default=1.0, help="output sampling step, s")
     ap.add_argument("--cold", action="store_true", help="also time each model's first compile (empty caches)")
     ap.add_argument("--out", default=os.path.join(HERE, "scaling"), help="output stem (.json and .md)")
+    ap.add_argument("--past", default="silent", help="comma-separated readings of the past before t = 0 "
+                    "(silent, steady): each (model, N) runs under each")
+    ap.add_argument("--save-dir", default=None, help="keep each run's sampled rates and queues there (.npz); with "
+                    "both readings, compare them")
+    ap.add_argument("--max-history-gib", type=float, default=None, help="simulate's max_history_gib (default 2)")
     a = ap.parse_args()
     if a.child:
         child(json.loads(a.child))
@@ -233,26 +289,39 @@ def main():
                machine=platform.processor() or platform.machine(), cpus=os.cpu_count(), load_start=os.getloadavg(),
                n_links=a.links, t_end_s=a.t_end, output_dt_s=a.output_dt, repeats=dict(zip(map(str, sizes), reps)),
                timeout_s=a.timeout, rows=[], fit={},
-               cold={})
+               cold={}, compare=[])
+    pasts = [p.strip() for p in a.past.split(",") if p.strip()]
+    if a.save_dir:
+        os.makedirs(a.save_dir, exist_ok=True)
     if a.cold:
         for m in models:
             res["cold"][m] = cold_compile(m, a.t_end)
             print(f"cold {m}: {res['cold'][m]}", flush=True)
     for m in models:
-        for N, rep in zip(sizes, reps):
-            spec = dict(model=m, n_flows=N, n_links=a.links, t_end=a.t_end, output_dt=a.output_dt)
+        for N, rep, past in ((N, rep, past) for N, rep in zip(sizes, reps) for past in pasts):
+            spec = dict(model=m, n_flows=N, n_links=a.links, t_end=a.t_end, output_dt=a.output_dt, past=past)
+            if a.max_history_gib is not None:
+                spec["max_history_gib"] = a.max_history_gib
+            if a.save_dir:
+                spec["save"] = os.path.join(a.save_dir, f"{m}_{N}_{past}.npz")
             runs = []
             for _ in range(rep):
                 runs.append(run_child(spec, timeout=a.timeout))
                 if runs[-1].get("status") != "success":
                     break  # a failed or refused run is not repeated
             row = _median_row(runs)
+            row.setdefault("past", past)
             res["rows"].append(row)
-            print(f"{m} N={N}: {row.get('status')} simulate {row.get('simulate_s')} s, steps {row.get('n_steps')}, "
+            if a.save_dir and past == pasts[-1] and len(pasts) > 1:
+                c = compare_pasts(a.save_dir, m, N, res["rows"])
+                if c:
+                    res["compare"].append(c)
+            print(f"{m} N={N} past={past}: {row.get('status')} simulate {row.get('simulate_s')} s, "
+                  f"steps {row.get('n_steps')}, "
                   f"RSS {row.get('peak_rss_mib')} MiB, runs {row['simulate_s_runs']} load {os.getloadavg()[0]:.2f}"
                   + (f" [{row.get('error') or row.get('message')}]" if row.get("status") != "success" else ""),
                   flush=True)
-        rows = [r for r in res["rows"] if r["model"] == m]
+        rows = [r for r in res["rows"] if r["model"] == m and r.get("past", "silent") == pasts[0]]
         res["fit"][m] = {k: fit_loglog(rows, k) for k in ("simulate_s", "solver_wall_s", "peak_rss_mib")}
         res["load_end"] = os.getloadavg()
         res["verdicts"] = verdicts(res["rows"])

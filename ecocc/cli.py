@@ -134,6 +134,10 @@ def _figure_formats(text):
               help="How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
                    "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
                    "the sending time (the standard fluid models' reading).")
+@click.option("--past", type=str, default=None, metavar="silent|steady",
+              help="The past before t = 0 (default: the scenario's, else silent): silent = no traffic before the "
+                   "flows start (their delayed loads switch on one round trip later, a jump per distinct RTT); "
+                   "steady = the flows starting at 0 were sending at their initial state before (no jumps).")
 @click.option("--no-figure", is_flag=True, help="Skip the figure.")
 @click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
               help="Figure file formats, comma-separated (png, pdf, svg).")
@@ -142,7 +146,7 @@ def _figure_formats(text):
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, load_rtt,
-                 no_figure, fig_formats, no_checkpoint, quiet):
+                 past, no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -163,6 +167,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
     rtol = check_finite("--rtol", rtol, positive=True)
+    from .system import check_past
+    past = sc.past if past is None else check_past(past, "--past")
     from .dde.options import max_history_gib as _check_history
     try:
         max_history_gib = _check_history(float(max_history_gib), "--max-history-gib")
@@ -181,7 +187,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
             key, _ = run_key(kind="simulate-checkpoint", scenario_digest=sc.digest, params=params, t_end_s=t_end,
                              rtol=rtol, solver=solver, engine=engine, output_dt_s=sc.output_dt_s,
-                             **({} if load_rtt == "current" else {"load_rtt": load_rtt}))
+                             **({} if load_rtt == "current" else {"load_rtt": load_rtt}),
+                             **({} if past == "silent" else {"past": past}))
             ckpt = out / f".{stem_name}-{key[:12]}.ckpt.npz"
             if ckpt.exists() and not quiet:
                 click.echo(f"resuming from {ckpt}", err=True)
@@ -189,7 +196,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                       solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
                       keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
-                      load_rtt=load_rtt, **params)
+                      load_rtt=load_rtt, past=past, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dde.problem import Lookup
+from .dde.problem import Lookup, sorted_unique
 from .errors import InputError
 from .models import REGISTRY, get_model
 from .models.base import NUMPY_OPS, ModelParams
@@ -284,22 +284,27 @@ class MixedSystem(NetworkSystem):
     load_rtt : {"current", "sent"}, optional
         The queueing delay every delayed rate or load (each member's) is read with: the current one (default)
         or the sending time's (:class:`ecocc.system.NetworkSystem`).
+    past : {"silent", "steady"}, optional
+        The reading of the past before ``t0 = 0`` (:mod:`ecocc.system`): no traffic before the flows start
+        (default), or the flows starting at ``t0`` sending at their initial state before.
 
     Raises
     ------
     InputError
-        For a ``load_rtt`` not in :data:`ecocc.system.LOAD_RTT`, a non-bool ``rtt_includes_queueing``,
-        ``rtt_includes_queueing`` with a member's
+        For a ``load_rtt`` not in :data:`ecocc.system.LOAD_RTT`, a ``past`` not in :data:`ecocc.system.PASTS`,
+        a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with a member's
         ``delayed_feedback=False``, a batch of networks, or a member with per-pair router extras (XCP).
     """
 
     def __init__(self, mixed: Mixed, network: Network, t_end: float, rtt_includes_queueing: bool = False,
-                 load_rtt: str = "current"):
+                 load_rtt: str = "current", past: str = "silent"):
         if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
             raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
-        from .system import check_load_rtt
+        from .system import check_load_rtt, check_past, effective_start
         self.load_rtt = check_load_rtt(load_rtt)
+        self.past = check_past(past)
         a = network.arrays
+        self.start_s = effective_start(a.start_s, self.past)  # the activity tests' (NetworkSystem.start_s)
         if np.ndim(a.rtt_s) != 1:
             raise InputError("network", "a batch", "one network (a mixed network does not run in batches)")
         self.model, self.net, self.a = mixed, network, a
@@ -429,6 +434,49 @@ class MixedSystem(NetworkSystem):
                     M.arr.append((nm, N, k, d, S, qsent))
         self.lookups = lk
 
+    def flow_of_component(self):
+        """The flow each state component belongs to (each member's flow-state blocks), ``-1`` for the others
+        (for :meth:`startup_jumps`).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape ``(n,)``.
+        """
+        out = np.full(self.n, -1, dtype=np.int64)
+        for M in self.mem:
+            for v in M.model.flow_states:
+                out[self.layout[f"flow:{M.name}.{v}"].sl] = M.flows
+        return out
+
+    def startup_jumps(self, t_end=None):
+        """:meth:`NetworkSystem.startup_jumps` of the composite: ``t0 + d`` for every delay ``d`` at which some
+        lookup reads a flow starting at ``t0`` with no traffic before (``past="silent"``).
+
+        Parameters
+        ----------
+        t_end : float or None, optional
+            Keep the times in ``(0, t_end]`` (None: :attr:`t_end`).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted distinct times, seconds.
+        """
+        t_end = self.t_end if t_end is None else float(t_end)
+        if self.past != "silent":
+            return np.zeros(0)
+        silent = np.asarray(self.start_s, dtype=float) <= 0.0
+        fc = self.flow_of_component()
+        parts = [np.zeros(0)]
+        for lk in self.lookups:
+            fl = fc[lk.comps]
+            sel = fl >= 0
+            sel[sel] = silent[fl[sel]]
+            parts.append(np.asarray(lk.delays, dtype=float)[sel])
+        d = sorted_unique(np.concatenate(parts))
+        return d[(d > 0.0) & (d <= t_end)]
+
     def _split(self, M, z, n_each):
         out = {}
         for i, (v, lg) in enumerate(zip(M.model.flow_states, M.model.flow_log)):
@@ -467,7 +515,7 @@ class MixedSystem(NetworkSystem):
         a = self.a
         q = y[..., self.layout["queue"].sl]
         qdelay = a.flow_sum_over_route(q / self.C)  # routing.T @ (q / C) without scipy.sparse
-        act = (a.start_s <= np.asarray(t)[..., None]) & (np.asarray(t)[..., None] < a.stop_s)
+        act = (self.start_s <= np.asarray(t)[..., None]) & (np.asarray(t)[..., None] < a.stop_s)
         rate = np.zeros(np.shape(y)[:-1] + (self.n_flows,))
         for M in self.mem:
             fs = self._member_vars(y, M, "flow")
@@ -535,7 +583,7 @@ class MixedSystem(NetworkSystem):
                     fk = self._split(N, Z[self.lk_index[nm]], k.size)
                     stk = {kk: v[k] for kk, v in N.st_all.items()}
                     t_k = t - d
-                    act_k = (a.start_s[k] <= t_k) & (t_k < a.stop_s[k])
+                    act_k = (self.start_s[k] <= t_k) & (t_k < a.stop_s[k])
                     # a member's own flows load its signal as the member says (flow_load: Symbiosis' w/tau
                     # of eq. 17); another protocol's flows by what they send (flow_rate), what the link carries
                     load = N.model.flow_load if N is M else N.model.flow_rate
@@ -552,7 +600,7 @@ class MixedSystem(NetworkSystem):
             if m.needs_own_delayed:
                 fo = self._split(M, Z[self.lk_index[f"own:{M.name}"]], M.flows.size)
                 t_o = t - self.rtt_s[M.flows]
-                act_o = (a.start_s[M.flows] <= t_o) & (t_o < a.stop_s[M.flows])
+                act_o = (self.start_s[M.flows] <= t_o) & (t_o < a.stop_s[M.flows])
                 own = m.own_load(ops, fo, P, M.st) * act_o
             fs = fs_of[M.name]
             dflow = m.flow_law(ops, fs, fb, own, qdelay[..., M.flows], P, M.st)

@@ -50,7 +50,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              name: str | None = None, engine: str = "auto", checkpoint=None, checkpoint_every_s: float = 30.0,
              rtt_includes_queueing: bool = False, load_rtt: str = "current", protocols=None,
              keep_checkpoint: bool = False,
-             method: str = "RK45", max_history_gib: float = DEFAULT_MAX_HISTORY_GIB,
+             method: str = "RK45", max_history_gib: float = DEFAULT_MAX_HISTORY_GIB, past: str = "silent",
              **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
@@ -131,6 +131,16 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         (the standard fluid models' reading).  No effect on models whose delayed load does not read the
         queueing delay (AECP, CLTCP, PE-TCP, Symbiosis' own load).  All engines and kernels except the
         lock-step map kernel (see :class:`ecocc.system.NetworkSystem`).
+    past : {"silent", "steady"}
+        The past before ``t = 0`` (:mod:`ecocc.system`; the state there is the initial state).  ``"silent"``
+        (default, the papers' ns-2 runs): no traffic before the flows start, so the delayed loads and the
+        flows' own delayed loads switch on one delay after ``t = 0`` -- a jump per distinct delay, all in the
+        first round trip; with thousands of flows of distinct RTTs that start-up needs as many short steps
+        (TCP Symbiosis at 10,000 flows: more than the default ``max_history_gib``).  ``"steady"``: the flows
+        starting at ``t = 0`` were sending at their initial state before it (a constant past with the flows
+        active in it): no jumps.  Flows starting later are silent before their start in both.  The two
+        are different initial-value problems: their trajectories differ (docs/notes/symstart.md).  Both
+        engines.
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
@@ -199,6 +209,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(checkpoint is None or (solver == "adaptive" and engine == "numpy"), "checkpoint", checkpoint,
           "None unless solver='adaptive' and engine='numpy' (the only solver that checkpoints)")
     rtt_includes_queueing = opt.flag("rtt_includes_queueing", rtt_includes_queueing)
+    from .system import check_past
+    past = check_past(past)
     check(not rtt_includes_queueing or solver == "adaptive", "rtt_includes_queueing",
           rtt_includes_queueing, "False unless solver='adaptive' (the NumPy solver and the adaptive compiled "
           "kernel have state-dependent delays; the fixed-step solvers do not)")
@@ -210,7 +222,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         check_run_size(network, mm, pp, t_end, output_dt_s, step_s=step_s if solver == "fixed" else None,
                        max_step_s=max_step_s)
     if mixed is not None:
-        sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt)
+        sysm = MixedSystem(mixed, network, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt,
+                            past=past)
         if engine == "numba":
             from .dde.codegen_mixed import gap
             why = gap(sysm)
@@ -221,7 +234,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                 _warn_once(f"mixed-gap-{why}", f"this mixed network runs on the NumPy engine: {why}")
                 engine = "numpy"
     else:
-        sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt)
+        sysm = NetworkSystem(m, network, P, t_end, rtt_includes_queueing=rtt_includes_queueing, load_rtt=load_rtt,
+                              past=past)
     if engine == "numba":
         from .dde.engine import installed_kernel_for, warn_no_numba
         if not installed_kernel_for(sysm):  # without numba only an install-time kernel can run (resolve_engine)
@@ -268,8 +282,30 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     finally:
         if bar is not None:
             bar.close()
-    return Trajectory.from_solution(sol, sysm, name=name or network.name,
-                                    summary_window_s=summary_window_s or 0.1 * t_end)
+    hint = _startup_hint(sysm, sol, t_end)
+    if hint:
+        sol.message = f"{sol.message}; {hint}"
+    tr = Trajectory.from_solution(sol, sysm, name=name or network.name,
+                                  summary_window_s=summary_window_s or 0.1 * t_end)
+    tr.solver["past"] = past
+    return tr
+
+
+def _startup_hint(sysm, sol, t_end):
+    """For a run stopped by its history memory bound during a silent start-up (:mod:`ecocc.system`, ``past``):
+    one sentence naming the option that avoids it, with the number of start-up jumps; else None."""
+    if sol.status != Status.FAILED or not str(sol.message).startswith("history memory limit reached"):
+        return None
+    if getattr(sysm, "past", "silent") != "silent":
+        return None
+    jumps = sysm.startup_jumps(t_end)
+    if jumps.size < 2 or sol.t_reached > 1.5 * float(jumps[-1]) + 1e-9:
+        return None
+    return (f"here the short steps are the start-up's: the flows start at t = 0 with no traffic before "
+            f"(past='silent'), so their delayed loads switch on at "
+            f"{jumps.size} distinct times in [{jumps[0]:.3g}, {jumps[-1]:.3g}] s, each a jump the solver steps onto; "
+            f"past='steady' (flows sending at their initial state before t = 0; command line --past steady) has no "
+            f"such start-up")
 
 
 __all__ = ["simulate", "Status"]

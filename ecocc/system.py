@@ -41,6 +41,28 @@ their breakpoints are not propagated (see there).
 Flows are frozen (state held, rate zero) outside ``[start_s, stop_s)``;
 those times are breakpoints.  Cross traffic is piecewise constant with its
 switching times as breakpoints.
+
+The past before ``t0 = 0`` (``past``, :data:`PASTS`): the state there is the
+initial state (a constant past); what differs is whether the flows that start
+at ``t0`` were sending in it.
+
+* ``"silent"`` (default): a flow sends only in ``[start_s, stop_s)``, so
+  before ``t0`` nobody sends -- the network is empty until the flows start,
+  as the papers' ns-2 runs (connections "join the network" at their start
+  times; 002 Sec. IV, 003 Sec. 4).  Every delayed read of a flow's activity
+  (the load a link signals on, a flow's own load one round trip ago, the
+  forward path) then switches on one delay after ``t0``: a jump of the
+  right-hand side at ``t0 + d`` for every such delay ``d``.  Those times are
+  breakpoints (:meth:`NetworkSystem.startup_jumps`), located by the solvers
+  whatever their number.
+* ``"steady"``: the flows that start at ``t0`` were sending at their initial
+  state (window, rate) at every time before ``t0``: the constant past with
+  the flows active in it (as a plain ``y(t - d)`` of jitcdde's
+  ``constant_past`` reads it; docs/notes/symstart.md).  No jump: the delayed reads see the initial
+  state until the start-up reaches them, a kink one delay after ``t0``
+  (continuous right-hand side).  Flows starting later are silent before their
+  ``start_s`` in both readings.  Cross traffic before ``t0`` is its rate at
+  ``t0`` in both (:meth:`NetworkSystem.cross`).
 """
 from __future__ import annotations
 
@@ -107,6 +129,57 @@ def sent_queue_entries(a, ks, delays):
     return pl[pos], np.repeat(np.asarray(delays, dtype=float), cnt, axis=-1), starts, rows
 
 
+#: the readings of the past before t0 = 0 (module docstring): "silent" (default) or "steady"
+PASTS = ("silent", "steady")
+
+
+def check_past(value, field="past"):
+    """Check a reading of the past before ``t0`` (:data:`PASTS`); return it.
+
+    Parameters
+    ----------
+    value : object
+        ``"silent"`` or ``"steady"``.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InputError
+        For anything else.
+    """
+    from .errors import InputError
+    if not isinstance(value, str) or value not in PASTS:
+        raise InputError(field, value, "'silent' (no traffic before the flows start: the default) or 'steady' "
+                                       "(the flows starting at t = 0 were sending at their initial state before)")
+    return value
+
+
+def effective_start(start_s, past):
+    """The start times the activity tests use: ``start_s``, with ``-inf`` for the flows starting at ``t0 = 0``
+    under ``past="steady"`` (they were sending before ``t0``).  At times ``>= 0`` the activity is the same in
+    both readings; only the delayed reads before ``t0`` differ.
+
+    Parameters
+    ----------
+    start_s : numpy.ndarray
+        Flow start times, seconds.
+    past : str
+        ``"silent"`` or ``"steady"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of the shape of ``start_s``.
+    """
+    st = np.asarray(start_s, dtype=float)
+    return np.where(st <= 0.0, -np.inf, st) if past == "steady" else st.copy()
+
+
 def _spmv(M, x):
     """``M @ x`` over the last axis of ``x`` (a vector or a batch ``(B, k)``)."""
     x = np.asarray(x, dtype=float)
@@ -160,20 +233,24 @@ class NetworkSystem:
     load_rtt : {"current", "sent"}, optional
         The queueing delay a delayed rate is read with: the current one (default) or the sending time's
         (see the module docstring).
+    past : {"silent", "steady"}, optional
+        The reading of the past before ``t0 = 0`` (module docstring): ``"silent"`` (default) no traffic before
+        the flows start; ``"steady"`` the flows starting at ``t0`` were sending at their initial state before.
 
     Raises
     ------
     InputError
         For a non-bool ``rtt_includes_queueing``, ``rtt_includes_queueing`` with
-        ``params.delayed_feedback=False``, a ``load_rtt`` not in :data:`LOAD_RTT`, or flows naming several
-        protocols or another model.
+        ``params.delayed_feedback=False``, a ``load_rtt`` not in :data:`LOAD_RTT`, a ``past`` not in
+        :data:`PASTS`, or flows naming several protocols or another model.
     """
 
     def __init__(self, model: NetworkModel, network: Network, params, t_end: float,
-                 rtt_includes_queueing: bool = False, load_rtt: str = "current"):
+                 rtt_includes_queueing: bool = False, load_rtt: str = "current", past: str = "silent"):
         self.model, self.net, self.P = model, network, params
         from .errors import InputError
         self.load_rtt = check_load_rtt(load_rtt)
+        self.past = check_past(past)
         if not isinstance(rtt_includes_queueing, (bool, np.bool_)):
             raise InputError("rtt_includes_queueing", rtt_includes_queueing, "True or False")
         if rtt_includes_queueing and not getattr(params, "delayed_feedback", True):
@@ -183,6 +260,9 @@ class NetworkSystem:
         _check_one_protocol(model, network)
         a = network.arrays
         self.a = a
+        #: the start times of the activity tests (:func:`effective_start`): ``-inf`` for the flows that were
+        #: sending before t0 under ``past="steady"``; the compiled kernels get these too
+        self.start_s = effective_start(a.start_s, self.past)
         P_, L = network.n_flows, network.n_links
         self.n_flows, self.n_links = P_, L
         blocks, off = {}, 0
@@ -252,10 +332,11 @@ class NetworkSystem:
         Returns
         -------
         numpy.ndarray
-            Boolean mask, shape ``(n_flows,)`` for a scalar ``t``.
+            Boolean mask, shape ``(n_flows,)`` for a scalar ``t``.  Before ``t0 = 0`` the flows starting at
+            ``t0`` count as sending under ``past="steady"`` (module docstring).
         """
         a = self.a
-        return (a.start_s <= t) & (t < a.stop_s)
+        return (self.start_s <= t) & (t < a.stop_s)
 
     # -- lookups -------------------------------------------------------------
     def _build_lookups(self):
@@ -447,7 +528,7 @@ class NetworkSystem:
             fk = self._split_flow_vars(z, nk)
             stk = self._sub_static(self.arr_flows)
             t_k = t - self.arr_delays
-            act_k = (a.start_s[self.arr_flows] <= t_k) & (t_k < a.stop_s[self.arr_flows])
+            act_k = (self.start_s[self.arr_flows] <= t_k) & (t_k < a.stop_s[self.arr_flows])
             # the queueing delay the delayed rates are read with (load_rtt): now, or at the sending time
             qk = (np.add.reduceat(Z[self.lk_index["arrq"]] / self.arrq_C, self.arrq_starts, axis=-1)
                   if self.load_rtt == "sent" else qdelay[..., self.arr_flows])
@@ -537,10 +618,59 @@ class NetworkSystem:
         Returns
         -------
         numpy.ndarray
-            Boolean mask, ``start_s <= t_pair < stop_s`` of each pair's flow.
+            Boolean mask, ``start_s <= t_pair < stop_s`` of each pair's flow (:attr:`start_s`: the reading of
+            the past).
         """
         a = self.a
-        return (a.start_s[a.pair_flow] <= t_pair) & (t_pair < a.stop_s[a.pair_flow])
+        return (self.start_s[a.pair_flow] <= t_pair) & (t_pair < a.stop_s[a.pair_flow])
+
+    # -- breakpoints of the activity ------------------------------------------
+    def startup_jumps(self, t_end=None):
+        """The times at which the right-hand side jumps because the flows starting at ``t0 = 0`` with no traffic
+        before (``past="silent"``) switch on in a delayed read: ``t0 + d`` for every delay ``d`` their activity
+        is read at (the load a link signals on, a flow's own load one round trip ago, the forward path).
+
+        Every delayed read of a flow's state is multiplied by the flow's activity at the delayed time, so these
+        level-1 images of ``t0`` are jumps, not the kinks its other images are:
+        :meth:`ecocc.dde.problem.DDEProblem.breakpoints` keeps them whatever its budget (``jump_images``).
+        None under ``past="steady"``.  The images of later starts and stops stay within the budget (each moves
+        one flow's share of a load, and their number is the flows times their reads).
+
+        Parameters
+        ----------
+        t_end : float or None, optional
+            Keep the times in ``(0, t_end]`` (None: :attr:`t_end`).
+
+        Returns
+        -------
+        numpy.ndarray
+            Sorted distinct times, seconds (empty for a batch).
+        """
+        a = self.a
+        t_end = self.t_end if t_end is None else float(t_end)
+        st = np.asarray(self.start_s, dtype=float)
+        if self.past != "silent" or st.ndim != 1 or np.ndim(self.rtt_s) != 1 or np.ndim(self.bwd) != 1:
+            return np.zeros(0)
+        silent = st <= 0.0
+        if not np.any(silent):
+            return np.zeros(0)
+        parts = [np.zeros(0)]
+        if "arr" in self.lk_index:
+            if not self.has_fwd:  # an entry's delay is its pair's backward delay
+                if np.all(silent):
+                    parts.append(np.asarray(self.bwd, dtype=float))
+                else:
+                    seen = np.bincount(self.arr_rows, weights=silent[self.arr_flows].astype(float),
+                                       minlength=a.pair_link.size) > 0
+                    parts.append(np.asarray(self.bwd, dtype=float)[seen])
+            else:
+                parts.append(np.asarray(self.arr_delays, dtype=float)[silent[self.arr_flows]])
+        if "own" in self.lk_index:
+            parts.append(np.asarray(self.rtt_s, dtype=float)[silent])
+        if "fwd" in self.lk_index:
+            parts.append(np.asarray(self.fwd, dtype=float)[silent[a.pair_flow]])
+        d = sorted_unique(np.concatenate(parts))
+        return d[(d > 0.0) & (d <= t_end)]
 
     # -- initial state and problem -----------------------------------------
     def initial_state(self):
@@ -595,7 +725,7 @@ class NetworkSystem:
             state_delays=self.queueing_delays if self.rtt_includes_queueing else None,
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
             log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
-            delayed_read=self.delayed_read(),
+            delayed_read=self.delayed_read(), jump_images=self.startup_jumps(self.t_end),
         )
 
     def delayed_read(self):

@@ -1677,8 +1677,8 @@ def kernel_data(sysm, gen: Generated):
     par = f64([float(getattr(sysm.P, nm)) for nm in gen.param_names])
     npair = a.pair_link.size
     D = (int(P), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
-         i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
-         f64(FST), f64(LST), par)
+         i64(lflows), f64(getattr(sysm, "start_s", a.start_s)), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times),
+         f64(sysm.cross_table), f64(FST), f64(LST), par)
     Wk = (np.zeros(P), np.zeros(P), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(P, dtype=np.int64))
     if variant_flags(sysm)[1]:
         # forward delay of each (link, flow) entry in the order of lflows (flows_by_link's), and the history

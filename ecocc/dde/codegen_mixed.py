@@ -696,7 +696,7 @@ def kernel_data(sysm, gen: GeneratedMixed):
     # are mlflows[mlptr[l * (n + 1) + z]:mlptr[l * (n + 1) + z + 1]] (n members)
     nm = len(sysm.mem)
     fmem = np.asarray(sysm.flow_member_index, dtype=np.int64)
-    start = np.asarray(a.start_s, dtype=float)
+    start = np.asarray(getattr(sysm, "start_s", a.start_s), dtype=float)  # the reading of the past (ecocc.system)
     lsmin = np.full(L, np.inf)
     mlptr = np.zeros(L * (nm + 1), dtype=np.int64)
     mlflows = np.zeros(lflows.size, dtype=np.int64)
@@ -708,7 +708,7 @@ def kernel_data(sysm, gen: GeneratedMixed):
         mlflows[lptr[l]:lptr[l + 1]] = on
         mlptr[l * (nm + 1):(l + 1) * (nm + 1)] = lptr[l] + np.searchsorted(fmem[on], np.arange(nm + 1))
     D = (int(nP), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
-         i64(lflows), f64(a.start_s), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
+         i64(lflows), f64(start), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
          f64(FST), f64(LST), f64(par), NF, i64(fmem), i64(floc), f64(lsmin), i64(mlptr), i64(mlflows))
     npair = a.pair_link.size
     Wk = (np.zeros(nP), np.zeros(nP), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(nP, dtype=np.int64))

@@ -225,6 +225,11 @@ class DDEProblem:
     #: gathers every link state and the queue, a signal may ignore the queue); only the history of the
     #: components read is error-checked at mid-step (:meth:`delayed_checked`)
     delayed_read: np.ndarray | None = None
+    #: times, seconds, at which ``rhs`` jumps (not a kink) because a delayed read switches on -- the level-1
+    #: images of the flows starting at t0 with no traffic before, through the delays their activity is read
+    #: at (:meth:`ecocc.system.NetworkSystem.startup_jumps`): :meth:`breakpoints` keeps them whatever its
+    #: budget (an unlocated jump costs rejected steps; the budget is for the many kinks)
+    jump_images: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def delayed_checked(self) -> np.ndarray:
         """The components whose Hermite history the adaptive solvers error-check at mid-step: those read through
@@ -281,6 +286,7 @@ class DDEProblem:
         self.upper = np.broadcast_to(np.asarray(self.upper, dtype=float), self.bounded.shape).copy()
         self.jumps = sorted_unique(np.asarray(self.jumps, dtype=float))
         self.kinks = sorted_unique(np.asarray(self.kinks, dtype=float))
+        self.jump_images = sorted_unique(np.asarray(self.jump_images, dtype=float))
         lc = np.asarray(self.log_components)
         if lc.ndim != 1 or (lc.size and (lc.dtype.kind not in "iu" or lc.min() < 0 or lc.max() >= self.n)):
             from ..errors import InputError
@@ -341,7 +347,8 @@ class DDEProblem:
             :data:`BREAKPOINT_MIN_COUNT`.  Each breakpoint stepped onto costs a step, so the breakpoints then
             at most double the least number of steps: the depth-1 level of a network whose N flows all have
             different RTTs holds N breakpoints within the largest RTT, which made the step count, and the
-            cost, grow as N^2 (10^5 steps in the first 0.5 s at N = 10^5 flows).
+            cost, grow as N^2 (10^5 steps in the first 0.5 s at N = 10^5 flows).  :attr:`jump_images` (jumps
+            of the right-hand side, not kinks) are kept beyond the budget.
 
         Returns
         -------
@@ -367,6 +374,8 @@ class DDEProblem:
                 break
             out.append(nxt)
             level = nxt
+        ji = self.jump_images
+        out.append(ji[(ji > self.t0) & (ji <= t_end)])
         bp = sorted_unique(np.concatenate(out))
         bp = bp[bp > self.t0]
         if bp.size > 1:  # merge points closer than round-off

@@ -13,6 +13,7 @@ Format (all keys optional unless marked)::
     packet_bytes = 1000             # for Mbps at the edges
     delay_split = "feedback"        # or "propagation"
     load_rtt = "current"            # or "sent": a delayed W/(tau + Q) read at the sending time (simulate's load_rtt)
+    past = "silent"                 # or "steady": the flows starting at 0 were sending before (ecocc.system)
 
     [params]                        # model parameters (names of the Params class)
     alpha_per_s = 2.0
@@ -87,6 +88,8 @@ class Scenario:
     reproduce: dict = field(default_factory=dict)
     #: how a delayed Reno-type rate is read (:func:`ecocc.simulate.simulate`'s ``load_rtt``)
     load_rtt: str = "current"
+    #: the reading of the past before t = 0 (:data:`ecocc.system.PASTS`): "silent" (default) or "steady"
+    past: str = "silent"
     #: SHA-256 (16 hex digits) of the scenario's contents (the parsed TOML, so comments and layout do not
     #: count): part of the key of every stored result computed from it (:mod:`ecocc.store`)
     digest: str = ""
@@ -117,7 +120,7 @@ class Scenario:
         params.update(overrides)
         return simulate(self.network, self.model, t_end_s=self.duration_s, output_dt_s=self.output_dt_s,
                         summary_window_s=self.summary_window_s, name=self.name, progress=progress,
-                        protocols=self.protocols or None, load_rtt=self.load_rtt, **params)
+                        protocols=self.protocols or None, load_rtt=self.load_rtt, past=self.past, **params)
 
 
 def shipped() -> list[str]:
@@ -283,7 +286,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(rep, dict), "[reproduce]", rep, "a table (see ecocc.reproduce)")
     sc = _table(data, "scenario", "", required=True)
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
-                              "output_dt_s", "packet_bytes", "delay_split", "load_rtt", "notes"})
+                              "output_dt_s", "packet_bytes", "delay_split", "load_rtt", "notes", "past"})
     name = _text(sc, "name", "[scenario]")
     protocols = _protocols_table(_table(data, "protocols", ""))
     raw_flows = data.get("flows", [])
@@ -313,6 +316,8 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(sw is None or sw <= dur, "[scenario].summary_window_s", sw, f"at most duration_s = {dur:g}")
     od = _num(sc, "output_dt_s", "[scenario]", positive=True, default=None)
     check(od is None or od <= dur, "[scenario].output_dt_s", od, f"at most duration_s = {dur:g}")
+    from ..system import check_past
+    past = check_past(sc.get("past", "silent"), "[scenario].past")
 
     params = _table(data, "params", "")
     for k, v in params.items():  # types here (TOML names); ranges by the model's Params class
@@ -498,6 +503,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     return Scenario(name=name, model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
                     output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols, reproduce=rep, load_rtt=load_rtt,
+                    past=past,
                     digest=hashlib.sha256(canonical(data).encode()).hexdigest()[:16])
 
 
