@@ -35,7 +35,10 @@ for sc in scales:
     print(f"{name} x{sc} kinks={kinks}: group {cnt[0,0]} steps {cnt[0,1]} rej {cnt[0,2]} nfev {wg*1e3:.1f} ms | alone mean "
           f"{np.mean([o[0] for o in own]):.0f} steps {np.mean([o[1] for o in own]):.0f} rej, {wo*1e3:.1f} ms/point; "
           f"ratio {cnt[0,0]/np.mean([o[0] for o in own]):.2f}; groups of 4 distinct: {cnt4[0,0]} / {cnt4b[0,0]} steps, {cnt4[0,1]} / {cnt4b[0,1]} rej", flush=True)
-    # single compiled kernel (no overlap, whole state), first gain of the group
+    # single compiled kernel (no overlap, whole state), first gain of the group (skipped with ANAT_NO_SINGLE=1)
+    import os
+    if os.environ.get("ANAT_NO_SINGLE"):
+        continue
     sysP = NetworkSystem(m, net, Ps[0], 60.0)
     t0 = time.perf_counter()
     sol = engine.solve_adaptive(sysP, 60.0, rtol=1e-7, atol=sysP.default_atol(), t_eval=np.arange(50.0, 60.0 + 1e-9, 0.01))
