@@ -377,7 +377,6 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
 
     import xarray as xr
 
-    from .dde.aot import LANES
     from .dde.engine import check_engine
     from .simulate import simulate
     from .stability.maps import _unit
@@ -459,7 +458,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     n_steps = np.zeros(B, dtype=np.int64)
     overlap = bool(overlap) and engine == "numba"
     solver = ("adaptive RK45 (Dormand-Prince 5(4)), " + (
-        f"lock-step groups of {LANES} points of one RTT scale, flow states/link states/queues integrated, steps "
+        f"lock-step groups of {_lanes_width(m, network, base, t_end)} points of one RTT scale, flow states/link "
+        "states/queues integrated, steps "
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
            else "never longer than the smallest delay")
         + ("; steps end where a queue's kink reaches the flows" if kinks else "") if engine == "numba"
@@ -545,7 +545,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             per = [params_of(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
             # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
-            # order.  A kernel call runs whole groups, and a group's result depends only on its members, so the
+            # order (blocks of LANES; a model of narrower groups, codegen._lanes_count, splits each block).  A kernel call runs whole groups, and a group's result depends only on its members, so the
             # numbers do not depend on how the calls are cut (by time, below) nor on an interruption: a rerun
             # with ``previous`` recomputes exactly the groups not finished and gives the uninterrupted numbers.
             from .dde.aot import LANES
@@ -603,6 +603,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         if bar is not None:
             bar.close()
     return build()
+
+
+def _lanes_width(m, network, base, t_end):
+    """Members per lock-step group of the model's lanes kernel (:func:`ecocc.dde.codegen._lanes_count`)."""
+    from .dde import codegen
+    return codegen.generate(NetworkSystem(m, network, base, t_end)).lanes
 
 
 __all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA", "REGIMES", "classify_regime"]

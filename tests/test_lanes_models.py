@@ -93,13 +93,10 @@ KINK_MODELS = ["fast", "hstcp", "petcp", "reno", "stcp"]
 def test_lanes_kinks_as_accurate_as_numpy(name, scale, request):
     """The same check with the steps ending where a queue's kink reaches the flows (``kinks``, simulate_map's
     default): another mesh, the same accuracy rule."""
-    if (name, scale) == ("reno", 1.0):
-        # as without kinks (xfail above); measured 2026-11-26 (docs/notes/mapsreno.md): member 0's flow states and
-        # queue pass, its counters are 4.5e-5 off against the NumPy run's 4.0e-6 (bound 1.2e-5): the RED drop
-        # fraction's kink at min_th in the *current* queue (the lost counter integrates it) is not located (only
-        # its delayed image, in the flows' signal, is a breakpoint); a map integrates no counters
-        request.applymarker(pytest.mark.xfail(reason="lock-step Reno with kinks at RTT x 1: lost counter 11x the "
-                                                     "NumPy error (current-queue RED kink not located)", strict=False))
+    # Reno at RTT x 1 was an xfail here (docs/notes/mapsreno.md: member 0's counters 4.5e-5 off against the NumPy
+    # run's 4.0e-6, bound 1.2e-5: RED's drop kink at min_th in the *current* queue not located).  Since the kernel
+    # retakes a rejected step at that crossing (KINK_NOW, docs/notes/mapsfast.md) it passes: counters 4.3e-8 /
+    # 7.7e-8 / 3.8e-8 (members 0-2; bounds 1.2e-5 / 2.4e-4 / 4.0e-4), worst ratio over members and parts 0.47
     _check_accuracy(name, scale, kinks=True)
 
 

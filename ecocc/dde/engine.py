@@ -699,8 +699,6 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         and nfev are its group's).
     """
     from . import codegen
-    from .aot import LANES
-    W = LANES
     ms = np.asarray(member_system, dtype=np.int64)
     B = ms.size
     if len(member_params) != B:
@@ -716,6 +714,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
                                method=method, max_history_gib=max_history_gib) for i in used}
     s0 = systems[used[0]]
     gen = codegen.generate(s0)
+    W = gen.lanes  # members per group (the model's width, codegen._lanes_count)
     data = {i: codegen.kernel_data(systems[i], gen)[0] for i in used}
     D0 = data[used[0]]
     for i in used:

@@ -414,7 +414,15 @@ being held at a bound, is seen by each flow one backward delay later, and that t
 the shared mesh.  Without it each such kink was straddled by a step, rejected several times at 20-400 times
 the tolerance, and in a lock-step group every lane brings its own kinks (docs/notes/mapsreno.md).  With
 identical lanes the kernel then takes other steps than the single kernel.  The code is compiled in only where
-the model has such kinks (``KINKS``, generated).
+the model has such kinks (``KINKS``, generated).  Where the link's AQM drop fraction has its kinks at the same
+levels (``KINK_NOW``, generated: RED, whose drops and signal are one probability of the *current* queue), the
+queue's own derivative kinks there too: a step rejected on its error in which a failing lane's queue crossed such
+a level is retaken ending at the first crossing (located on the step's Hermite segment), instead of shrinking by
+the error alone and straddling the kink again (docs/notes/mapsfast.md).
+
+The group width ``LANES`` is the model's (``codegen._lanes_count``: :data:`ecocc.dde.aot.LANES`, or
+:data:`ecocc.dde.aot.LANES_KINKS` for a model with ``KINKS``), set in the generated module in place of the
+import below.
 
 Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
 integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
@@ -425,7 +433,7 @@ import math  # noqa: F401
 import numpy as np
 from numba import njit
 
-from ecocc.dde.aot import LANES
+LANES = 8  # members per lock-step group (ecocc.dde.codegen._lanes_count)
 from ecocc.dde.kernels import (_first_crossing, _history_grow, _history_new, _index_at,  # noqa: F401
                                _release_matters, _segment_at, _shift_segments, _tiny)
 
@@ -919,7 +927,26 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 else:
                     n_rej += 1
                     rej_step = True
-                    h *= max(0.2, 0.9 * err ** expo)
+                    s_lev = 1.0
+                    if KINKS and KINK_NOW and kinks:  # noqa: F821
+                        # the current queue's derivative kinks at a level (AQM drops): a failing lane whose queue
+                        # crossed one in the step retakes it ending at the first such crossing (located on the
+                        # step's Hermite segment), rather than shrinking past it or straddling it again
+                        for l in range(L):
+                            for w in range(W):
+                                if not (alive[w] and err_w[w] > 1.0):
+                                    continue
+                                k = (iq + l) * W + w
+                                ya, yb = Y[YY, k], Y[YN, k]
+                                nlev = _model_levels(D, l, w, klev)  # noqa: F821
+                                for i_ in range(nlev):
+                                    lev = klev[i_]
+                                    if (ya < lev) != (yb < lev):
+                                        s_lev = min(s_lev, _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev))
+                    if s_lev < 1.0 - 1e-9 and s_lev * h > 4 * hmin:
+                        h *= s_lev
+                    else:
+                        h *= max(0.2, 0.9 * err ** expo)
                     continue
             # bound crossings of free queues inside the step: the first over the lanes
             any_viol = False
@@ -1524,6 +1551,7 @@ LANES_NS = 1  # the signal's delayed link values, slots per lane
 LANES_NLEV = 0  # the queue levels where the link signal has a kink (kinks)
 KINK_BOUNDS = False  # the flows see a queue's kinks at its bounds (kinks)
 KINKS = False  # the lock-step kernel's kinks code is compiled in
+KINK_NOW = False  # the current queue's derivative kinks at those levels too (AQM drops; kinks)
 
 
 @njit(cache=True, _nrt=False)
