@@ -668,13 +668,10 @@ class MixedSystem(NetworkSystem):
         -------
         numpy.ndarray or None
             Component indices (int64), or None (every component a lookup gathers counts as read)."""
-        try:
-            from .dde import codegen_mixed
-            if codegen_mixed.gap(self) is not None:
-                return None
-            return np.asarray(codegen_mixed.generate(self).hsrc(self), dtype=np.int64)
-        except Exception:  # noqa: BLE001  (no generated laws: every gathered component counts as read)
+        from .dde import codegen_mixed
+        if codegen_mixed.gap(self) is not None:
             return None
+        return np.asarray(codegen_mixed.generate(self).hsrc(self), dtype=np.int64)
 
     def queueing_delays(self, t, y):
         """Return the extra delay of every lookup entry: the receiving flow's queueing delay.

@@ -745,13 +745,10 @@ class NetworkSystem:
         -------
         numpy.ndarray or None
             Component indices (int64), or None."""
-        try:
-            from .dde import codegen
-            if codegen.supported(self) is not None:
-                return None
-            return np.asarray(codegen.generate(self).hsrc(self.n_flows, self.n_links), dtype=np.int64)
-        except Exception:  # noqa: BLE001  (no generated laws: every gathered component counts as read)
+        from .dde import codegen
+        if codegen.supported(self) is not None:
             return None
+        return np.asarray(codegen.generate(self).hsrc(self.n_flows, self.n_links), dtype=np.int64)
 
     def queueing_delays(self, t, y):
         """Return the extra delays of every lookup: the receiving flow's queueing delay ``Q_p(t)``.
