@@ -150,18 +150,12 @@ def test_numpy_sent_load_reads_the_queue_at_the_sending_time():
 
 # -- compiled against NumPy under "sent" (slow: compiles) -----------------------------------------------------
 
-@pytest.mark.slow
-def test_sent_reno_droptail_compiled_matches_numpy():
-    """Drop-tail Reno under "sent" on three links (routes of one to three links, starts and stops mid-run, a
-    cross-traffic burst), compiled (sent loads summed per link) against NumPy (per-flow): as
-    test_codegen.test_reno_family_load_compiled_matches_numpy, the aggregated-load rules up to 0.4 s after the
-    first overflow (drop-tail is ill-conditioned after it), conservation over the run."""
-    from test_codegen import RTOL, _agg_network, _conserves
+def _compiled_vs_numpy_to_overflow(sysm):
+    """Run ``sysm`` (drop-tail, overflowing) 10 s compiled and on NumPy at test_codegen's RTOL; assert both
+    succeed and the compiled run is within 200 tolerances of NumPy up to 0.4 s after the first overflow (drop-tail
+    is ill-conditioned after it).  Return (compiled, NumPy, output times, atol, compared rows, compared columns)."""
+    from test_codegen import RTOL
     from ecocc.dde import engine
-    net = _agg_network(buffer_pkts=40.0)
-    m = get_model("reno")
-    sysm = NetworkSystem(m, net, m.make_params(aqm="droptail"), 10.0, load_rtt="sent")
-    assert codegen.generate(sysm).agg
     te = output_grid(10.0, 0.05)
     atol = sysm.default_atol()
     got = engine.solve_adaptive(sysm, 10.0, rtol=RTOL, atol=atol, t_eval=te)
@@ -178,6 +172,21 @@ def test_sent_reno_droptail_compiled_matches_numpy():
     scaled = np.max(np.abs(got.y[w][:, cols] - ref.y[w][:, cols]) / sc)
     print(f"compiled vs NumPy up to {t1:.2f} s: {scaled:.3g} tolerances; steps {got.n_steps}/{ref.n_steps}")
     assert scaled < 200
+    return got, ref, te, atol, w, cols
+
+
+@pytest.mark.slow
+def test_sent_reno_droptail_compiled_matches_numpy():
+    """Drop-tail Reno under "sent" on three links (routes of one to three links, starts and stops mid-run, a
+    cross-traffic burst), compiled (sent loads summed per link) against NumPy (per-flow): as
+    test_codegen.test_reno_family_load_compiled_matches_numpy, the aggregated-load rules up to 0.4 s after the
+    first overflow (drop-tail is ill-conditioned after it), conservation over the run."""
+    from test_codegen import RTOL, _agg_network, _conserves
+    net = _agg_network(buffer_pkts=40.0)
+    m = get_model("reno")
+    sysm = NetworkSystem(m, net, m.make_params(aqm="droptail"), 10.0, load_rtt="sent")
+    assert codegen.generate(sysm).agg
+    got, ref, te, atol, w, cols = _compiled_vs_numpy_to_overflow(sysm)
     tight = solve_dde(sysm.problem(), 10.0, rtol=RTOL * 1e-3, atol=atol * 1e-3, t_eval=te)
     sct = np.broadcast_to(atol, ref.y.shape[1:])[cols] + RTOL * np.abs(tight.y[w][:, cols])
     e_got = np.max(np.abs(got.y[w][:, cols] - tight.y[w][:, cols]) / sct)
@@ -194,25 +203,12 @@ def test_sent_variants_compiled_match_numpy(variant):
     and with ``rtt_includes_queueing`` (state-dependent delays; the sent queueing delay read where the delayed
     window is): drop-tail Reno on three links, compiled (per-flow sums: neither variant aggregates) against NumPy
     up to 0.4 s after the first overflow, within 200 tolerances (measured 2026-11-26: 0.38 and 0.34)."""
-    from test_codegen import RTOL, _agg_network, _conserves
-    from ecocc.dde import engine
+    from test_codegen import _agg_network, _conserves
     m = get_model("reno")
     net = _agg_network("propagation" if variant == "fwd" else "feedback", buffer_pkts=40.0)
     sysm = NetworkSystem(m, net, m.make_params(aqm="droptail"), 10.0, rtt_includes_queueing=variant == "sdd",
                          load_rtt="sent")
-    te = output_grid(10.0, 0.05)
-    atol = sysm.default_atol()
-    got = engine.solve_adaptive(sysm, 10.0, rtol=RTOL, atol=atol, t_eval=te)
-    ref = solve_dde(sysm.problem(), 10.0, rtol=RTOL, atol=atol, t_eval=te)
-    assert got.status == ref.status == "success", (got.message, ref.message)
-    lay = sysm.layout
-    lost = ref.y[:, lay["lost"].sl][:, 0]
-    assert lost[-1] > 1.0
-    w = ref.t <= ref.t[np.argmax(lost > 1e-6)] + 0.4
-    cols = np.ones(got.y.shape[1], dtype=bool)
-    cols[lay["lost"].sl] = cols[lay["departed"].sl] = False
-    sc = np.broadcast_to(atol, ref.y.shape[1:])[cols] + RTOL * np.abs(ref.y[w][:, cols])
-    assert np.max(np.abs(got.y[w][:, cols] - ref.y[w][:, cols]) / sc) < 200
+    got, *_ = _compiled_vs_numpy_to_overflow(sysm)
     _conserves(sysm, got)
 
 

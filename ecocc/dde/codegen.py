@@ -717,6 +717,18 @@ class Generated:
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
+def _sent_qd_segment_lines(ys, fs):
+    """Generated lines (16-space indent) summing flow ``kf``'s path queueing delay ``qd_e`` (seconds) and its
+    derivative ``dqd_e`` at a history segment's end from the stored queues ``{ys}`` and slopes ``{fs}``
+    (``load_rtt="sent"``; the single and the mixed generator's aggregated load)."""
+    return ["                qd_e = 0.0",
+            "                dqd_e = 0.0",
+            "                for j2 in range(fps[kf], fps[kf + 1]):",
+            "                    l2 = pl[j2]",
+            f"                    qd_e += {ys}[IQ + l2] / C[l2]",
+            f"                    dqd_e += {fs}[IQ + l2] / C[l2]"]
+
+
 def _load_dot_function(name, lw, expr, fn_rate, par_args, qd=False):
     """Source of ``name``: d ``expr`` / dt by the chain rule through the stored flow states (log or not),
     ``sum_i d expr / d u_i * du_i``, taking ``fn_rate``, then ``du_<state>`` per flow state, then ``par_args``
@@ -794,12 +806,7 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
                 r += [f"                u_{v} = 0.0  # not read by the load",
                       f"                du_{v} = 0.0"]
         if sent:
-            r += ["                qd_e = 0.0",
-                  "                dqd_e = 0.0",
-                  "                for j2 in range(fps[kf], fps[kf + 1]):",
-                  "                    l2 = pl[j2]",
-                  f"                    qd_e += {ys}[IQ + l2] / C[l2]",
-                  f"                    dqd_e += {fs}[IQ + l2] / C[l2]"]
+            r += _sent_qd_segment_lines(ys, fs)
         r += [f"                {a} += _law_load({load_args})",
               f"                {d} += _law_load_dot({dot_args})"]
     r += ["        HY[r, XA + l] = a0",

@@ -399,12 +399,7 @@ class GeneratedMixed:
                     else:
                         r += [f"                u_{v} = 0.0  # not read by the law", f"                du_{v} = 0.0"]
                 if sq:
-                    r += ["                qd_e = 0.0",
-                          "                dqd_e = 0.0",
-                          "                for j2 in range(fps[kf], fps[kf + 1]):",
-                          "                    l2 = pl[j2]",
-                          f"                    qd_e += {ys}[IQ + l2] / C[l2]",
-                          f"                    dqd_e += {fs}[IQ + l2] / C[l2]"]
+                    r += codegen._sent_qd_segment_lines(ys, fs)
                 r += [f"                {a} += _m{zi}_{law}({args})",
                       f"                {d} += _m{zi}_{law}_dot({dargs})"]
             r += ["        HY[r, XA + l] = a0",
