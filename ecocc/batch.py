@@ -545,7 +545,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             per = [params_of(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
             # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
-            # order (blocks of LANES; a model of narrower groups, codegen._lanes_count, splits each block).  A kernel call runs whole groups, and a group's result depends only on its members, so the
+            # order (blocks of LANES; a model of narrower groups, codegen._lanes_count, splits each block).  A
+            # kernel call runs whole groups, and a group's result depends only on its members, so the
             # numbers do not depend on how the calls are cut (by time, below) nor on an interruption: a rerun
             # with ``previous`` recomputes exactly the groups not finished and gives the uninterrupted numbers.
             from .dde.aot import LANES

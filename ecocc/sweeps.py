@@ -251,7 +251,7 @@ def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str =
     else:
         tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
                       engine=engine, solver=SOLVER["solver"], rtol=SOLVER["rtol"],
-                      protocols=sc.protocols or None, past=sc.past, **params)
+                      protocols=sc.protocols or None, load_rtt=sc.load_rtt, past=sc.past, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] if lk["utilization"] is not None else -1.0 for lk in s["links"]]))
     t = tr.t_s
