@@ -287,7 +287,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         sol.message = f"{sol.message}; {hint}"
     tr = Trajectory.from_solution(sol, sysm, name=name or network.name,
                                   summary_window_s=summary_window_s or 0.1 * t_end)
-    tr.solver["past"] = past
+    tr.solver["past"] = past  # the readings chosen, in the output (summary, NetCDF attributes)
+    tr.solver["load_rtt"] = load_rtt
     return tr
 
 

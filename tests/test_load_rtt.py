@@ -114,6 +114,8 @@ def test_queue_free_loads_run_identically():
     a = simulate(net, "petcp", t_end_s=3.0, engine="numpy")
     b = simulate(net, "petcp", t_end_s=3.0, engine="numpy", load_rtt="sent")
     assert np.array_equal(a.rate_pps, b.rate_pps) and np.array_equal(a.queue_pkts, b.queue_pkts)
+    # the reading is in the output (summary JSON, NetCDF attributes)
+    assert (a.solver["load_rtt"], b.summary()["solver"]["load_rtt"]) == ("current", "sent")
 
 
 def test_numpy_sent_load_reads_the_queue_at_the_sending_time():
