@@ -744,10 +744,13 @@ class NetworkSystem:
         Returns
         -------
         numpy.ndarray or None
-            Component indices (int64), or None."""
+            Component indices (int64), or None (no generated kernel, or a batch of parameter sets: every
+            gathered component counts as read)."""
+        import dataclasses
+
         from .dde import codegen
-        if codegen.supported(self) is not None:
-            return None
+        if codegen.supported(self) is not None or not dataclasses.is_dataclass(self.P):
+            return None  # no generated kernel for it; a batch of parameter sets (ecocc.batch.BatchParams) neither
         return np.asarray(codegen.generate(self).hsrc(self.n_flows, self.n_links), dtype=np.int64)
 
     def queueing_delays(self, t, y):
