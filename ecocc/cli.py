@@ -158,11 +158,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         raise InputError("SCENARIO", scenario, "a .toml file or a shipped scenario name (omit it for "
                          f"{scenarios.DEFAULT})")
     sc = scenarios.load(scenario or scenarios.DEFAULT)
-    if load_rtt is None:
-        load_rtt = sc.load_rtt
-    else:
-        from .system import LOAD_RTT
-        check(load_rtt in LOAD_RTT, "--load-rtt", load_rtt, "current or sent")
+    from .system import check_load_rtt
+    load_rtt = sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt, "--load-rtt")
     params = dict(sc.params)
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)

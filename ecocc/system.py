@@ -82,8 +82,19 @@ _REDUCE = {"min": np.minimum, "max": np.maximum, "sum": np.add}
 LOAD_RTT = ("current", "sent")
 
 
-def check_load_rtt(load_rtt):
+def check_load_rtt(load_rtt, field="load_rtt"):
     """Validate ``load_rtt`` (one of :data:`LOAD_RTT`) and return it.
+
+    Parameters
+    ----------
+    load_rtt : object
+        ``"current"`` or ``"sent"``.
+    field : str, optional
+        The option's name, for the error message.
+
+    Returns
+    -------
+    str
 
     Raises
     ------
@@ -92,7 +103,7 @@ def check_load_rtt(load_rtt):
     """
     from .errors import InputError
     if not isinstance(load_rtt, str) or load_rtt not in LOAD_RTT:
-        raise InputError("load_rtt", load_rtt, "'current' (a delayed rate W(t - d)/(tau + Q(t)), the default) or "
+        raise InputError(field, load_rtt, "'current' (a delayed rate W(t - d)/(tau + Q(t)), the default) or "
                          "'sent' (the rate at the sending time, W(t - d)/(tau + Q(t - d)))")
     return load_rtt
 

@@ -308,10 +308,8 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     for k in ("description", "source", "notes"):
         _text(sc, k, "[scenario]", default="", nonempty=False)
     split = _text(sc, "delay_split", "[scenario]", default="feedback")
-    load_rtt = _text(sc, "load_rtt", "[scenario]", default="current")
-    from ..system import LOAD_RTT
-    check(load_rtt in LOAD_RTT, "[scenario].load_rtt", load_rtt,
-          "'current' (a delayed rate W(t - d)/(tau + Q(t)), the default) or 'sent' (W(t - d)/(tau + Q(t - d)))")
+    from ..system import check_load_rtt
+    load_rtt = check_load_rtt(sc.get("load_rtt", "current"), "[scenario].load_rtt")
     sw = _num(sc, "summary_window_s", "[scenario]", positive=True, default=None)
     check(sw is None or sw <= dur, "[scenario].summary_window_s", sw, f"at most duration_s = {dur:g}")
     od = _num(sc, "output_dt_s", "[scenario]", positive=True, default=None)
