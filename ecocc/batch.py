@@ -77,7 +77,8 @@ def _stack(arrs):
 
 
 def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scale=None, t_end_s: float,
-                   step_s: float, output_dt_s: float | None = None, engine: str = "auto"):
+                   step_s: float, output_dt_s: float | None = None, engine: str = "auto", past: str = "silent",
+                   load_rtt: str = "current"):
     """Simulate ``B`` members of a parameter sweep in one fixed-step integration.
 
     Parameters
@@ -103,7 +104,19 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     engine : {"auto", "numpy", "numba"}
         ``"numba"`` runs the compiled RK4 kernel of :mod:`ecocc.dde.kernels`
         (generated from the model's laws, members in parallel; numba required); ``"auto"``
-        (default) takes it where it applies, else the NumPy solver.
+        (default) takes it where it applies, else the NumPy solver.  Both
+        follow ``past`` and ``load_rtt``.
+    past : {"silent", "steady"}
+        The past before ``t = 0`` of every member (as :func:`ecocc.simulate`'s ``past``; the state there is
+        the initial state).  ``"silent"`` (default): no traffic before the flows start, so their delayed
+        loads switch on one delay after ``t = 0``.  ``"steady"``: the flows starting at ``t = 0`` were
+        sending at their initial state before it (no start-up jumps).  The two are different
+        initial-value problems (docs/notes/symstart.md).
+    load_rtt : {"current", "sent"}
+        How a delayed Reno-type rate ``W/(tau + Q)`` is read through a delay ``d`` (as
+        :func:`ecocc.simulate`'s ``load_rtt``): ``"current"`` (default) ``W(t - d)/(tau + Q(t))``;
+        ``"sent"`` ``W(t - d)/(tau + Q(t - d))``, the rate at the sending time.  No effect on models whose
+        delayed load does not read the queueing delay (docs/notes/renosent.md).
 
     Returns
     -------
@@ -111,7 +124,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         Dims ``member``, ``time``, ``flow``, ``link``: the variables of
         :meth:`Trajectory.to_xarray` for every member, plus ``status`` and
         ``t_failed_s`` per member.  Coordinates: every parameter that varies (per member),
-        ``rtt_scale``.  ``attrs`` hold the solver settings and wall time.
+        ``rtt_scale``.  ``attrs`` hold the solver settings, the readings ``past`` and ``load_rtt``, and the
+        wall time.
     """
     import xarray as xr
 
@@ -121,6 +135,8 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     h = check_finite("step_s", step_s, positive=True)
+    from .system import check_load_rtt, check_past
+    past, load_rtt = check_past(past), check_load_rtt(load_rtt)
     from .dde.engine import resolve_engine
     engine = resolve_engine(engine, m, network, kernel="fixed")
     plist = [None] if params_list is None else list(params_list)
@@ -145,9 +161,10 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     from .simulate import output_grid
     t_eval = output_grid(t_end, output_dt_s)
 
-    systems = [NetworkSystem(m, network.scaled(rtt_scale=s), P, t_end) for P, s in zip(members, scales)]
+    readings = dict(past=past, load_rtt=load_rtt)  # every member's, and the shared structure's
+    systems = [NetworkSystem(m, network.scaled(rtt_scale=s), P, t_end, **readings) for P, s in zip(members, scales)]
     Y0 = np.stack([s.initial_state() for s in systems])
-    bs = NetworkSystem(m, network, members[0], t_end)  # structure (routing, layout) shared by all members
+    bs = NetworkSystem(m, network, members[0], t_end, **readings)  # structure (routing, layout) shared by all members
     bs.P = BatchParams(members)
     bs.st = {k: _stack([s.st[k] for s in systems]) for k in bs.st}
     bs.lst = {k: _stack([s.lst[k] for s in systems]) for k in bs.lst}
@@ -186,7 +203,7 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         coords[f] = ("member", np.array([getattr(p, f) for p in members], dtype=float))
     attrs = {"model": m.name, "scenario": network.name, "solver": sol.method, "status": sol.status.value,
              "message": sol.message, "step_s": sol.settings["step_s"], "nfev": sol.nfev, "wall_s": sol.wall_s,
-             "packet_bytes": network.packet_bytes}
+             "packet_bytes": network.packet_bytes, "past": past, "load_rtt": load_rtt}
     return ds.assign_coords(coords).assign_attrs(attrs)
 
 
@@ -262,7 +279,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                  y_name="rtt_scale", y_values=(0.5, 1.0, 2.0), *, t_end_s=60.0, window_s=10.0,
                  swing_threshold_pkts=1.0, sample_dt_s=0.01, engine="auto", rtol=1e-7, atol=None, chunk=1000,
                  progress=False, previous=None, overlap=True, decay_ratio=0.99, on_partial=None,
-                 partial_every_s=10.0, max_history_gib=None, kinks=True, **params):
+                 partial_every_s=10.0, max_history_gib=None, kinks=True, past="silent", load_rtt="current",
+                 **params):
     """Stability on a 2-D parameter grid by simulating the nonlinear model at every grid point.
 
     Every point is integrated from the model's initial state to ``t_end_s``
@@ -316,7 +334,21 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         on a machine and cached (:func:`ecocc.dde.codegen.kernel`);
         ``attrs["kernel"]`` says which build ran.  ``"numpy"``: one
         :func:`ecocc.simulate` per point on the NumPy solver (any model; the
-        reference, slow).
+        reference, slow).  Every engine follows ``past`` and ``load_rtt``;
+        the lock-step kernel reads delayed rates with the current queueing
+        delay only, so ``load_rtt="sent"`` runs one :func:`ecocc.simulate`
+        per point (``"auto"``; ``attrs["engine_note"]`` says why) or is
+        refused (``"numba"``).
+    past : {"silent", "steady"}
+        The past before ``t = 0`` of every point (as :func:`ecocc.simulate`'s ``past``; the state there is
+        the initial state).  ``"silent"`` (default): no traffic before the flows start, so their delayed
+        loads switch on one delay after ``t = 0``.  ``"steady"``: the flows starting at ``t = 0`` were
+        sending at their initial state before it (no start-up jumps).  The two are different
+        initial-value problems (docs/notes/symstart.md): a map under one is never resumed as the other.
+    load_rtt : {"current", "sent"}
+        How a delayed Reno-type rate ``W/(tau + Q)`` is read through a delay ``d`` (as
+        :func:`ecocc.simulate`'s ``load_rtt``): ``"current"`` (default) ``W(t - d)/(tau + Q(t))``;
+        ``"sent"`` ``W(t - d)/(tau + Q(t - d))``, the rate at the sending time (docs/notes/renosent.md).
     rtol : float
         Relative tolerance of the adaptive solver at every point.
     atol : float or array_like or None
@@ -371,7 +403,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ``swing_growth_rate_per_s``: how fast the swing shrinks (< 0) or grows between the last two
         windows, to compare with the rightmost characteristic root of the linearization (NaN where a
         swing is below ``max(1e-6, 10 rtol max(1, |mean queue|))`` packet: not resolved by the run).
-        ``attrs``: the verdict rule, solver settings, ``wall_s``.
+        ``attrs``: the verdict rule, solver settings, the readings ``past`` and ``load_rtt``, ``wall_s``
+        (and ``engine_note`` when ``"auto"`` could not use the lock-step kernel).
     """
     import time
 
@@ -383,16 +416,25 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     wall0 = time.perf_counter()
     m = get_model(model)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
+    from .system import check_load_rtt, check_past
+    past, load_rtt = check_past(past), check_load_rtt(load_rtt)
     check_engine(engine, m, network, kernel="lanes")
+    why_not_lanes = lanes_gap(m, network, load_rtt=load_rtt)
+    if engine == "numba" and why_not_lanes is not None:
+        raise InputError("engine", engine, f"'auto' or 'numpy' for {why_not_lanes}")
     point_engine = "numpy" if engine == "numpy" else "auto"  # the engine of simulate() per point
+    engine_note = None
     if engine == "auto":
         # the lock-step kernel wherever it applies (the map's default before "auto" existed, whatever
         # $ECOCC_ENGINE says about single runs), else one simulate() per point on its default engine
         try:
             check_engine("numba", m, network, kernel="lanes")
-            engine = "numba"
-        except InputError:
+            engine = "numba" if why_not_lanes is None else "numpy"
+        except InputError as exc:
             engine = "numpy"
+            why_not_lanes = why_not_lanes or exc.allowed
+        if engine != "numba":
+            engine_note = f"one run per point, not the lock-step kernel ({why_not_lanes})"
     t_end = check_finite("t_end_s", t_end_s, positive=True)
     window = check_finite("window_s", window_s, positive=True)
     check(window <= t_end, "window_s", window_s, f"at most t_end_s = {t_end}")
@@ -449,8 +491,15 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     Y, X = np.meshgrid(ys, xs, indexing="ij")
     pts = list(zip(X.ravel(), Y.ravel()))
     B, L = len(pts), network.n_links
-    t_eval = np.arange(max(t_end - 2 * window, 0.0), t_end + 1e-9 * t_end, dt)  # the last two windows
-    t_eval = t_eval[t_eval <= t_end]
+    # the last two windows of the output grid of a single run (simulate.output_grid: k dt, k = 0, 1, ..., and
+    # t_end), so that a point run on its own and a point of the lock-step kernel are sampled at the same times
+    # (before, arange from t_end - 2 window could drop t_end by round-off: 1.0 + 100 x 0.01 > 2.0)
+    eps = 1e-9 * t_end
+    k = np.arange(max(math.floor((t_end - 2 * window - eps) / dt), 0), math.floor(t_end / dt + 0.5) + 1)
+    t_eval = k * dt
+    t_eval = t_eval[(t_eval <= t_end) & (t_eval >= t_end - 2 * window - eps)]
+    if t_eval.size == 0 or t_eval[-1] < t_end:
+        t_eval = np.append(t_eval, t_end)
     swing = np.full((B, L), np.nan)
     qmean = np.full((B, L), np.nan)
     rate = np.full(B, np.nan)
@@ -458,7 +507,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     n_steps = np.zeros(B, dtype=np.int64)
     overlap = bool(overlap) and engine == "numba"
     solver = ("adaptive RK45 (Dormand-Prince 5(4)), " + (
-        f"lock-step groups of {_lanes_width(m, network, base, t_end)} points of one RTT scale, flow states/link "
+        f"lock-step groups of {_lanes_width(m, network, base, t_end, past)} points of one RTT scale, flow states/link "
         "states/queues integrated, steps "
         + ("may exceed the smallest delay (delayed values inside a step corrected iteratively)" if overlap
            else "never longer than the smallest delay")
@@ -466,11 +515,14 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         else "one run per point, steps never longer than the smallest delay"))
     settings = dict(model=m.name, scenario=network.name, x_name=x_name, y_name=y_name, rtol=rtol,
                     engine=engine if engine == "numba" else ("numpy" if point_engine == "numpy" else "auto (per point)"),
-                    t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()), solver=solver)
+                    t_end_s=t_end, window_s=window, sample_dt_s=dt, params=str(base.as_dict()), solver=solver,
+                    past=past, load_rtt=load_rtt)
     todo = np.arange(B)
     if previous is not None:
+        # a map stored before the readings were recorded ran the defaults (silent, current)
+        stored = {"past": "silent", "load_rtt": "current", **previous.attrs}
         same = (np.array_equal(previous["x"].values, xs) and np.array_equal(previous["y"].values, ys)
-                and all(str(previous.attrs.get(k)) == str(v) for k, v in settings.items()))
+                and all(str(stored.get(k)) == str(v) for k, v in settings.items()))
         check(same, "previous", "a map of other settings", "a map of the same grid, model, scenario and settings")
         kept = previous["status"].values.reshape(-1).astype(str) != "interrupted"
         swing[kept] = previous["queue_swing_pkts"].values.reshape(B, L)[kept]
@@ -510,6 +562,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             decay_ratio=ratio,
             packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
             n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
+        if engine_note is not None:
+            ds.attrs["engine_note"] = engine_note
         if engine == "numba":
             from .dde.engine import lanes_kernel_info
             info = lanes_kernel_info() if todo_run[0] else {}  # how the lock-step kernel was obtained
@@ -533,7 +587,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         if engine == "numba":
             from .dde.engine import solve_adaptive_batch
             scales = sorted({scale_at(xv, yv) for xv, yv in pts})
-            systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end) for s in scales]
+            systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end, past=past, load_rtt=load_rtt)
+                       for s in scales]
             member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
             pset = {}  # the parameter object of each distinct parameter set, made once
 
@@ -590,7 +645,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 xv, yv = pts[b]
                 tr = simulate(network.scaled(rtt_scale=scale_at(xv, yv)), m, params_at(xv, yv), t_end_s=t_end,
                               output_dt_s=dt, rtol=rtol, atol=atol, engine=point_engine,
-                              max_history_gib=max_history_gib)
+                              max_history_gib=max_history_gib, past=past, load_rtt=load_rtt)
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)
@@ -606,10 +661,42 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     return build()
 
 
-def _lanes_width(m, network, base, t_end):
+def _lanes_width(m, network, base, t_end, past="silent"):
     """Members per lock-step group of the model's lanes kernel (:func:`ecocc.dde.codegen._lanes_count`)."""
     from .dde import codegen
-    return codegen.generate(NetworkSystem(m, network, base, t_end)).lanes
+    return codegen.generate(NetworkSystem(m, network, base, t_end, past=past)).lanes
 
 
-__all__ = ["simulate_batch", "simulate_map", "BatchParams", "MAP_AXES_NUMBA", "REGIMES", "classify_regime"]
+def lanes_gap(model, network, *, load_rtt="current"):
+    """Why the lock-step map kernel cannot run ``model`` on ``network`` with the reading ``load_rtt``, or None.
+
+    The kernel's own gaps (:func:`ecocc.dde.engine._unsupported`: a model the generated kernels do not serve,
+    forward delays), and ``load_rtt="sent"``: the kernel reads delayed rates with the current queueing delay
+    only.  ``past`` is no gap: the kernel takes the systems' start times, which carry it
+    (:func:`ecocc.system.effective_start`).
+
+    Parameters
+    ----------
+    model : str or NetworkModel
+    network : Network
+    load_rtt : {"current", "sent"}, optional
+
+    Returns
+    -------
+    str or None
+        One sentence (what :func:`simulate_map` and ``ecocc sim-map`` print as the reason for one run per
+        point), or None.
+    """
+    from .dde.engine import _unsupported
+    from .system import check_load_rtt
+    why = _unsupported(get_model(model), network, "lanes")
+    if why is not None:
+        return why
+    if check_load_rtt(load_rtt) == "sent":
+        return ("load_rtt='sent': the lock-step map kernel reads delayed rates with the current queueing delay "
+                "only")
+    return None
+
+
+__all__ = ["simulate_batch", "simulate_map", "lanes_gap", "BatchParams", "MAP_AXES_NUMBA", "REGIMES",
+           "classify_regime"]

@@ -301,7 +301,7 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
 
 #: simulate_map argument -> sim-map option, for error messages
 _MAP_OPTIONS = {"x_name": "--x", "y_name": "--y", "t_end_s": "--t-end-s", "window_s": "--window-s",
-                "decay_ratio": "--decay-ratio",
+                "decay_ratio": "--decay-ratio", "past": "--past", "load_rtt": "--load-rtt",
                 "swing_threshold_pkts": "--threshold-pkts", "engine": "--engine"}
 
 
@@ -349,6 +349,15 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--steps-within-delay", is_flag=True,
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
                    "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
+@click.option("--load-rtt", type=str, default=None, metavar="current|sent",
+              help="How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
+                   "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
+                   "the sending time (the standard fluid models' reading; one run per point, not the lock-step "
+                   "kernel).")
+@click.option("--past", type=str, default=None, metavar="silent|steady",
+              help="The past before t = 0 (default: the scenario's, else silent): silent = no traffic before the "
+                   "flows start (their delayed loads switch on one round trip later, a jump per distinct RTT); "
+                   "steady = the flows starting at 0 were sending at their initial state before (no jumps).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
@@ -356,7 +365,7 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="Write the finished points to sim_map.nc at most this often (wall-clock seconds) while the map "
                    "runs, so a killed run loses at most that much work.")
 def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine,
-            rtol, steps_within_delay, as_json, quiet, no_figure, save_every_s):
+            rtol, steps_within_delay, load_rtt, past, as_json, quiet, no_figure, save_every_s):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
     aecp-parking-lot, whose flows all stay for the whole run; in aecp-dumbbell flows join and leave, so its
     queue never settles by this rule): NetCDF, JSON summary and PNG in --out.
@@ -389,11 +398,15 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     if note:
         click.echo(f"note: {note}", err=True)
     rtol = check_finite("--rtol", rtol, positive=True)
+    from .system import check_load_rtt, check_past
+    # the scenario's readings unless the command line says otherwise (never silently the defaults)
+    load_rtt = sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt, "--load-rtt")
+    past = sc.past if past is None else check_past(past, "--past")
     model = get_model(sc.model)
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
-        from .dde.engine import _unsupported
-        why = _unsupported(model, sc.network, "lanes")
+        from .batch import lanes_gap
+        why = lanes_gap(model, sc.network, load_rtt=load_rtt)
         if not quiet and why is not None:
             click.echo(f"note: one run per point, not the lock-step kernel ({why})", err=True)
     from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
@@ -401,7 +414,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     click.get_current_context().call_on_close(lambda: lock.__exit__(None, None, None))
     out = lock.out
     kw = dict(t_end_s=t_end_s, window_s=window_s, swing_threshold_pkts=threshold_pkts, decay_ratio=decay_ratio,
-              engine=engine, rtol=rtol,
+              engine=engine, rtol=rtol, past=past, load_rtt=load_rtt,
               progress=not quiet, overlap=not steps_within_delay, **params)
     # an earlier run of the same command (same scenario contents, grid, settings, code): keep its finished points
     key, _ = run_key(kind="sim-map", scenario_digest=sc.digest, x=[x_name, x_values], y=[y_name, y_values],
@@ -452,6 +465,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
         "swing_threshold_pkts": float(a["swing_threshold_pkts"]),
         "engine": a["engine"], "solver": a["solver"], "rtol": float(a["rtol"]), "t_end_s": float(a["t_end_s"]),
         "window_s": float(a["window_s"]), "sample_dt_s": float(a["sample_dt_s"]), "base_params": params,
+        "past": a["past"], "load_rtt": a["load_rtt"],
         "wall_s": float(a["wall_s"]), "out_dir": str(out), "files": files})
     atomic_write_text(out / files["summary"], json.dumps(summary, indent=2, default=str))
     if not no_figure:
@@ -474,6 +488,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
                    f"{c['interrupted']} interrupted")
         click.echo(f"  {a['verdict']}")
         click.echo(f"  {a['regime_rule']}")
+        click.echo(f"  past {a['past']}, load_rtt {a['load_rtt']} (the readings every point ran with)")
         click.echo("  wrote " + ", ".join(str(out / f) for f in files.values() if f))
     if counts["interrupted"]:
         click.echo("interrupted: the points not reached are marked 'interrupted'", err=True)
