@@ -87,8 +87,9 @@ def linear_setting(target):
     -------
     dict
         ``model``, ``params`` (the scenario's overrides), ``n_flows``, ``capacity_pps`` (packets/s),
-        ``rtt_s`` (seconds, the largest), ``scenario``, ``source``, ``packet_bytes`` and ``notes`` (what the
-        loop leaves out: differing RTTs, cross traffic, flows joining or leaving).
+        ``rtt_s`` (seconds, the largest), ``scenario``, ``source``, ``packet_bytes``, ``notes`` (what the
+        loop leaves out: differing RTTs, cross traffic, flows joining or leaving), and the scenario's readings
+        ``past`` and ``load_rtt`` (for simulations of the setting).
 
     Raises
     ------
@@ -121,7 +122,8 @@ def linear_setting(target):
         notes.append(f"all {net.n_flows} flows taken as active together (in the scenario they join/leave)")
     return {"model": sc.model, "params": dict(sc.params), "n_flows": int(net.n_flows),
             "capacity_pps": float(a.capacity_pps[0]), "rtt_s": float(rtts.max()), "scenario": sc.name,
-            "source": sc.source, "packet_bytes": int(net.packet_bytes), "notes": notes}
+            "source": sc.source, "packet_bytes": int(net.packet_bytes), "notes": notes,
+            "past": sc.past, "load_rtt": sc.load_rtt}
 
 
 @click.command("margins")
@@ -272,7 +274,8 @@ def stability_map(model, axes, x_name, x_values, y_name, y_values, sets, n_flows
         raise click.BadParameter(f"{sim_points!r} is not allowed: X,Y pairs", param_hint="--simulate")
     try:
         ds = smap(key, x_name, xs, y_name, ys, n_flows=n_flows, rtt_s=rtt_s, capacity_pps=capacity_pps,
-                  simulate_points=pts, sim_t_end_s=sim_t_end_s, progress=not quiet, **params)
+                  simulate_points=pts, sim_t_end_s=sim_t_end_s, progress=not quiet, past=st["past"],
+                  load_rtt=st["load_rtt"], **params)
     except InputError as e:
         raise click.UsageError(str(e)) from None
     from .store import OutputLock, atomic_path

@@ -215,7 +215,7 @@ class SimDecay:
 
 def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t_end_s=60.0,
                    perturbation=0.05, decay_ratio=0.5, target_queue_pkts=None, settle_fraction=0.01,
-                   **params) -> SimDecay:
+                   past="silent", load_rtt="current", **params) -> SimDecay:
     """Simulate ``model`` on a perturbed dumbbell and judge the decay from the trajectory.
 
     The network is ``dumbbell(capacity_pps, [rtt_s]*n_flows)`` and the flows start at rates
@@ -244,6 +244,12 @@ def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t
     settle_fraction : float
         Settled when the last quarter's largest deviation is below this fraction of
         ``perturbation C/N``.
+    past : {"silent", "steady"}
+        The past before ``t = 0`` (:func:`ecocc.simulate`'s ``past``): ``"silent"`` (default) no traffic
+        before the flows start, ``"steady"`` the flows were sending at their initial rates before it.
+    load_rtt : {"current", "sent"}
+        How a delayed Reno-type rate ``W/(tau + Q)`` is read (:func:`ecocc.simulate`'s ``load_rtt``):
+        ``"current"`` (default) with the current queueing delay, ``"sent"`` with the one at the sending time.
     **params
         Model parameter overrides.
 
@@ -263,7 +269,8 @@ def simulate_decay(model="aecp", *, n_flows=2, rtt_s=0.1, capacity_pps=1000.0, t
     from ..simulate import simulate
     net = dumbbell(capacity_pps, [rtt_s] * n_flows, initial_rate_pps=(1 + perturbation) * capacity_pps / n_flows,
                    target_queue_pkts=target_queue_pkts)
-    tr = simulate(net, model, t_end_s=t_end_s, output_dt_s=min(0.01, rtt_s / 5), **params)
+    tr = simulate(net, model, t_end_s=t_end_s, output_dt_s=min(0.01, rtt_s / 5), past=past, load_rtt=load_rtt,
+                  **params)
     eq = tr.equilibrium or {}
     xs = float(np.asarray(eq.get("rate_pps", [capacity_pps / n_flows]))[0])
     dev = np.abs(tr.rate_pps[:, 0] - xs)

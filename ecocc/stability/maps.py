@@ -29,7 +29,8 @@ def _unit(name):
 
 def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4), y_name="rtt_s",
                   y_values=(0.05, 0.2, 0.4, 0.6, 0.8, 1.0), *, n_flows=4, rtt_s=0.1, capacity_pps=1000.0,
-                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, progress=False, **params):
+                  simulate_points=(), sim_t_end_s=60.0, n_nodes=None, progress=False, past="silent",
+                  load_rtt="current", **params):
     """Margins and rightmost roots of ``model`` on an ``x_name`` x ``y_name`` grid.
 
     Parameters
@@ -52,6 +53,14 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         Collocation nodes of the root finder (:func:`characteristic_roots`).
     progress : bool
         Show a progress bar (tqdm, on stderr) over the grid points and the simulated samples.
+    past : {"silent", "steady"}
+        The past before ``t = 0`` of the simulated points (:func:`ecocc.simulate`'s ``past``): ``"silent"``
+        (default) no traffic before the flows start, ``"steady"`` the flows were sending at their initial rates
+        before it.  The linearization is about the rest point and has no past.
+    load_rtt : {"current", "sent"}
+        How the simulated points read a delayed Reno-type rate ``W/(tau + Q)`` (:func:`ecocc.simulate`'s
+        ``load_rtt``): ``"current"`` (default) with the current queueing delay, ``"sent"`` with the one at the
+        sending time.
     **params : other model parameters.
 
     Returns
@@ -72,6 +81,8 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
     import xarray as xr
     if x_name == y_name:
         raise InputError("y_name", y_name, f"a name different from x_name = {x_name!r}")
+    from ..system import check_load_rtt, check_past
+    past, load_rtt = check_past(past), check_load_rtt(load_rtt)
     xs = np.asarray(x_values, float); ys = np.asarray(y_values, float)
     shape = (ys.size, xs.size)
     out = {k: np.full(shape, np.nan) for k in ("phase_margin_deg", "delay_margin_s", "critical_delay_s",
@@ -117,7 +128,8 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         kw = point(xv, yv)
         a = analyze(model, n_nodes=n_nodes, **kw)
         nf, rtt, cap = kw.pop("n_flows"), kw.pop("rtt_s"), kw.pop("capacity_pps")
-        d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, **kw)
+        d = simulate_decay(model, n_flows=nf, rtt_s=rtt, capacity_pps=cap, t_end_s=sim_t_end_s, past=past,
+                           load_rtt=load_rtt, **kw)
         sx.append(xv); sy.append(yv); dec.append(d.decays); gr.append(d.growth_per_s); pred.append(a.margins.stable)
         reg.append(d.regime)
         if bar is not None:
@@ -131,7 +143,7 @@ def stability_map(model="aecp", x_name="alpha_per_s", x_values=(0.5, 1, 2, 3, 4)
         "long_name": "settled / decaying_not_settled / growing_or_limit_cycle / failed (see simulate_decay)"})
     ds.attrs.update(model=str(model), x_name=x_name, y_name=y_name, n_flows=int(n_flows), capacity_pps=float(capacity_pps),
                     default_rtt_s=float(rtt_s), scenario=f"{model}: {n_flows} synchronous flows, one bottleneck of "
-                    f"{capacity_pps:g} packets/s", params=str(params))
+                    f"{capacity_pps:g} packets/s", params=str(params), sim_past=past, sim_load_rtt=load_rtt)
     return ds
 
 
