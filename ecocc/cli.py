@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .cli_readings import check_readings, reading_options, resolve_readings
 from .errors import EcoccError, InputError, check, check_finite
 
 
@@ -130,14 +131,7 @@ def _figure_formats(text):
                    "the NumPy solver.  numba: compiled or an error; numpy: the NumPy reference.  The compiled "
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")
-@click.option("--load-rtt", type=str, default=None, metavar="current|sent",
-              help="How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
-                   "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
-                   "the sending time (the standard fluid models' reading).")
-@click.option("--past", type=str, default=None, metavar="silent|steady",
-              help="The past before t = 0 (default: the scenario's, else silent): silent = no traffic before the "
-                   "flows start (their delayed loads switch on one round trip later, a jump per distinct RTT); "
-                   "steady = the flows starting at 0 were sending at their initial state before (no jumps).")
+@reading_options()
 @click.option("--no-figure", is_flag=True, help="Skip the figure.")
 @click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
               help="Figure file formats, comma-separated (png, pdf, svg).")
@@ -158,14 +152,11 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         raise InputError("SCENARIO", scenario, "a .toml file or a shipped scenario name (omit it for "
                          f"{scenarios.DEFAULT})")
     sc = scenarios.load(scenario or scenarios.DEFAULT)
-    from .system import check_load_rtt
-    load_rtt = sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt, "--load-rtt")
+    load_rtt, past = resolve_readings(sc, load_rtt, past)
     params = dict(sc.params)
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
     rtol = check_finite("--rtol", rtol, positive=True)
-    from .system import check_past
-    past = sc.past if past is None else check_past(past, "--past")
     from .dde.options import max_history_gib as _check_history
     try:
         max_history_gib = _check_history(float(max_history_gib), "--max-history-gib")
@@ -249,8 +240,9 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                    "the packet extra).")
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
+@reading_options()
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, quiet):
+def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, load_rtt, past, quiet):
     """Sweep SCENARIO over a parameter grid; resumable (finished points are kept in OUT/points)."""
     from .store import atomic_path
     from .sweeps import check_metrics, parse_axes, plot_sweep, run_sweep
@@ -258,8 +250,12 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
     parsed = parse_axes(axes)
     if t_end_s is not None:
         t_end_s = check_finite("--t-end-s", t_end_s, positive=True)
+    load_rtt, past = check_readings(load_rtt, past)  # None where not given: the scenario's
+    for opt, v in (("--load-rtt", load_rtt), ("--past", past)):
+        if v is not None and engine == "ns3":
+            raise InputError(opt, v, "no value with --engine ns3 (a packet run has no fluid past or load reading)")
     res = run_sweep(scenario, parsed, out_dir, t_end_s=t_end_s, workers=workers, scheduler=scheduler,
-                    engine=engine, progress=not quiet)
+                    engine=engine, progress=not quiet, past=past, load_rtt=load_rtt)
     import matplotlib
     matplotlib.use("Agg")
     written = [str(res.out_dir / "sweep.nc")]

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from .cli_readings import reading_options, resolve_readings
 from .errors import InputError
 
 SUPPORTED = ("aecp", "cltcp", "petcp", "symbiosis")
@@ -352,15 +353,7 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--steps-within-delay", is_flag=True,
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
                    "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
-@click.option("--load-rtt", type=str, default=None, metavar="current|sent",
-              help="How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
-                   "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
-                   "the sending time (the standard fluid models' reading; one run per point, not the lock-step "
-                   "kernel).")
-@click.option("--past", type=str, default=None, metavar="silent|steady",
-              help="The past before t = 0 (default: the scenario's, else silent): silent = no traffic before the "
-                   "flows start (their delayed loads switch on one round trip later, a jump per distinct RTT); "
-                   "steady = the flows starting at 0 were sending at their initial state before (no jumps).")
+@reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
@@ -401,10 +394,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     if note:
         click.echo(f"note: {note}", err=True)
     rtol = check_finite("--rtol", rtol, positive=True)
-    from .system import check_load_rtt, check_past
-    # the scenario's readings unless the command line says otherwise (never silently the defaults)
-    load_rtt = sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt, "--load-rtt")
-    past = sc.past if past is None else check_past(past, "--past")
+    load_rtt, past = resolve_readings(sc, load_rtt, past)  # the scenario's unless the command line says otherwise
     model = get_model(sc.model)
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point

@@ -202,13 +202,15 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
         The hash (:func:`ecocc.store.run_key`), the point's file name in ``points/``.
     record : dict
         What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
-        (:data:`SOLVER`) and the code version.
+        (:data:`SOLVER`), the readings ``past`` and ``load_rtt`` of a fluid engine and the code version.
     """
     from .store import run_key
     extra = {}
     if engine == "ns3":  # code_version covers the fluid code only: add the packet back end's (C++ included)
         from .packet.runner import code_digest
         extra["packet_code"] = code_digest()
+    if engine != "ns3":  # the fluid readings (the scenario's or run_sweep's overrides, which sc.digest omits)
+        extra.update(past=sc.past, load_rtt=sc.load_rtt)
     return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
                    point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
                    output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER, **extra)
@@ -320,7 +322,8 @@ def check_metrics(metrics) -> list:
 
 
 def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
-              engine: str = "auto", progress: bool = True) -> SweepResult:
+              engine: str = "auto", progress: bool = True, past: str | None = None,
+              load_rtt: str | None = None) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
@@ -342,6 +345,12 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
         Engine of every point (:func:`run_point`; default ``"auto"``).
     progress : bool
         Show a progress bar.
+    past : {"silent", "steady"}, optional
+        The past before ``t = 0`` of every point (:func:`ecocc.simulate`'s ``past``); default: the scenario's
+        ``[scenario].past``.  Not for ``engine="ns3"`` (a packet run has no fluid past).
+    load_rtt : {"current", "sent"}, optional
+        How a delayed Reno-type rate is read (:func:`ecocc.simulate`'s ``load_rtt``); default: the
+        scenario's ``[scenario].load_rtt``.  Not for ``engine="ns3"``.
 
     Returns
     -------
@@ -359,6 +368,13 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     from .results import json_dumps
     from .store import OutputLock, atomic_path, atomic_write_text, read_json
     sc = scenario_ref if isinstance(scenario_ref, scenarios.Scenario) else scenarios.load(scenario_ref)
+    if past is not None or load_rtt is not None:  # the command line's readings over the scenario's
+        from .system import check_load_rtt, check_past
+        for name, v in (("past", past), ("load_rtt", load_rtt)):
+            check(v is None or engine != "ns3", name, v, "no value with engine='ns3' (packet runs have no fluid "
+                  "past or load reading)")
+        sc = dataclasses.replace(sc, past=sc.past if past is None else check_past(past),
+                                 load_rtt=sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt))
     check(isinstance(axes, dict), "axes", axes, "a dict NAME -> list of values")
     check(1 <= len(axes) <= 3, "axes", list(axes), "one to three axes")
     pnames = set(get_model(sc.model).Params.field_names())
@@ -407,7 +423,8 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
         atomic_write_text(out / "sweep.json", json_dumps(
             {"scenario": sc.name, "scenario_source": str(scenario_ref) if not isinstance(scenario_ref, scenarios.Scenario)
              else sc.name, "scenario_digest": sc.digest, "axes": axes, "t_end_s": t_end, "engine": engine,
-             **SOLVER, "point_keys": [k for k, _ in keys]}, indent=2))
+             **SOLVER, **({} if engine == "ns3" else {"past": sc.past, "load_rtt": sc.load_rtt}),
+             "point_keys": [k for k, _ in keys]}, indent=2))
         todo = [(p, k) for p, k in zip(grid, keys) if read_json(out / "points" / f"{k[0]}.json") is None]
         done_before = len(grid) - len(todo)
         bar = None
@@ -590,7 +607,8 @@ def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="auto"):
     ds = xr.Dataset({m: (names, data[m], {"units": units[m]}) for m in METRICS},
                     coords={n: (n, np.asarray(axes[n], dtype=float)) for n in names})
     ds["status"] = (names, status.astype(str))
-    ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description, scenario_digest=sc.digest)
+    ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description, scenario_digest=sc.digest,
+                    past=sc.past, load_rtt=sc.load_rtt)
     return ds
 
 

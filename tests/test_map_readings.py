@@ -301,3 +301,40 @@ def test_stability_map_simulates_under_the_scenarios_readings(tmp_path, monkeypa
     import xarray as xr
     with xr.open_dataset(out / "stability_map_symbiosis.nc", engine="h5netcdf") as ds:
         assert (ds.attrs["sim_past"], ds.attrs["sim_load_rtt"]) == ("steady", "sent")
+
+
+def test_sweep_readings_from_the_command_line(tmp_path):
+    """``ecocc sweep --past/--load-rtt`` override the scenario's readings, are recorded (sweep.json, sweep.nc) and
+    enter every point's key: the same sweep under the other reading is computed, never resumed from the first."""
+    import xarray as xr
+
+    from ecocc.cli import main
+    toml = tmp_path / "s.toml"
+    toml.write_text('[scenario]\nname = "s"\nmodel = "symbiosis"\nduration_s = 2.0\n[[links]]\nname = "b"\n'
+                    'capacity_pps = 1000\nbuffer_pkts = 200\n[[flows]]\nname = "f1"\nroute = ["b"]\nrtt_s = 0.05\n'
+                    'initial_rate_pps = 800\n[[flows]]\nname = "f2"\nroute = ["b"]\nrtt_s = 0.12\n'
+                    'initial_rate_pps = 800\n')
+    out = tmp_path / "sw"
+    args = ["sweep", str(toml), "--axis", "rtt_scale=1", "--out", str(out), "--engine", "numpy", "--quiet"]
+    r = CliRunner().invoke(main, args + ["--past", "steady"])
+    assert r.exit_code == 0, r.output
+    assert "0 done before, 1 run now" in r.output
+    assert json.loads((out / "sweep.json").read_text())["past"] == "steady"
+    with xr.open_dataset(out / "sweep.nc") as ds:
+        steady = float(ds["mean_queue_pkts"].values.ravel()[0])
+        assert ds.attrs["past"] == "steady" and ds.attrs["load_rtt"] == "current"
+    r = CliRunner().invoke(main, args)  # the scenario's reading (silent): another key, computed
+    assert r.exit_code == 0, r.output
+    assert "0 done before, 1 run now" in r.output
+    with xr.open_dataset(out / "sweep.nc") as ds:
+        silent = float(ds["mean_queue_pkts"].values.ravel()[0])
+        assert ds.attrs["past"] == "silent"
+    # the readings differ on this case (the module docstring: ~0.3 packet at the end), so a dropped option fails
+    assert abs(steady - silent) > 1e-3, (steady, silent)
+    import dataclasses
+
+    from ecocc import scenarios, sweeps
+    sc = scenarios.load(str(toml))  # the same point with the reading in the scenario itself: the same run
+    assert steady == sweeps.run_point(dataclasses.replace(sc, past="steady"), {}, engine="numpy")["mean_queue_pkts"]
+    r = CliRunner().invoke(main, args + ["--load-rtt", "bogus"])
+    assert r.exit_code == 2 and "--load-rtt = 'bogus' is not allowed" in r.output and "Traceback" not in r.output

@@ -1,0 +1,81 @@
+"""The ``--load-rtt`` and ``--past`` options shared by every command that simulates a scenario
+(``simulate``, ``sim-map``, ``sweep``): one definition, one rule for the scenario's defaults."""
+from __future__ import annotations
+
+import click
+
+_LOAD_RTT_HELP = ("How a delayed Reno-type rate W/(tau + Q) is read (default: the scenario's [scenario].load_rtt, "
+                  "else current): current = W(t - d)/(tau + Q(t)); sent = W(t - d)/(tau + Q(t - d)), the rate at "
+                  "the sending time (the standard fluid models' reading).")
+_PAST_HELP = ("The past before t = 0 (default: the scenario's [scenario].past, else silent): silent = no traffic "
+              "before the flows start (their delayed loads switch on one round trip later, a jump per distinct "
+              "RTT); steady = the flows starting at 0 were sending at their initial state before (no jumps).")
+
+
+def reading_options(extra_load_rtt_help: str = ""):
+    """A click decorator adding ``--load-rtt`` and ``--past`` (parameters ``load_rtt``, ``past``; None when not
+    given, resolved against the scenario by :func:`resolve_readings`).
+
+    Parameters
+    ----------
+    extra_load_rtt_help : str, optional
+        A sentence appended to ``--load-rtt``'s help (what the reading costs in this command).
+
+    Returns
+    -------
+    callable
+        The decorator.
+    """
+    def deco(f):
+        f = click.option("--past", type=str, default=None, metavar="silent|steady", help=_PAST_HELP)(f)
+        return click.option("--load-rtt", type=str, default=None, metavar="current|sent",
+                            help=" ".join(s for s in (_LOAD_RTT_HELP, extra_load_rtt_help) if s))(f)
+    return deco
+
+
+def check_readings(load_rtt, past):
+    """Validate the values of ``--load-rtt`` and ``--past`` that were given (None: not given, kept).
+
+    Parameters
+    ----------
+    load_rtt, past : str or None
+        The options' values.
+
+    Returns
+    -------
+    load_rtt, past : str or None
+        The validated values.
+
+    Raises
+    ------
+    ecocc.errors.InputError
+        For a value that is not allowed, naming ``--load-rtt`` or ``--past``.
+    """
+    from .system import check_load_rtt, check_past
+    return (None if load_rtt is None else check_load_rtt(load_rtt, "--load-rtt"),
+            None if past is None else check_past(past, "--past"))
+
+
+def resolve_readings(sc, load_rtt, past):
+    """The readings a command runs: the command line's where given (validated, the option named in the error),
+    else the scenario's (never silently the defaults).
+
+    Parameters
+    ----------
+    sc : ecocc.scenarios.Scenario
+        The loaded scenario.
+    load_rtt, past : str or None
+        The values of ``--load-rtt`` and ``--past`` (None: not given).
+
+    Returns
+    -------
+    load_rtt : {"current", "sent"}
+    past : {"silent", "steady"}
+
+    Raises
+    ------
+    ecocc.errors.InputError
+        For a value that is not allowed, naming ``--load-rtt`` or ``--past``.
+    """
+    load_rtt, past = check_readings(load_rtt, past)
+    return sc.load_rtt if load_rtt is None else load_rtt, sc.past if past is None else past
