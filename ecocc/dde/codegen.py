@@ -254,59 +254,12 @@ def _function(name, args, exprs, tuple_out):
     return lines
 
 
-def _walk_code(ind, kslot):
-    """Source: ``k`` = the history segment ``[HT[k], HT[k + 1]]`` holding ``tsel`` (of the ``m`` nodes), searched
-    from the previous lookup's segment ``kslot``: one node forward or back as before, and a farther move by
-    galloping (1, 2, 4, ... nodes) then bisecting, so a lookup that crosses many nodes since the previous one (a
-    long step over a stretch of the past that short steps stored densely) costs O(log) instead of O(nodes).
-    The segment found is the walk's, exactly: the largest ``k <= m - 2`` with ``HT[k] <= tsel`` (0 if none), as
-    :func:`ecocc.dde.kernels._segment_at`."""
-    x = " " * ind
-    return [f"{x}k = min(max({kslot}, 0), m - 2)",
-            f"{x}if k < m - 2 and HT[k + 1] <= tsel:",
-            # HT[klo] <= tsel; khi = m - 1 or HT[khi] > tsel
-            f"{x}    klo = k + 1",
-            f"{x}    khi = klo + 1",
-            f"{x}    kst = 1",
-            f"{x}    while khi <= m - 2 and HT[khi] <= tsel:",
-            f"{x}        klo = khi",
-            f"{x}        kst *= 2",
-            f"{x}        khi = klo + kst",
-            f"{x}    if khi > m - 1:",
-            f"{x}        khi = m - 1",
-            f"{x}    while khi - klo > 1:",
-            f"{x}        kmid = (klo + khi) >> 1",
-            f"{x}        if HT[kmid] <= tsel:",
-            f"{x}            klo = kmid",
-            f"{x}        else:",
-            f"{x}            khi = kmid",
-            f"{x}    k = klo",
-            f"{x}elif k > 0 and HT[k] > tsel:",
-            # HT[khi] > tsel; klo = 0 or HT[klo] <= tsel
-            f"{x}    khi = k",
-            f"{x}    klo = k - 1",
-            f"{x}    kst = 1",
-            f"{x}    while klo > 0 and HT[klo] > tsel:",
-            f"{x}        khi = klo",
-            f"{x}        kst *= 2",
-            f"{x}        klo = khi - kst",
-            f"{x}    if klo < 0:",
-            f"{x}        klo = 0",
-            f"{x}    while khi - klo > 1:",
-            f"{x}        kmid = (klo + khi) >> 1",
-            f"{x}        if HT[kmid] <= tsel:",
-            f"{x}            klo = kmid",
-            f"{x}        else:",
-            f"{x}            khi = kmid",
-            f"{x}    k = klo"]
-
-
 def _seg_code(ind, d, kslot):
     """Source: where the history is read at ``s - d`` (as ``adaptive._Evaluator.lookups``), written out in
     the loop body: an inlined helper taking the history arrays would cost numba's reference counting on
     every pair (measured: 5x the whole run).  Sets ``md`` (0 zero delay: the current state, 1 before ``t0``:
-    the initial state, 2 one node, 3 Hermite segment ``k`` with weights ``w0..w3``), searching the segment
-    from the previous lookup's ``kslot`` (:func:`_walk_code`, :func:`ecocc.dde.kernels._segment_at`)."""
+    the initial state, 2 one node, 3 Hermite segment ``k`` with weights ``w0..w3``), walking the segment
+    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`)."""
     x = " " * ind
     return [f"{x}dd = {d}",
             f"{x}if dd <= 0.0:",
@@ -319,7 +272,12 @@ def _seg_code(ind, d, kslot):
             f"{x}    elif m < 2:",
             f"{x}        md = 2",
             f"{x}    else:",
-            f"{x}        md = 3"] + _walk_code(ind + 8, kslot) + [
+            f"{x}        md = 3",
+            f"{x}        k = min(max({kslot}, 0), m - 2)",
+            f"{x}        while k < m - 2 and HT[k + 1] <= tsel:",
+            f"{x}            k += 1",
+            f"{x}        while k > 0 and HT[k] > tsel:",
+            f"{x}            k -= 1",
             f"{x}        {kslot} = k",
             f"{x}        ta = HT[k]",
             f"{x}        hh = HT[k + 1] - ta",

@@ -154,45 +154,14 @@ def _absmax(y):
 
 @njit(cache=True, inline="always")
 def _segment_at(HT, m, k, tsel):
-    """The history segment ``[HT[k], HT[k + 1]]`` that holds ``tsel`` (of the ``m`` nodes): the largest
-    ``k <= m - 2`` with ``HT[k] <= tsel`` (0 if none), searched from the segment ``k`` of the previous lookup
-    (delays move little between lookups): one node forward or back, a farther move by galloping then
-    bisecting (a long step reading a stretch of the past that short steps stored densely crosses many nodes
-    between lookups).  The generated kernels write the same search out (``codegen._walk_code``).  Inlined, so
-    the history array costs no reference counting in the hot loops of both adaptive kernels."""
+    """The history segment ``[HT[k], HT[k + 1]]`` that holds ``tsel`` (of the ``m`` nodes), walked from the
+    segment ``k`` of the previous lookup (delays move little between lookups).  Inlined, so the history
+    array costs no reference counting in the hot loops of both adaptive kernels."""
     k = min(max(k, 0), m - 2)
-    if k < m - 2 and HT[k + 1] <= tsel:
-        lo = k + 1
-        hi = lo + 1
-        st = 1
-        while hi <= m - 2 and HT[hi] <= tsel:
-            lo = hi
-            st *= 2
-            hi = lo + st
-        hi = min(hi, m - 1)
-        while hi - lo > 1:
-            mid = (lo + hi) >> 1
-            if HT[mid] <= tsel:
-                lo = mid
-            else:
-                hi = mid
-        return lo
-    if k > 0 and HT[k] > tsel:
-        hi = k
-        lo = k - 1
-        st = 1
-        while lo > 0 and HT[lo] > tsel:
-            hi = lo
-            st *= 2
-            lo = hi - st
-        lo = max(lo, 0)
-        while hi - lo > 1:
-            mid = (lo + hi) >> 1
-            if HT[mid] <= tsel:
-                lo = mid
-            else:
-                hi = mid
-        return lo
+    while k < m - 2 and HT[k + 1] <= tsel:
+        k += 1
+    while k > 0 and HT[k] > tsel:
+        k -= 1
     return k
 
 
