@@ -19,7 +19,7 @@ def il4(src):
     b1 = b1.replace(old, "lv_r = w0 * HY[k, HC_L0 + l, 0] + w1 * HY[k, HC_L0 + l, 1] + w2 * HY[k, HC_L0 + l, 3] + w3 * HY[k, HC_L0 + l, 2]")
     b1 = b1.replace("lv_r = HY[0, HC_L0 + l]", "lv_r = HY[0, HC_L0 + l, 0]")
     return a + "def _model_rhs(" + b1 + "\n\n\n" + b2
-variants = {"base": src0, "il4": il4(src0), "il3v": src0}
+variants = {"base": src0, "il4": il4(src0), "cm3": src0}
 y0 = kw["y0"]; hsrc = kw["hsrc"]; n = y0.size
 HT = np.linspace(0.0, win, M)
 rng = np.random.default_rng(0)
@@ -27,7 +27,8 @@ HY = np.tile(y0[hsrc], (M, 1)) + 1e-3 * rng.standard_normal((M, hsrc.size))
 HFA = 1e-2 * rng.standard_normal((M, hsrc.size)); HFB = 1e-2 * rng.standard_normal((M, hsrc.size))
 H4 = np.zeros((M, hsrc.size, 4)); H4[:, :, 0] = HY; H4[:, :, 1] = HFA; H4[:, :, 2] = HFB; H4[:-1, :, 3] = HY[1:]
 B = np.zeros((M, hsrc.size, 4)); B[:, :, 0] = HY; B[:, :, 1] = HFA; B[:, :, 2] = HFB
-arrs = {"base": (HY, HFA, HFB), "il4": (H4, HFA, HFB), "il3v": (B[:, :, 0], B[:, :, 1], B[:, :, 2])}
+BC = np.zeros((hsrc.size, M, 3)); BC[:, :, 0] = HY.T; BC[:, :, 1] = HFA.T; BC[:, :, 2] = HFB.T
+arrs = {"base": (HY, HFA, HFB), "il4": (H4, HFA, HFB), "cm3": (BC[:, :, 0].T, BC[:, :, 1].T, BC[:, :, 2].T)}
 D, Wk = kw["D"], kw["Wk"]; L = kw["L"]
 sat = np.zeros(L, dtype=np.bool_); out = np.empty(n)
 dt_step = win / M
@@ -46,7 +47,7 @@ for tag, src in variants.items():
     loop(3, win - 0.2, dt_step, y0, sat, out, D, Wk, y0, HT, a1, a2, a3, M, C)
     outs[tag] = out.copy()
     loops[tag] = loop
-print("same output:", np.array_equal(outs["base"], outs["il4"]), np.array_equal(outs["base"], outs["il3v"]))
+print("same output:", np.array_equal(outs["base"], outs["il4"]), np.array_equal(outs["base"], outs["cm3"]))
 res = {t: [] for t in loops}
 for r in range(5):
     for tag, loop in loops.items():
