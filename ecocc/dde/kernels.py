@@ -162,26 +162,33 @@ def _history_grow_cm(HT, HY, HFA, HFB, m, keep_s, max_bytes):
     """:func:`_history_grow` for a store made by :func:`_history_new_cm` (the grown store keeps its layout).
     The same pruning and capacities, node for node."""
     cap = HT.size
+    nc = HY.shape[1]
     cut = max(_index_at(HT[:m], HT[m - 1] - keep_s) - 1, 0)
     if cut > 0:
         kk = m - cut
         HT[:kk] = HT[cut:m].copy()
-        HY[:kk] = HY[cut:m].copy()
-        HFA[:kk] = HFA[cut:m].copy()
-        HFB[:kk] = HFB[cut:m].copy()
+        # column by column, in the buffer's order (a forward copy: each source node is read before it is
+        # overwritten, as cut > 0)
+        for c in range(nc):
+            for k in range(kk):
+                HY[k, c] = HY[k + cut, c]
+                HFA[k, c] = HFA[k + cut, c]
+                HFB[k, c] = HFB[k + cut, c]
         m = kk
     if cut == 0 or m + 1 > cap // 2 + 1:
-        ncap = _grown_capacity(cap, m, HY.shape[1], max_bytes)
+        ncap = _grown_capacity(cap, m, nc, max_bytes)
         if ncap == 0:
             return HT, HY, HFA, HFB, m, cut, False
         if ncap == cap:  # at the memory bound, the pruning left room enough
             return HT, HY, HFA, HFB, m, cut, True
         T2 = np.empty(ncap)
-        Y2, A2, B2 = _history_views(HY.shape[1], ncap)
+        Y2, A2, B2 = _history_views(nc, ncap)
         T2[:m] = HT[:m]
-        Y2[:m] = HY[:m]
-        A2[:m] = HFA[:m]
-        B2[:m] = HFB[:m]
+        for c in range(nc):
+            for k in range(m):
+                Y2[k, c] = HY[k, c]
+                A2[k, c] = HFA[k, c]
+                B2[k, c] = HFB[k, c]
         return T2, Y2, A2, B2, m, cut, True
     return HT, HY, HFA, HFB, m, cut, True
 
