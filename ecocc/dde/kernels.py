@@ -140,7 +140,7 @@ def _history_views(ncols, cap):
     start and at its end, returned as the three ``(node, column)`` arrays ``HY``, ``HFA``, ``HFB`` (strided
     views: the code that indexes them is unchanged).  A lookup of column ``c`` in segment ``k`` reads
     ``HY[k, c]``, ``HFA[k, c]``, ``HFB[k, c]`` and ``HY[k + 1, c]``: 32 contiguous bytes (one or two cache lines)
-    instead of four lines of four row-major arrays.  That is what a right-hand side reading many delayed
+    instead of four lines of three row-major arrays.  That is what a right-hand side reading many delayed
     columns at scattered times is bound by when the stored past is dense (measured: docs/notes/aecpscale.md)."""
     B = np.zeros((ncols, cap, 3))
     return B[:, :, 0].T, B[:, :, 1].T, B[:, :, 2].T
