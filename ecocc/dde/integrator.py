@@ -30,8 +30,9 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (_absmax, _clamp, _first_crossing, _hermite, _history_grow, _history_new,  # noqa: F401
-                               _masks, _project, _release_matters, _shift_segments, _tiny)
+from ecocc.dde.kernels import (_absmax, _clamp, _first_crossing, _hermite, _history_grow, _history_grow_cm,  # noqa: F401
+                               _history_new, _history_new_cm, _masks, _project, _release_matters, _shift_segments,
+                               _tiny)
 
 
 @njit(cache=True)
@@ -66,7 +67,9 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     h0 = np.zeros(max(nh + _model_hist_cols(D), 1))
     for c in range(nh):
         h0[c] = y0[hsrc[c]]
-    HT, HY, HFA, HFB, m = _history_new(t0, h0)
+    # the history column-major and interleaved (kernels._history_views: a lookup reads 32 contiguous bytes);
+    # row-major in the user-DDE shared integrator (ecocc.dde.userint.source)
+    HT, HY, HFA, HFB, m = _history_new_cm(t0, h0)
     y = y0.copy()
     K = np.empty((n_st + 1, n))
     yi = np.empty(n)
@@ -259,7 +262,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         retake = False
         # accept: history append (prune / grow first, within max_hist_bytes)
         if m + 1 > HT.size:
-            HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
+            HT, HY, HFA, HFB, m, cut, room = _history_grow_cm(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
             _shift_segments(Wk, cut)
             if not room:
                 # the step from t was accepted but cannot be stored: the run ends at t (outputs up to t kept)

@@ -134,6 +134,66 @@ def _history_grow(HT, HY, HFA, HFB, m, keep_s, max_bytes):
 
 
 @njit(cache=True)
+def _history_views(ncols, cap):
+    """A history store in the column-major, interleaved layout of the single-run adaptive kernel: one buffer
+    ``B[column, node, 0:3]`` holding, for each column and node, the value, the derivative at the segment's
+    start and at its end, returned as the three ``(node, column)`` arrays ``HY``, ``HFA``, ``HFB`` (strided
+    views: the code that indexes them is unchanged).  A lookup of column ``c`` in segment ``k`` reads
+    ``HY[k, c]``, ``HFA[k, c]``, ``HFB[k, c]`` and ``HY[k + 1, c]``: 32 contiguous bytes (one or two cache lines)
+    instead of four lines of three row-major arrays.  That is what a right-hand side reading many delayed
+    columns at scattered times is bound by when the stored past is dense (measured: docs/notes/aecpscale.md)."""
+    B = np.zeros((ncols, cap, 3))
+    return B[:, :, 0].T, B[:, :, 1].T, B[:, :, 2].T
+
+
+@njit(cache=True)
+def _history_new_cm(t0, v0):
+    """:func:`_history_new` in the layout of :func:`_history_views` (the single-run adaptive kernel)."""
+    cap = 256
+    HT = np.empty(cap)
+    HY, HFA, HFB = _history_views(v0.size, cap)
+    HT[0] = t0
+    HY[0] = v0
+    return HT, HY, HFA, HFB, 1
+
+
+@njit(cache=True)
+def _history_grow_cm(HT, HY, HFA, HFB, m, keep_s, max_bytes):
+    """:func:`_history_grow` for a store made by :func:`_history_new_cm` (the grown store keeps its layout).
+    The same pruning and capacities, node for node."""
+    cap = HT.size
+    nc = HY.shape[1]
+    cut = max(_index_at(HT[:m], HT[m - 1] - keep_s) - 1, 0)
+    if cut > 0:
+        kk = m - cut
+        HT[:kk] = HT[cut:m].copy()
+        # column by column, in the buffer's order (a forward copy: each source node is read before it is
+        # overwritten, as cut > 0)
+        for c in range(nc):
+            for k in range(kk):
+                HY[k, c] = HY[k + cut, c]
+                HFA[k, c] = HFA[k + cut, c]
+                HFB[k, c] = HFB[k + cut, c]
+        m = kk
+    if cut == 0 or m + 1 > cap // 2 + 1:
+        ncap = _grown_capacity(cap, m, nc, max_bytes)
+        if ncap == 0:
+            return HT, HY, HFA, HFB, m, cut, False
+        if ncap == cap:  # at the memory bound, the pruning left room enough
+            return HT, HY, HFA, HFB, m, cut, True
+        T2 = np.empty(ncap)
+        Y2, A2, B2 = _history_views(nc, ncap)
+        T2[:m] = HT[:m]
+        for c in range(nc):
+            for k in range(m):
+                Y2[k, c] = HY[k, c]
+                A2[k, c] = HFA[k, c]
+                B2[k, c] = HFB[k, c]
+        return T2, Y2, A2, B2, m, cut, True
+    return HT, HY, HFA, HFB, m, cut, True
+
+
+@njit(cache=True)
 def _history_room(HT, HY, HFA, HFB, m, keep_s):
     """:func:`_history_grow` without a memory bound.  For the fixed-step kernel (its past, 1.5 x the largest
     delay on a uniform grid, is sized before it runs).  Returns ``(HT, HY, HFA, HFB, m, cut)``."""

@@ -84,6 +84,12 @@ def source() -> str:
     sig = ", ".join(_numba_type(ARG_TYPES[k]) for k in names)
     types = TYPES_SRC + f"KERNEL_SIG = _t.int64(_t.FunctionType(RHS_SIG), {sig})\n"
     src = template.replace(_DEF, _JIT_DEF)
+    # the right-hand side's type (RHS_SIG) takes C-contiguous history arrays: the row-major store of
+    # kernels._history_new, not the strided views of the network kernels' _history_new_cm
+    for a in ("_history_new", "_history_grow"):
+        if f"= {a}_cm(" not in src:
+            raise RuntimeError(f"ecocc.dde.integrator: the kernel no longer calls {a}_cm")
+        src = src.replace(f"= {a}_cm(", f"= {a}(")
     stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
     # the types are used by the decorator: define them before the kernel (after the template's imports)
     head, _, rest = src.partition("\n@njit")
