@@ -105,7 +105,8 @@ def _heartbeat(t0, cpu0, every=20.0):
             if kw is not None:
                 done = np.flatnonzero(~np.isnan(kw["out_y"][:, 0]))
                 t_out = float(kw["t_eval"][done[-1]]) if done.size else -1.0
-            print(f"HEARTBEAT wall={time.perf_counter() - t0:.1f} cpu={time.process_time() - cpu0:.1f} t_out={t_out:g} rss={_status_kib('VmRSS') / 1024:.0f} "
+            print(f"HEARTBEAT wall={time.perf_counter() - t0:.1f} cpu={time.process_time() - cpu0:.1f} t_out={t_out:g} "
+                  f"rss={_status_kib('VmRSS') / 1024:.0f} "
                   f"hwm={_status_kib('VmHWM') / 1024:.0f} load={_load1():.2f}", file=sys.stderr, flush=True)
     threading.Thread(target=beat, daemon=True).start()
 
@@ -154,7 +155,8 @@ def child(args):
         np.savez(args["save"], t=tr.t_s, rate=tr.rate_pps, queue=tr.queue_pkts)
     out = dict(model=args["model"], n_flows=args["n_flows"], n_links=args["n_links"], past=past, status=tr.status.value,
                message=tr.message, import_s=t_import - T_START, build_network_s=t_net - t_import,
-               warmup_s=t_warm - t_net, warmup_status=tr0.status.value, simulate_s=t_done - t_warm, simulate_cpu_s=cpu_s,
+               warmup_s=t_warm - t_net, warmup_status=tr0.status.value, simulate_s=t_done - t_warm,
+               simulate_cpu_s=cpu_s,
                solver_wall_s=tr.solver["wall_s"], n_steps=int(tr.solver["n_steps"]),
                n_rejected=int(tr.solver.get("n_rejected", -1)), nfev=int(tr.solver.get("nfev", -1)),
                n_state=int(tr.solver.get("n_state", -1)) if "n_state" in tr.solver else None,
