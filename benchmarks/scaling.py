@@ -31,13 +31,15 @@ end of every child.
 (:mod:`ecocc.system`; default ``silent``, simulate's default); ``--save-dir DIR`` keeps each run's sampled rates
 and queues (``.npz``), and with both readings the report gives how far apart their trajectories are at the
 last sample (largest relative difference of the rates, of the queues in packets).  ``--max-history-gib``
-passes simulate's memory bound (default 2).
+passes simulate's memory bound (default 2).  ``--progress``: each child prints a heartbeat (wall time, last
+output time written, peak RSS, load) every 20 s on stderr; a child killed at ``--timeout`` then reports
+the simulated time it had reached and its peak RSS so far.
 
 Usage::
 
     python benchmarks/scaling.py [--models aecp,reno] [--sizes 1000,10000,100000] [--repeats 3]
                                  [--links 1000] [--t-end 30] [--output-dt 1] [--cold] [--out benchmarks/scaling]
-                                 [--past silent,steady] [--save-dir DIR] [--max-history-gib 2]
+                                 [--past silent,steady] [--save-dir DIR] [--max-history-gib 2] [--progress]
 
 writes ``benchmarks/scaling.json`` and ``benchmarks/scaling.md`` (``--out`` changes the stem).
 """
@@ -77,6 +79,56 @@ def _load1():
     return os.getloadavg()[0]
 
 
+def _heartbeat(t0, cpu0, every=20.0):
+    """``--progress``: a daemon thread printing to stderr every ``every`` s the child's wall time since ``t0``, the
+    last output time the compiled integrator has written (its output rows are set to NaN first: the kernel runs
+    without the GIL and writes them as it passes the output times), the resident and peak resident set and the
+    load, so a killed run says how far it got (:func:`_partial`).  Instrumentation only: the run is unchanged."""
+    import threading
+
+    import numpy as np
+    from ecocc.dde import engine
+    seen = {}
+    orig = engine.generic_args
+
+    def generic_args(*a, **k):
+        gen, kw = orig(*a, **k)
+        kw["out_y"][:] = np.nan
+        seen["kw"] = kw
+        return gen, kw
+    engine.generic_args = generic_args
+
+    def beat():
+        while True:
+            time.sleep(every)
+            kw, t_out = seen.get("kw"), -1.0
+            if kw is not None:
+                done = np.flatnonzero(~np.isnan(kw["out_y"][:, 0]))
+                t_out = float(kw["t_eval"][done[-1]]) if done.size else -1.0
+            print(f"HEARTBEAT wall={time.perf_counter() - t0:.1f} cpu={time.process_time() - cpu0:.1f} t_out={t_out:g} "
+                  f"rss={_status_kib('VmRSS') / 1024:.0f} "
+                  f"hwm={_status_kib('VmHWM') / 1024:.0f} load={_load1():.2f}", file=sys.stderr, flush=True)
+    threading.Thread(target=beat, daemon=True).start()
+
+
+def _partial(err):
+    """From a killed child's stderr (``--progress``): the last output time it had written and its last
+    heartbeat (wall since the timed run's start, peak RSS in MiB, load), or {}."""
+    import re
+    if isinstance(err, bytes):
+        err = err.decode(errors="replace")
+    out = {}
+    beats = re.findall(r"HEARTBEAT wall=([0-9.]+) cpu=([0-9.]+) t_out=([-0-9.e]+) rss=([0-9]+) hwm=([0-9]+) "
+                       r"load=([0-9.]+)", err or "")
+    if beats:
+        w, c, t, _, h, ld = beats[-1]
+        out.update(partial_wall_s=float(w), partial_cpu_s=float(c), t_reached_s=float(t), peak_rss_mib=float(h),
+                   load1_end=float(ld))
+        out["heartbeats"] = [dict(wall_s=float(b[0]), cpu_s=float(b[1]), t_out_s=float(b[2]), hwm_mib=float(b[4]),
+                                  load1=float(b[5])) for b in beats]
+    return out
+
+
 def child(args):
     """One timed run in this process; prints ``RESULT {json}``."""
     load0 = _load1()
@@ -88,18 +140,23 @@ def child(args):
     tr0 = simulate(small, args["model"], t_end_s=1.0, output_dt_s=0.5, engine="numba")
     t_warm = time.perf_counter()
     rss_before = _status_kib("VmRSS") / 1024
+    cpu0 = time.process_time()
     past = args.get("past", "silent")
     extra = {} if past == "silent" else {"past": past}  # the default call: runs against an older ecocc too
     if "max_history_gib" in args:
         extra["max_history_gib"] = args["max_history_gib"]
+    if args.get("progress"):
+        _heartbeat(t_warm, cpu0)
     tr = simulate(net, args["model"], t_end_s=args["t_end"], output_dt_s=args["output_dt"], engine="numba", **extra)
     t_done = time.perf_counter()
+    cpu_s = time.process_time() - cpu0
     if args.get("save"):
         import numpy as np
         np.savez(args["save"], t=tr.t_s, rate=tr.rate_pps, queue=tr.queue_pkts)
     out = dict(model=args["model"], n_flows=args["n_flows"], n_links=args["n_links"], past=past, status=tr.status.value,
                message=tr.message, import_s=t_import - T_START, build_network_s=t_net - t_import,
                warmup_s=t_warm - t_net, warmup_status=tr0.status.value, simulate_s=t_done - t_warm,
+               simulate_cpu_s=cpu_s,
                solver_wall_s=tr.solver["wall_s"], n_steps=int(tr.solver["n_steps"]),
                n_rejected=int(tr.solver.get("n_rejected", -1)), nfev=int(tr.solver.get("nfev", -1)),
                n_state=int(tr.solver.get("n_state", -1)) if "n_state" in tr.solver else None,
@@ -115,9 +172,15 @@ def run_child(spec, env=None, timeout=1800):
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
                            capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return dict(spec, status="timeout", process_wall_s=time.perf_counter() - t0,
-                    error=f"killed after {timeout:g} s of wall time")
+    except subprocess.TimeoutExpired as e:
+        part = _partial(e.stderr)
+        msg = f"killed after {timeout:g} s of wall time"
+        if part:
+            msg += (f"; it had reached t = {part.get('t_reached_s', float('nan')):g} s (last output written) after "
+                    f"{part.get('partial_wall_s', float('nan')):g} s of the timed run ("
+                    f"{part.get('partial_cpu_s', float('nan')):g} s of CPU), peak RSS "
+                    f"{part.get('peak_rss_mib', float('nan')):.0f} MiB (last heartbeat)")
+        return dict(spec, status="timeout", process_wall_s=time.perf_counter() - t0, error=msg, **part)
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])
@@ -203,11 +266,13 @@ def write(res, stem):
          f"Each model at its default parameters and `simulate`'s default tolerances (adaptive RK45, rtol 1e-7, "
          f"default atol), engine numba, {res['t_end_s']:g} s simulated, output every {res['output_dt_s']:g} s. "
          "Times are in-process walls of the `simulate` call in a fresh child process after a warm-up run "
-         "(kernel load/compile excluded, reported as warm-up); peak RSS is the child's VmHWM. "
+         "(kernel load/compile excluded, reported as warm-up), and the child's CPU time over that call (all threads: "
+         "what a machine to itself would take, about); peak RSS is the child's VmHWM. "
          f"Medians of the runs per size {res['repeats']}; a child still running after {res['timeout_s']:g} s is "
          "killed (status timeout).", "",
-         "| model | N flows | past | status | simulate (s) | solver (s) | steps | rejected | warm-up (s) | "
-         "peak RSS (MiB) | all simulate runs (s) | load1 |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "| model | N flows | past | status | simulate (s) | simulate CPU (s) | solver (s) | steps | rejected | "
+         "warm-up (s) | peak RSS (MiB) | all simulate runs (s) | load1 |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:
         runs = ", ".join("-" if v is None else f"{v:.2f}" for v in r.get("simulate_s_runs", []))
 
@@ -215,7 +280,7 @@ def write(res, stem):
             v = r.get(k)
             return "-" if v is None else format(v, fmt)
         L.append(f"| {r['model']} | {r['n_flows']} | {r.get('past', 'silent')} | {r.get('status')} | "
-                 f"{f('simulate_s', '.2f')} | "
+                 f"{f('simulate_s', '.2f')} | {f('simulate_cpu_s', '.2f')} | "
                  f"{f('solver_wall_s', '.2f')} | {f('n_steps', 'd')} | {f('n_rejected', 'd')} | {f('warmup_s', '.2f')} | "
                  f"{f('peak_rss_mib', '.0f')} | {runs} | {f('load1_start', '.2f')} |")
     failed = [r for r in res["rows"]
@@ -274,6 +339,8 @@ def main():
                     "(silent, steady): each (model, N) runs under each")
     ap.add_argument("--save-dir", default=None, help="keep each run's sampled rates and queues there (.npz); with "
                     "both readings, compare them")
+    ap.add_argument("--progress", action="store_true", help="children print a heartbeat (wall, last output time "
+                    "written, peak RSS) on stderr: a child killed at --timeout reports how far it got")
     ap.add_argument("--max-history-gib", type=float, default=None, help="simulate's max_history_gib (default 2)")
     a = ap.parse_args()
     if a.child:
@@ -300,6 +367,8 @@ def main():
     for m in models:
         for N, rep, past in ((N, rep, past) for N, rep in zip(sizes, reps) for past in pasts):
             spec = dict(model=m, n_flows=N, n_links=a.links, t_end=a.t_end, output_dt=a.output_dt, past=past)
+            if a.progress:
+                spec["progress"] = True
             if a.max_history_gib is not None:
                 spec["max_history_gib"] = a.max_history_gib
             if a.save_dir:

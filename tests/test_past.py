@@ -154,6 +154,23 @@ def _compiled_vs_numpy(sysm, t_end):
     return max(np.max(diff[:, cols] / sc[:, cols]), np.max(diff[-1] / sc[-1])), got, ref
 
 
+def test_first_round_trip_load_is_summed_once_per_link():
+    """Before t0 the flows' loads are their initial ones: the generated kernels sum each link's once per call (on
+    first use, ``PRE``) and a pair reads that sum in O(1) instead of a per-flow sum (docs/notes/prelink.md; the
+    same operations in the same order: benchmarks/prelink_bits.py found 16 compiled runs equal bit for bit before
+    and after).  Single model (aggregated load and the per-flow variants) and mixed composite."""
+    from ecocc.dde import codegen, codegen_mixed
+    from ecocc.mixed import Mixed, MixedSystem, resolve_protocols
+    m = get_model("symbiosis")
+    for kw in ({}, {"rtt_includes_queueing": True}):
+        src = codegen.generate(NetworkSystem(m, _net(), m.make_params(), 1.0, past="steady", **kw)).source
+        assert "if md == 1 and td < t0:" in src and "yy = PRE[L + l]" in src
+    net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    members, fm = resolve_protocols(net, "symbiosis", None, None, {"reno__aqm": "droptail"})
+    src = codegen_mixed.generate(MixedSystem(Mixed(members, fm), net, 1.0, past="steady")).source
+    assert "yy = PRE[LM + l * 2 + 0]" in src and "yy = PRE[LM + l * 2 + 1]" in src
+
+
 @pytest.mark.parametrize("past", ["steady", "silent"])
 def test_symbiosis_compiled_matches_numpy(past):
     pytest.importorskip("numba")

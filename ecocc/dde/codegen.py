@@ -518,6 +518,8 @@ class Generated:
                   "        for l in range(L):",
                   "            for jj in range(lptr[l], lptr[l + 1]):",
                   "                smin[l] = min(smin[l], start[lflows[jj]])"]
+        if (uses_y or count_na) and not fwd:  # the per-link sums before t0, computed on first use in the call
+            r += ["    PRE = np.full(3 * L, math.nan)"]
         if uses_qd or sdd:  # each link's queueing delay once (as _model_rhs_lanes), summed per path below (the same
             # operations); arrival is its scratch until the arrival sums
             r += ["    for l in range(L):",
@@ -580,33 +582,62 @@ class Generated:
                       " + w3 * HFB[k, XA + l])"]
                 r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])
                 r += ["            else:"]
-            r0 = len(r)
-            r += ["            yy = 0.0",
-                  "            px_n_active = 0.0",
-                  "            for jj in range(lptr[l], lptr[l + 1]):",
-                  "                kf = lflows[jj]"]
-            if fwd:  # the load of flow kf at d_b(l, p) + d_f(l, kf) (+ Q_p): its own history point
-                r += ["                tdk = td - FWL[jj]",
-                      "                if start[kf] <= tdk and tdk < stop[kf]:"]
+            def flow_sum(cond):
+                """The per-flow sum over link l's flows (indent 12), a flow counted where ``cond`` holds."""
+                out = ["            yy = 0.0",
+                       "            px_n_active = 0.0",
+                       "            for jj in range(lptr[l], lptr[l + 1]):",
+                       "                kf = lflows[jj]"]
+                if fwd:  # the load of flow kf at d_b(l, p) + d_f(l, kf) (+ Q_p): its own history point
+                    out += ["                tdk = td - FWL[jj]",
+                            "                if start[kf] <= tdk and tdk < stop[kf]:"]
+                    if uses_y:
+                        dl_ = "bwd[j] + FWL[jj]"
+                        out += _seg_code(20, _sdd_delay(dl_) if sdd else dl_, "kld[jj]")
+                else:
+                    out += [f"                if {cond}:"]
+                if count_na:
+                    out += ["                    px_n_active += 1.0"]
                 if uses_y:
-                    dl_ = "bwd[j] + FWL[jj]"
-                    r += _seg_code(20, _sdd_delay(dl_) if sdd else dl_, "kld[jj]")
+                    for i, v in enumerate(m.flow_states):
+                        if i in flow_used:
+                            out += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
+                        else:
+                            out += [f"                    u_{v} = 0.0  # not read by the load"]
+                    out += ["                    " + x for x in static_flow("kf")]
+                    if sent_y:  # the queueing delay at the sending time, where the flow's state was read
+                        out += _sent_qd_code(20, "kf", "qk", "HC_Q0")
+                    load_args = ", ".join([("qk" if sent_y else "qdel[kf]") if x == "qd" else x for x in fn_rate]
+                                          + par_args)
+                    out += [f"                    yy += _law_load({load_args})"]
+                return out
+
+            r0 = len(r)
+            if fwd:
+                r += flow_sum(None)
             else:
-                r += ["                if start[kf] <= td and td < stop[kf]:"]
-            if count_na:
-                r += ["                    px_n_active += 1.0"]
-            if uses_y:
-                for i, v in enumerate(m.flow_states):
-                    if i in flow_used:
-                        r += _val_code(20, f"u_{v}", f"HC_F{i} + kf", f"{i} * P + kf")
-                    else:
-                        r += [f"                    u_{v} = 0.0  # not read by the load"]
-                r += ["                    " + x for x in static_flow("kf")]
-                if sent_y:  # the queueing delay at the sending time, where the flow's state was read
-                    r += _sent_qd_code(20, "kf", "qk", "HC_Q0")
-                load_args = ", ".join([("qk" if sent_y else "qdel[kf]") if x == "qd" else x for x in fn_rate]
-                                      + par_args)
-                r += [f"                    yy += _law_load({load_args})"]
+                # before t0 (md == 1: the initial state y0 read) the loads of the flows active there are constant:
+                # each link's sum once per call (PRE: the time from which its flows' activity is that of t0's left
+                # limit, start < t0 <= stop; the sum; the count), the per-flow loop's operations in its order, so
+                # the same values bit for bit; a pair then reads it in O(1) (docs/notes/prelink.md)
+                r += ["            pre = False",
+                      "            if md == 1 and td < t0:",
+                      "                if PRE[l] != PRE[l]:  # NaN: link l's first pair before t0 in this call",
+                      "                    bp = -math.inf"]
+                r += ["        " + x for x in flow_sum("start[kf] < t0 and t0 <= stop[kf]")]
+                r += ["                        if start[kf] < t0:",
+                      "                            bp = max(bp, start[kf])",
+                      "                        if stop[kf] < t0:",
+                      "                            bp = max(bp, stop[kf])",
+                      "                    PRE[l] = bp",
+                      "                    PRE[L + l] = yy",
+                      "                    PRE[2 * L + l] = px_n_active",
+                      "                pre = PRE[l] <= td",
+                      "            if pre:",
+                      "                yy = PRE[L + l]",
+                      "                px_n_active = PRE[2 * L + l]",
+                      "            else:"]
+                r += ["    " + x for x in flow_sum("start[kf] <= td and td < stop[kf]")]
             if aggl:  # the per-flow sum above: the else branch
                 r[r0:] = ["    " + x for x in r[r0:]]
             if uses_y:

@@ -286,6 +286,9 @@ class GeneratedMixed:
             # this function): the per-flow sum there
             r += [f"    XH = HQ + {'L' if self.q_used else '0'}",
                   f"    use_agg = HY.shape[1] >= XH + {2 * len(self.agg_groups)} * L"]
+        if any(x.uses_y for x in ml):  # the per-link sums before t0 (_flow_block), computed on first use in the call
+            r += [f"    LM = L * {self.n_members}",
+                  "    PRE = np.full(2 * LM, math.nan)"]
         for x in ml:
             r += ind(4, pars(x))
         # rates and queueing delays
@@ -441,6 +444,13 @@ class GeneratedMixed:
                        "    if ina:"]
                 ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
                        f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
+            # before t0 (md == 1: the initial state y0 read) the loads of the flows active there are constant: the
+            # link's sum for this signal's member once per call (PRE: the time from which the flows' activity is that
+            # of t0's left limit, start < t0 <= stop; the sum), the per-flow loops' operations in their order (the
+            # aggregated groups are not read there: yy starts at 0.0), so the same values bit for bit; a pair then
+            # reads it in O(1) (docs/notes/prelink.md)
+            ipre = f"l * {self.n_members} + {x.i}"
+            pre_loops, loops = [], []
             for z in ml:
                 own = z is x
                 if not own and not z.model.flow_states:
@@ -461,14 +471,33 @@ class GeneratedMixed:
                 # a member's own flows load its signal by its flow_load, the others' by their flow_rate (summed per
                 # member, as MixedSystem.rhs)
                 body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
-                loop = [f"for jj in range(mlptr[l * {nm1} + {z.i}], mlptr[l * {nm1} + {z.i} + 1]):",
-                        "    kf = mlflows[jj]",
-                        "    if start[kf] <= td and td < stop[kf]:",
-                        "        ik = floc[kf]"] + ["        " + s for s in body]
+                head = [f"for jj in range(mlptr[l * {nm1} + {z.i}], mlptr[l * {nm1} + {z.i} + 1]):",
+                        "    kf = mlflows[jj]"]
+                loop = head + ["    if start[kf] <= td and td < stop[kf]:",
+                               "        ik = floc[kf]"] + ["        " + s for s in body]
+                pre_loops += head + ["    if start[kf] < t0 and t0 <= stop[kf]:",
+                                     "        ik = floc[kf]"] + ["        " + s for s in body] + [
+                    "    if start[kf] < t0:",
+                    "        bp = max(bp, start[kf])",
+                    "    if stop[kf] < t0:",
+                    "        bp = max(bp, stop[kf])"]
                 if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
-                    ld += ["    if not ina:"] + ["        " + s for s in loop]
+                    loops += ["if not ina:"] + ["    " + s for s in loop]
                 else:
-                    ld += ["    " + s for s in loop]
+                    loops += loop
+            ld += ["    pre = False",
+                   "    if md == 1 and td < t0:",
+                   f"        if PRE[{ipre}] != PRE[{ipre}]:  # NaN: the first such pair on link l in this call",
+                   "            bp = -math.inf",
+                   "            yy = 0.0"]
+            ld += ["            " + s for s in pre_loops]
+            ld += [f"            PRE[{ipre}] = bp",
+                   f"            PRE[LM + {ipre}] = yy",
+                   f"        pre = PRE[{ipre}] <= td",
+                   "    if pre:",
+                   f"        yy = PRE[LM + {ipre}]",
+                   "    else:"]
+            ld += ["        " + s for s in loops]
             ld += [s[4:] for s in _index_code(4, "kd", "ctimes", "td")]
             ld += ["yy += ctable[kd, l]"]
             if x.lazy:  # the load only where the signal's branch reads it (codegen.Generated.lazy)

@@ -1339,6 +1339,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         for l in range(L):
             for jj in range(lptr[l], lptr[l + 1]):
                 smin[l] = min(smin[l], start[lflows[jj]])
+    PRE = np.full(3 * L, math.nan)
     for p in range(P):
         qd = 0.0
         qdel[p] = qd
@@ -1415,22 +1416,54 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:
                 yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l] + w3 * HFB[k, XA + l])
             else:
-                yy = 0.0
-                px_n_active = 0.0
-                for jj in range(lptr[l], lptr[l + 1]):
-                    kf = lflows[jj]
-                    if start[kf] <= td and td < stop[kf]:
-                        if md == 3:
-                            u_x = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
-                        elif md == 0:
-                            u_x = y[0 * P + kf]
-                        elif md == 1:
-                            u_x = y0[0 * P + kf]
-                        else:
-                            u_x = HY[0, HC_F0 + kf]
-                        st_rtt = FST[0, kf]
-                        st_K = FST[1, kf]
-                        yy += _law_load(u_x, qdel[kf], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                pre = False
+                if md == 1 and td < t0:
+                    if PRE[l] != PRE[l]:  # NaN: link l's first pair before t0 in this call
+                        bp = -math.inf
+                        yy = 0.0
+                        px_n_active = 0.0
+                        for jj in range(lptr[l], lptr[l + 1]):
+                            kf = lflows[jj]
+                            if start[kf] < t0 and t0 <= stop[kf]:
+                                if md == 3:
+                                    u_x = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                                elif md == 0:
+                                    u_x = y[0 * P + kf]
+                                elif md == 1:
+                                    u_x = y0[0 * P + kf]
+                                else:
+                                    u_x = HY[0, HC_F0 + kf]
+                                st_rtt = FST[0, kf]
+                                st_K = FST[1, kf]
+                                yy += _law_load(u_x, qdel[kf], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                            if start[kf] < t0:
+                                bp = max(bp, start[kf])
+                            if stop[kf] < t0:
+                                bp = max(bp, stop[kf])
+                        PRE[l] = bp
+                        PRE[L + l] = yy
+                        PRE[2 * L + l] = px_n_active
+                    pre = PRE[l] <= td
+                if pre:
+                    yy = PRE[L + l]
+                    px_n_active = PRE[2 * L + l]
+                else:
+                    yy = 0.0
+                    px_n_active = 0.0
+                    for jj in range(lptr[l], lptr[l + 1]):
+                        kf = lflows[jj]
+                        if start[kf] <= td and td < stop[kf]:
+                            if md == 3:
+                                u_x = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                            elif md == 0:
+                                u_x = y[0 * P + kf]
+                            elif md == 1:
+                                u_x = y0[0 * P + kf]
+                            else:
+                                u_x = HY[0, HC_F0 + kf]
+                            st_rtt = FST[0, kf]
+                            st_K = FST[1, kf]
+                            yy += _law_load(u_x, qdel[kf], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
             lo_i = 0
             hi_i = ctimes.size
             while lo_i < hi_i:

@@ -650,6 +650,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
     HQ = hc
     XH = HQ + L
     use_agg = HY.shape[1] >= XH + 2 * L
+    LM = L * 2
+    PRE = np.full(2 * LM, math.nan)
     m0_p_epsilon_per_s = par[0]
     m0_p_gamma = par[1]
     m1_p_red_min_th_pkts = par[2]
@@ -744,37 +746,86 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                     ina = use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]
                     if ina:
                         yy += (w0 * HY[k, XH + 0 * L + l] + w1 * HFA[k, XH + 0 * L + l] + w2 * HY[k, XH + 1 * L + l] + w3 * HFB[k, XH + 0 * L + l])
-                    if not ina:
-                        for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                    pre = False
+                    if md == 1 and td < t0:
+                        if PRE[l * 2 + 0] != PRE[l * 2 + 0]:  # NaN: the first such pair on link l in this call
+                            bp = -math.inf
+                            yy = 0.0
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] < t0 and t0 <= stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_load(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                                if start[kf] < t0:
+                                    bp = max(bp, start[kf])
+                                if stop[kf] < t0:
+                                    bp = max(bp, stop[kf])
+                            for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] < t0 and t0 <= stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                    elif md == 0:
+                                        k_u_W = y[OF1_W + ik]
+                                    elif md == 1:
+                                        k_u_W = y0[OF1_W + ik]
+                                    else:
+                                        k_u_W = HY[0, HF1_0 + ik]
+                                    k_st_rtt = FST[2, kf]
+                                    k_st_K = FST[3, kf]
+                                    yy += _m1_rate(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                                if start[kf] < t0:
+                                    bp = max(bp, start[kf])
+                                if stop[kf] < t0:
+                                    bp = max(bp, stop[kf])
+                            PRE[l * 2 + 0] = bp
+                            PRE[LM + l * 2 + 0] = yy
+                        pre = PRE[l * 2 + 0] <= td
+                    if pre:
+                        yy = PRE[LM + l * 2 + 0]
+                    else:
+                        if not ina:
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_load(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                        for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
                             kf = mlflows[jj]
                             if start[kf] <= td and td < stop[kf]:
                                 ik = floc[kf]
                                 if md == 3:
-                                    k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
                                 elif md == 0:
-                                    k_u_w = y[OF0_w + ik]
+                                    k_u_W = y[OF1_W + ik]
                                 elif md == 1:
-                                    k_u_w = y0[OF0_w + ik]
+                                    k_u_W = y0[OF1_W + ik]
                                 else:
-                                    k_u_w = HY[0, HF0_0 + ik]
-                                k_st_rtt = FST[0, kf]
-                                k_st_K = FST[1, kf]
-                                yy += _m0_load(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
-                    for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
-                        kf = mlflows[jj]
-                        if start[kf] <= td and td < stop[kf]:
-                            ik = floc[kf]
-                            if md == 3:
-                                k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
-                            elif md == 0:
-                                k_u_W = y[OF1_W + ik]
-                            elif md == 1:
-                                k_u_W = y0[OF1_W + ik]
-                            else:
-                                k_u_W = HY[0, HF1_0 + ik]
-                            k_st_rtt = FST[2, kf]
-                            k_st_K = FST[3, kf]
-                            yy += _m1_rate(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                                    k_u_W = HY[0, HF1_0 + ik]
+                                k_st_rtt = FST[2, kf]
+                                k_st_K = FST[3, kf]
+                                yy += _m1_rate(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
                 lo_i = 0
                 hi_i = ctimes.size
                 while lo_i < hi_i:
@@ -880,36 +931,85 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                     td = tt - bwd[j]
                     yy = 0.0
                     if td >= lsmin[l]:
-                        for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
-                            kf = mlflows[jj]
-                            if start[kf] <= td and td < stop[kf]:
-                                ik = floc[kf]
-                                if md == 3:
-                                    k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
-                                elif md == 0:
-                                    k_u_w = y[OF0_w + ik]
-                                elif md == 1:
-                                    k_u_w = y0[OF0_w + ik]
-                                else:
-                                    k_u_w = HY[0, HF0_0 + ik]
-                                k_st_rtt = FST[0, kf]
-                                k_st_K = FST[1, kf]
-                                yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
-                        for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
-                            kf = mlflows[jj]
-                            if start[kf] <= td and td < stop[kf]:
-                                ik = floc[kf]
-                                if md == 3:
-                                    k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
-                                elif md == 0:
-                                    k_u_W = y[OF1_W + ik]
-                                elif md == 1:
-                                    k_u_W = y0[OF1_W + ik]
-                                else:
-                                    k_u_W = HY[0, HF1_0 + ik]
-                                k_st_rtt = FST[2, kf]
-                                k_st_K = FST[3, kf]
-                                yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                        pre = False
+                        if md == 1 and td < t0:
+                            if PRE[l * 2 + 1] != PRE[l * 2 + 1]:  # NaN: the first such pair on link l in this call
+                                bp = -math.inf
+                                yy = 0.0
+                                for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                    kf = mlflows[jj]
+                                    if start[kf] < t0 and t0 <= stop[kf]:
+                                        ik = floc[kf]
+                                        if md == 3:
+                                            k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                        elif md == 0:
+                                            k_u_w = y[OF0_w + ik]
+                                        elif md == 1:
+                                            k_u_w = y0[OF0_w + ik]
+                                        else:
+                                            k_u_w = HY[0, HF0_0 + ik]
+                                        k_st_rtt = FST[0, kf]
+                                        k_st_K = FST[1, kf]
+                                        yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                                    if start[kf] < t0:
+                                        bp = max(bp, start[kf])
+                                    if stop[kf] < t0:
+                                        bp = max(bp, stop[kf])
+                                for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                    kf = mlflows[jj]
+                                    if start[kf] < t0 and t0 <= stop[kf]:
+                                        ik = floc[kf]
+                                        if md == 3:
+                                            k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                        elif md == 0:
+                                            k_u_W = y[OF1_W + ik]
+                                        elif md == 1:
+                                            k_u_W = y0[OF1_W + ik]
+                                        else:
+                                            k_u_W = HY[0, HF1_0 + ik]
+                                        k_st_rtt = FST[2, kf]
+                                        k_st_K = FST[3, kf]
+                                        yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                                    if start[kf] < t0:
+                                        bp = max(bp, start[kf])
+                                    if stop[kf] < t0:
+                                        bp = max(bp, stop[kf])
+                                PRE[l * 2 + 1] = bp
+                                PRE[LM + l * 2 + 1] = yy
+                            pre = PRE[l * 2 + 1] <= td
+                        if pre:
+                            yy = PRE[LM + l * 2 + 1]
+                        else:
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                            for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                    elif md == 0:
+                                        k_u_W = y[OF1_W + ik]
+                                    elif md == 1:
+                                        k_u_W = y0[OF1_W + ik]
+                                    else:
+                                        k_u_W = HY[0, HF1_0 + ik]
+                                    k_st_rtt = FST[2, kf]
+                                    k_st_K = FST[3, kf]
+                                    yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
                     lo_i = 0
                     hi_i = ctimes.size
                     while lo_i < hi_i:
