@@ -55,6 +55,11 @@ LANES = 8
 #: group takes fewer steps (docs/notes/mapsfast.md); a divisor of ``LANES`` (a map's blocks of ``LANES`` points
 #: then split into whole groups)
 LANES_KINKS = 4
+#: the group width of a registry model chosen by measurement (docs/notes/mapwidth.md: CPU time of 32 x 32 maps at
+#: widths 1, 2, 4, 8, confirmed on 100 x 100 maps), keyed by the model's name; a model not listed gets ``LANES``,
+#: or ``LANES_KINKS`` with kinks.  Each a divisor of ``LANES``.  The one place a model's width is decided
+#: (:func:`ecocc.dde.codegen._lanes_count`)
+LANES_MODEL: dict = {}
 
 _EXPORT = "kernel"
 

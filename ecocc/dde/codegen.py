@@ -680,7 +680,7 @@ class Generated:
                         flow_used, self.st_keys, self.lst_keys, shared)
         # lock-step group width: narrower where the model's kinks are breakpoints of the shared mesh (each lane
         # brings its own; docs/notes/mapsfast.md)
-        self.lanes = _lanes_count(_has_kinks(lw, q_used))
+        self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n"
                     + _lanes_template(self.lanes)
                     + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
@@ -873,10 +873,16 @@ def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent=Fal
     return out
 
 
-def _lanes_count(kinks=False) -> int:
-    """Members per lock-step group of a model's lanes kernel: :data:`ecocc.dde.aot.LANES`, or
+def _lanes_count(kinks=False, model=None) -> int:
+    """Members per lock-step group of a model's lanes kernel: the measured width of the registry model named
+    ``model`` (:data:`ecocc.dde.aot.LANES_MODEL`), else :data:`ecocc.dde.aot.LANES`, or
     :data:`ecocc.dde.aot.LANES_KINKS` for a model whose queue kinks are breakpoints (``kinks``)."""
-    from .aot import LANES, LANES_KINKS
+    from .aot import LANES, LANES_KINKS, LANES_MODEL
+    w = LANES_MODEL.get(model)
+    if w is not None:
+        if LANES % w:
+            raise ValueError(f"lock-step width {w} of {model!r} does not divide LANES = {LANES}")
+        return int(w)
     return LANES_KINKS if kinks else LANES
 
 
