@@ -6,7 +6,7 @@ right-hand sides per beta (rejections still growing once the system has settled:
 stability limit).
 ``python benchmarks/mapwidth_tools/pi.py MODEL BETAS map N ROUNDS``: CPU time of an N x N map per beta, the betas
 interleaved round by round, median; verdicts (stable, regime, status) against the first beta.
-Generates the module with ``PI_BETA`` replaced (the on-disk index bypassed: use a separate ``ECOCC_CACHE_DIR``).
+Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]['pi_beta']`` per beta (the on-disk index bypassed: use a separate ``ECOCC_CACHE_DIR``).
 Width: the model's (``aot.LANES_MODEL``; ``MAPWIDTH_W`` overrides)."""
 import os, sys, time
 import numpy as np
@@ -19,22 +19,12 @@ from ecocc.system import NetworkSystem
 
 name, betas, mode = sys.argv[1], [float(b) for b in sys.argv[2].split(",")], sys.argv[3]
 if os.environ.get("MAPWIDTH_W"):
-    aot.LANES_MODEL[name] = int(os.environ["MAPWIDTH_W"])
+    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), width=int(os.environ["MAPWIDTH_W"]))
 codegen.indexed = lambda *a, **k: None
-_tpl = codegen._lanes_template
-state = {"beta": 0.0}
-
-
-def _patched(width=None):
-    src = _tpl(width)
-    return src.replace("\nPI_BETA = 0.0\n", f"\nPI_BETA = {state['beta']!r}\n") if state["beta"] else src
-
-
-codegen._lanes_template = _patched
 
 
 def use(b):
-    state["beta"] = b
+    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), pi_beta=b)
     codegen._gen_cache.clear()
 
 

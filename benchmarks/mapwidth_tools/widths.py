@@ -2,7 +2,7 @@
 width, in one process, the widths interleaved round by round (A/B back to back), median of the rounds.
 
 ``python benchmarks/mapwidth_tools/widths.py MODEL WIDTHS [N] [ROUNDS]``, e.g. ``hstcp 1,2,4 32 3``.
-Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]`` per width and bypasses the on-disk index of generated modules (use a
+Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]['width']`` per width (``MAPWIDTH_BETA``: its ``pi_beta``) and bypasses the on-disk index of generated modules (use a
 separate ``ECOCC_CACHE_DIR``: the modules generated here are written to its index)."""
 import os, sys, time
 import numpy as np
@@ -17,6 +17,8 @@ name, widths = sys.argv[1], [int(w) for w in sys.argv[2].split(",")]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 32
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 codegen.indexed = lambda *a, **k: None
+if os.environ.get("MAPWIDTH_BETA"):  # the lock-step kernel's PI_BETA for every width (as pi.py)
+    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), pi_beta=float(os.environ["MAPWIDTH_BETA"]))
 m = get_model(name)
 g0 = getattr(m.make_params(), GAIN[name])
 net = dumbbell(C_PPS, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
@@ -24,7 +26,7 @@ kw = dict(x_name=GAIN[name], y_name="rtt_scale", window_s=10.0, engine="numba", 
 
 
 def use(w):
-    aot.LANES_MODEL[name] = w
+    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), width=w)
     codegen._gen_cache.clear()
 
 
@@ -32,6 +34,8 @@ for w in widths:  # build (or load) each width's kernel first
     use(w)
     t0 = time.perf_counter()
     ds = simulate_map(net, name, x_values=[g0], y_values=[1.0], t_end_s=12.0, **kw)
+    simulate_map(net, name, x_values=np.linspace(0.25, 3.0, 8) * g0, y_values=np.linspace(0.25, 4.0, 8),
+                 t_end_s=60.0, **kw)  # (a first map of many groups: not timed)
     print(f"{name} width {w}: kernel ready in {time.perf_counter() - t0:.1f} s ({ds.attrs['solver']})", flush=True)
 res = {w: [] for w in widths}
 ref = {}

@@ -55,11 +55,16 @@ LANES = 8
 #: group takes fewer steps (docs/notes/mapsfast.md); a divisor of ``LANES`` (a map's blocks of ``LANES`` points
 #: then split into whole groups)
 LANES_KINKS = 4
-#: the group width of a registry model chosen by measurement (docs/notes/mapwidth.md: CPU time of 32 x 32 maps at
-#: widths 1, 2, 4, 8, confirmed on 100 x 100 maps), keyed by the model's name; a model not listed gets ``LANES``,
-#: or ``LANES_KINKS`` with kinks.  Each a divisor of ``LANES``.  The one place a model's width is decided
-#: (:func:`ecocc.dde.codegen._lanes_count`)
-LANES_MODEL: dict = {}
+#: the lock-step kernel's settings of a registry model chosen by measurement (docs/notes/mapwidth.md: CPU time
+#: of maps with and without, verdicts compared point by point on 100 x 100 maps), keyed by the model's name:
+#: ``width``, the members per group (a divisor of ``LANES``; not listed: ``LANES``, or ``LANES_KINKS`` for a
+#: model with kinks), and ``pi_beta``, the step controller's integral gain (``PI_BETA`` of
+#: :mod:`ecocc.dde.lanes`; not listed: 0, the single kernel's controller).  The one place these are decided
+#: (:func:`ecocc.dde.codegen._lanes_count`, :func:`ecocc.dde.codegen._pi_beta`); they change the generated text
+LANES_MODEL: dict = {
+    "hstcp": dict(width=1),  # 32 x 32 maps, CPU s: width 1 6.46, 2 6.98, 4 8.55
+    "xcp": dict(pi_beta=0.04),  # PI control: 32 x 32 maps 1.74 s CPU against 2.11 (fewer rejected attempts)
+}
 
 _EXPORT = "kernel"
 

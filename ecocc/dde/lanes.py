@@ -47,9 +47,11 @@ queue's own derivative kinks there too: a step rejected on its error in which a 
 a level is retaken ending at the first crossing (located on the step's Hermite segment), instead of shrinking by
 the error alone and straddling the kink again (docs/notes/mapsfast.md).
 
-The group width ``LANES`` is the model's (``codegen._lanes_count``: :data:`ecocc.dde.aot.LANES`, or
-:data:`ecocc.dde.aot.LANES_KINKS` for a model with ``KINKS``), set in the generated module in place of the
-import below.
+The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
+:data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
+a model with ``KINKS``), set in the generated module in place of the import below; so is its step controller
+(``PI_BETA``, ``codegen._pi_beta``: a proportional-integral controller where it measured faster, XCP;
+docs/notes/mapwidth.md).
 
 Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
 integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
