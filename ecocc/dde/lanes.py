@@ -24,7 +24,8 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
   its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
 
-With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
+With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``; with
+``PI_BETA`` 0, the single kernel's step controller).  With
 different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
 mesh).
 
