@@ -62,9 +62,9 @@ LANES_KINKS = 4
 #: :mod:`ecocc.dde.lanes`; not listed: 0, the single kernel's controller).  The one place these are decided
 #: (:func:`ecocc.dde.codegen._lanes_count`, :func:`ecocc.dde.codegen._pi_beta`); they change the generated text
 LANES_MODEL: dict = {
-    "hstcp": dict(width=1),  # 32 x 32 maps, median CPU s: width 1 6.46, 2 6.98, 4 8.55
-    "stcp": dict(width=2),  # 32 x 32 maps, median CPU s: width 1 4.30, 2 4.21, 4 4.81
-    "xcp": dict(pi_beta=0.04),  # PI control: 32 x 32 maps 1.74 s CPU against 2.11 (fewer rejected attempts)
+    "hstcp": dict(width=1),  # CPU s, 32 x 32 maps: width 1 6.46, 2 6.98, 4 8.55; 100 x 100: 59 against 77
+    "stcp": dict(width=2),  # CPU s, 32 x 32 maps: width 1 4.30, 2 4.21, 4 4.81; 100 x 100: 40.8 against 46.4
+    "xcp": dict(pi_beta=0.04),  # PI control, CPU s: 32 x 32 maps 1.74 against 2.11, 100 x 100 14.20 against 14.63
 }
 
 _EXPORT = "kernel"
