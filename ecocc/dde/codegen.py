@@ -710,10 +710,10 @@ class Generated:
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
                         flow_used, self.st_keys, self.lst_keys, shared)
         # lock-step group width: narrower where the model's kinks are breakpoints of the shared mesh (each lane
-        # brings its own; docs/notes/mapsfast.md)
-        self.lanes = _lanes_count(_has_kinks(lw, q_used))
+        # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
+        self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n"
-                    + _lanes_template(self.lanes)
+                    + _lanes_template(self.lanes, _pi_beta(m.name))
                     + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
         # the text depends only on the laws (two models with the same laws, as AECP and CLTCP, share a module)
@@ -904,11 +904,28 @@ def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent=Fal
     return out
 
 
-def _lanes_count(kinks=False) -> int:
-    """Members per lock-step group of a model's lanes kernel: :data:`ecocc.dde.aot.LANES`, or
+def _lanes_count(kinks=False, model=None) -> int:
+    """Members per lock-step group of a model's lanes kernel: the measured width of the registry model named
+    ``model`` (``width`` in :data:`ecocc.dde.aot.LANES_MODEL`), else :data:`ecocc.dde.aot.LANES`, or
     :data:`ecocc.dde.aot.LANES_KINKS` for a model whose queue kinks are breakpoints (``kinks``)."""
-    from .aot import LANES, LANES_KINKS
+    from .aot import LANES, LANES_KINKS, LANES_MODEL
+    w = LANES_MODEL.get(model, {}).get("width")
+    if w is not None:
+        if LANES % w:
+            raise ValueError(f"lock-step width {w} of {model!r} does not divide LANES = {LANES}")
+        return int(w)
     return LANES_KINKS if kinks else LANES
+
+
+def _pi_beta(model=None) -> float:
+    """The lock-step kernel's step controller for the registry model named ``model``: ``PI_BETA`` of
+    :mod:`ecocc.dde.lanes` (``pi_beta`` in :data:`ecocc.dde.aot.LANES_MODEL`; 0, the single kernel's elementary
+    controller, if not listed)."""
+    from .aot import LANES_MODEL
+    b = float(LANES_MODEL.get(model, {}).get("pi_beta", 0.0))
+    if not 0.0 <= b < 0.2:
+        raise ValueError(f"pi_beta {b} of {model!r} is outside [0, 0.2)")
+    return b
 
 
 def _has_kinks(lw, q_used) -> bool:
@@ -916,11 +933,16 @@ def _has_kinks(lw, q_used) -> bool:
     return bool(_queue_levels(lw)) or (bool(q_used) and _linear_in(lw.signal, lw.qq))
 
 
-def _lanes_template(width=None) -> str:
+def _lanes_template(width=None, pi_beta=0.0) -> str:
     """The lock-step template (:mod:`ecocc.dde.lanes`) without its imports that the integrator template already
     made (so the generated module has each import once); with ``width``, its ``LANES`` is that constant (the
-    model's group width) instead of :data:`ecocc.dde.aot.LANES`."""
+    model's group width) instead of :data:`ecocc.dde.aot.LANES`; with ``pi_beta`` > 0 its ``PI_BETA`` is that
+    (the model's step controller, :func:`_pi_beta`; 0 leaves the text as it is)."""
     src = (_HERE / "lanes.py").read_text()
+    if pi_beta:
+        pi = "\nPI_BETA = 0.0\n"
+        assert src.count(pi) == 1
+        src = src.replace(pi, f"\nPI_BETA = {float(pi_beta)!r}  # the model's (ecocc.dde.codegen._pi_beta)\n")
     if width is None:
         return src
     imp = "from ecocc.dde.aot import LANES\n"
