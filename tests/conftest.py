@@ -2,6 +2,8 @@
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
@@ -14,3 +16,19 @@ os.environ.setdefault("ECOCC_ENGINE", "numpy")
 # The claims ledger runs ns-3 for its packet-level readings when the ns3 wheel is importable
 # (ecocc.claims._packet); the test suites do not, except the packet-marked tests that ask for it.
 os.environ.setdefault("ECOCC_CLAIMS_PACKET", "off")
+
+
+@pytest.fixture
+def simulate_readings_spy(monkeypatch):
+    """The readings ``(past, load_rtt)`` of every :func:`ecocc.simulate` call made through the module
+    ``ecocc.simulate`` during the test, in call order (the runs themselves go ahead)."""
+    import ecocc.simulate  # noqa: F401  (the module, loaded)
+    sim_mod = sys.modules["ecocc.simulate"]  # the module (``ecocc.simulate`` the attribute is the function)
+    seen = []
+    real = sim_mod.simulate
+
+    def spy(*args, **kw):
+        seen.append((kw.get("past"), kw.get("load_rtt")))
+        return real(*args, **kw)
+    monkeypatch.setattr(sim_mod, "simulate", spy)
+    return seen

@@ -276,20 +276,11 @@ def test_lock_step_map_follows_past():
     assert np.max(np.abs(maps["silent"] - maps["steady"])) > 0.1
 
 
-def test_stability_map_simulates_under_the_scenarios_readings(tmp_path, monkeypatch):
+def test_stability_map_simulates_under_the_scenarios_readings(tmp_path, monkeypatch, simulate_readings_spy):
     """``ecocc stability-map SCENARIO --simulate X,Y`` simulates the point under the scenario file's readings (they
     were dropped: the simulated points ran silent/current); recorded as ``sim_past`` / ``sim_load_rtt``."""
-    import sys
-
     from ecocc.cli import main
-    sim_mod = sys.modules["ecocc.simulate"]  # the module (``ecocc.simulate`` the attribute is the function)
-    seen = []
-    real = sim_mod.simulate
-
-    def spy(*args, **kw):
-        seen.append((kw.get("past"), kw.get("load_rtt")))
-        return real(*args, **kw)
-    monkeypatch.setattr(sim_mod, "simulate", spy)
+    seen = simulate_readings_spy
     monkeypatch.setenv("ECOCC_ENGINE", "numpy")  # no compilation in the default suite
     toml = tmp_path / "s.toml"
     toml.write_text(SCENARIO.format(extra='past = "steady"\nload_rtt = "sent"'))

@@ -238,24 +238,15 @@ def test_fixed_step_and_queueing_delay_kernels_follow_the_reading():
     assert np.max(np.abs(runs["silent"] - runs["steady"])) > 1.0
 
 
-def test_scenario_readings_reach_every_runner(tmp_path, monkeypatch):
+def test_scenario_readings_reach_every_runner(tmp_path, simulate_readings_spy):
     """A scenario's ``past`` and ``load_rtt`` reach the sweeps' and the packet comparison's fluid runs (they were
     dropped there: a sweep of a "steady" scenario ran the silent reading)."""
-    import sys
-
     from ecocc import scenarios, sweeps
-    sim_mod = sys.modules["ecocc.simulate"]  # the module (``ecocc.simulate`` the attribute is the function)
     toml = tmp_path / "s.toml"
     toml.write_text('[scenario]\nname = "s"\nmodel = "symbiosis"\nduration_s = 0.5\npast = "steady"\n'
                     'load_rtt = "sent"\n[[links]]\nname = "b"\ncapacity_pps = 1000\n[[flows]]\nname = "f"\n'
                     'route = ["b"]\nrtt_s = 0.1\n')
     sc = scenarios.load(str(toml))
-    seen = []
-    real = sim_mod.simulate
-
-    def spy(*args, **kw):
-        seen.append((kw.get("past"), kw.get("load_rtt")))
-        return real(*args, **kw)
-    monkeypatch.setattr(sim_mod, "simulate", spy)
+    seen = simulate_readings_spy
     sweeps.run_point(sc, {}, engine="numpy")
     assert seen == [("steady", "sent")]
