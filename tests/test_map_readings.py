@@ -276,6 +276,7 @@ def test_lock_step_map_follows_past():
     assert np.max(np.abs(maps["silent"] - maps["steady"])) > 0.1
 
 
+@pytest.mark.filterwarnings("error::UserWarning")  # its one-value y axis once set an empty ylim (a warning)
 def test_stability_map_simulates_under_the_scenarios_readings(tmp_path, monkeypatch, simulate_readings_spy):
     """``ecocc stability-map SCENARIO --simulate X,Y`` simulates the point under the scenario file's readings (they
     were dropped: the simulated points ran silent/current); recorded as ``sim_past`` / ``sim_load_rtt``."""

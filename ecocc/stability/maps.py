@@ -236,5 +236,9 @@ def plot_stability_map(ds, ax=None, *, legend="inside", title=None, boundary_kw=
             title = "\n".join(textwrap.fill(t, 95) for t in head.split("\n"))
         ax.set_title(title, fontsize=8)
     res.legend = _map_legend(res, handles, legend, created)
-    ax.set_ylim(y.min(), y.max())
+    if y.max() > y.min():
+        ax.set_ylim(y.min(), y.max())
+    else:  # one value on the y axis: a band of +-5 % around it (not an empty range, which matplotlib warns about)
+        pad = 0.05 * abs(float(y[0])) or 0.5
+        ax.set_ylim(float(y[0]) - pad, float(y[0]) + pad)
     return res
