@@ -2,7 +2,7 @@
 width, in one process, the widths interleaved round by round (A/B back to back), median of the rounds.
 
 ``python benchmarks/mapwidth_tools/widths.py MODEL WIDTHS [N] [ROUNDS]``, e.g. ``hstcp 1,2,4 32 3``.
-Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]['width']`` per width (``MAPWIDTH_BETA``: its ``pi_beta``) and bypasses the on-disk index of generated modules (use a
+Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]['width']`` per width and bypasses the on-disk index of generated modules (use a
 separate ``ECOCC_CACHE_DIR``: the modules generated here are written to its index)."""
 import os, sys, time
 import numpy as np
@@ -17,8 +17,6 @@ name, widths = sys.argv[1], [int(w) for w in sys.argv[2].split(",")]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 32
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 codegen.indexed = lambda *a, **k: None
-if os.environ.get("MAPWIDTH_BETA"):  # the lock-step kernel's PI_BETA for every width (as pi.py)
-    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), pi_beta=float(os.environ["MAPWIDTH_BETA"]))
 m = get_model(name)
 g0 = getattr(m.make_params(), GAIN[name])
 net = dumbbell(C_PPS, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)

@@ -713,7 +713,7 @@ class Generated:
         # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
         self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n"
-                    + _lanes_template(self.lanes, _pi_beta(m.name))
+                    + _lanes_template(self.lanes)
                     + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
         # the text depends only on the laws (two models with the same laws, as AECP and CLTCP, share a module)
@@ -917,32 +917,16 @@ def _lanes_count(kinks=False, model=None) -> int:
     return LANES_KINKS if kinks else LANES
 
 
-def _pi_beta(model=None) -> float:
-    """The lock-step kernel's step controller for the registry model named ``model``: ``PI_BETA`` of
-    :mod:`ecocc.dde.lanes` (``pi_beta`` in :data:`ecocc.dde.aot.LANES_MODEL`; 0, the single kernel's elementary
-    controller, if not listed)."""
-    from .aot import LANES_MODEL
-    b = float(LANES_MODEL.get(model, {}).get("pi_beta", 0.0))
-    if not 0.0 <= b < 0.2:
-        raise ValueError(f"pi_beta {b} of {model!r} is outside [0, 0.2)")
-    return b
-
-
 def _has_kinks(lw, q_used) -> bool:
     """Whether the lock-step kernel's kinks code is compiled in for these laws (``KINKS``, :func:`_kinks_code`)."""
     return bool(_queue_levels(lw)) or (bool(q_used) and _linear_in(lw.signal, lw.qq))
 
 
-def _lanes_template(width=None, pi_beta=0.0) -> str:
+def _lanes_template(width=None) -> str:
     """The lock-step template (:mod:`ecocc.dde.lanes`) without its imports that the integrator template already
     made (so the generated module has each import once); with ``width``, its ``LANES`` is that constant (the
-    model's group width) instead of :data:`ecocc.dde.aot.LANES`; with ``pi_beta`` > 0 its ``PI_BETA`` is that
-    (the model's step controller, :func:`_pi_beta`; 0 leaves the text as it is)."""
+    model's group width) instead of :data:`ecocc.dde.aot.LANES`."""
     src = (_HERE / "lanes.py").read_text()
-    if pi_beta:
-        pi = "\nPI_BETA = 0.0\n"
-        assert src.count(pi) == 1
-        src = src.replace(pi, f"\nPI_BETA = {float(pi_beta)!r}  # the model's (ecocc.dde.codegen._pi_beta)\n")
     if width is None:
         return src
     imp = "from ecocc.dde.aot import LANES\n"

@@ -24,8 +24,7 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
   its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
 
-With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``; with
-``PI_BETA`` 0, the single kernel's step controller).  With
+With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
 different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
 mesh).
 
@@ -50,9 +49,7 @@ the error alone and straddling the kink again (docs/notes/mapsfast.md).
 
 The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
 :data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
-a model with ``KINKS``), set in the generated module in place of the import below; so is its step controller
-(``PI_BETA``, ``codegen._pi_beta``: a proportional-integral controller where it measured faster, XCP;
-docs/notes/mapwidth.md).
+a model with ``KINKS``), set in the generated module in place of the import below.
 
 Optionally only the dynamics (flow states, link states, queues: the first ``iq + L`` components) are
 integrated and error-controlled; the counters that follow them (lost, arrived, departed, queue area, sent)
@@ -73,13 +70,6 @@ OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
 #: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
 DBP_CAP = 4096
-#: step-size control after an accepted step: 0 for the single kernel's (elementary) controller,
-#: ``h_new = h * 0.9 * err ** expo``; > 0 for a proportional-integral one (Gustafsson; Hairer's DOPRI5, beta 0.04),
-#: ``h_new = h * 0.9 * err ** (expo + 0.75 * PI_BETA) * err_prev ** PI_BETA`` (``err_prev``: the previous accepted
-#: step's error, at least 1e-4), which damps the accept/reject cycle of a step at the method's stability limit.
-#: Rejected attempts shrink by the elementary factor in both.  Generated per model
-#: (``codegen._pi_beta``) in place of this value
-PI_BETA = 0.0
 
 
 @njit(cache=True)
@@ -266,7 +256,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     need_eval = True  # at the start and after a breakpoint; else the last stage is the derivative (FSAL)
     first = True
     err = 0.0
-    err_prev = 1e-4  # PI_BETA: the previous accepted step's error
     rej_step = False  # an attempt of the current step was rejected
     ip = 0
     n_steps = 0
@@ -387,14 +376,9 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         else:
             gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt (as the single kernel)
             if err > 0:
-                if PI_BETA > 0.0:
-                    h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** (expo + 0.75 * PI_BETA) * err_prev ** PI_BETA))
-                else:
-                    h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
+                h = (t - t_prev) * min(gmax, max(0.2, 0.9 * err ** expo))
             else:
                 h = (t - t_prev) * gmax
-            if PI_BETA > 0.0:
-                err_prev = max(err, 1e-4)
             if n_steps >= max_steps:
                 status_all = 3
                 break
