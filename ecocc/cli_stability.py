@@ -353,7 +353,10 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--steps-within-delay", is_flag=True,
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
                    "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
-@reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel.")
+@reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel, where it changes "
+                 "the equations (a delayed load that reads the queueing delay, e.g. drop-tail Reno); elsewhere "
+                 "(AECP, CLTCP, PE-TCP, RED Reno, Symbiosis with available=paper) the readings coincide and the "
+                 "lock-step kernel runs it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
@@ -399,7 +402,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
         from .batch import lanes_gap
-        why = lanes_gap(model, sc.network, load_rtt=load_rtt)
+        why = lanes_gap(model, sc.network, load_rtt=load_rtt, params=params)
         if not quiet and why is not None:
             click.echo(f"note: one run per point, not the lock-step kernel ({why})", err=True)
     from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
