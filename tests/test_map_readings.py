@@ -239,17 +239,18 @@ def _sim_map(toml, out, *extra):
                                      "--window-s", "0.5", "--no-figure", "--quiet", "--json", *extra])
 
 
-def _stored(out):
+def _stored(out, stem="sim_map"):
     import xarray as xr
-    with xr.open_dataset(out / "sim_map.nc", engine="h5netcdf") as ds:
+    with xr.open_dataset(out / f"{stem}.nc", engine="h5netcdf") as ds:
         return ds.load()
 
 
 def test_sim_map_runs_the_scenarios_reading_and_the_option_overrides_it(tmp_path):
     """A scenario file with past = "steady": sim-map runs it under "steady" (it ran "silent" before), records it
     (NetCDF attributes, JSON summary), and --past silent overrides the file; each map equals the single run of
-    the point under its reading.  A second map under the other reading into the same --out is recomputed, never
-    resumed: the readings are in the resume key."""
+    the point under its reading.  A second map under the other reading into the same --out is computed, never
+    resumed (the readings are in the resume key), into its own files (the readings in their names:
+    test_sim_map_under_another_reading_keeps_the_first_maps_files)."""
     from ecocc import scenarios
     toml = tmp_path / "s.toml"
     toml.write_text(SCENARIO.format(extra='past = "steady"'))
@@ -257,7 +258,7 @@ def test_sim_map_runs_the_scenarios_reading_and_the_option_overrides_it(tmp_path
     out = tmp_path / "o"
     r = _sim_map(toml, out)
     assert r.exit_code == 0, r.output
-    st = _stored(out)
+    st = _stored(out, "sim_map_past-steady")
     want = {v: _single(sc.network, "symbiosis", "past", v)[0] for v in ("silent", "steady")}
     assert np.max(np.abs(want["steady"] - want["silent"])) > 0.05
     # the point is the steady run's (before: the silent run's, the scenario's reading dropped)
@@ -269,8 +270,7 @@ def test_sim_map_runs_the_scenarios_reading_and_the_option_overrides_it(tmp_path
 
     r = _sim_map(toml, out, "--past", "silent")
     assert r.exit_code == 0, r.output
-    assert "holds results of other inputs" in r.output  # not resumed: recomputed under the other reading
-    st = _stored(out)
+    st = _stored(out)  # sim_map.nc: the default readings' name
     assert st.attrs["past"] == "silent" and st.attrs["run_key"] != key_steady and st.attrs["n_run"] == 1
     np.testing.assert_array_equal(st.queue_mean_pkts.values[0, 0], want["silent"])
 
@@ -285,12 +285,53 @@ def test_sim_map_load_rtt_option_and_scenario_field(tmp_path):
     toml.write_text(SCENARIO.format(extra='load_rtt = "sent"'))
     r = _sim_map(toml, tmp_path / "a")
     assert r.exit_code == 0, r.output
-    assert _stored(tmp_path / "a").attrs["load_rtt"] == "sent"
+    assert _stored(tmp_path / "a", "sim_map_load_rtt-sent").attrs["load_rtt"] == "sent"
     toml.write_text(SCENARIO.format(extra=""))
     r = _sim_map(toml, tmp_path / "b", "--load-rtt", "sent", "--past", "steady")
     assert r.exit_code == 0, r.output
-    st = _stored(tmp_path / "b")
+    st = _stored(tmp_path / "b", "sim_map_past-steady_load_rtt-sent")
     assert (st.attrs["load_rtt"], st.attrs["past"]) == ("sent", "steady")
+
+
+def test_sim_map_under_another_reading_keeps_the_first_maps_files(tmp_path):
+    """The same map under --past steady, then under the default readings, in one --out: the second run wrote the
+    same sim_map.* files and replaced the first map (its resume key told the two apart, its file names did not).
+    Now the names carry the readings that differ from the defaults: both maps stay, byte for byte, each named
+    in its JSON summary, and each resumes on its own (the same command again runs no point)."""
+    toml = tmp_path / "s.toml"
+    toml.write_text(SCENARIO.format(extra=""))
+    out = tmp_path / "o"
+    r = _sim_map(toml, out, "--past", "steady")
+    assert r.exit_code == 0, r.output
+    steady = {f: (out / f).read_bytes() for f in ("sim_map_past-steady.nc", "sim_map_past-steady.json")}
+    assert json.loads(steady["sim_map_past-steady.json"])["files"]["netcdf"] == "sim_map_past-steady.nc"
+    assert not (out / "sim_map.nc").exists()
+    r = _sim_map(toml, out)
+    assert r.exit_code == 0, r.output
+    assert "holds" not in r.output  # no note of a stored map of other inputs or settings: a file of its own
+    for f, data in steady.items():
+        assert (out / f).read_bytes() == data, f"{f} was replaced"
+    summary = json.loads((out / "sim_map.json").read_text())
+    assert summary["files"]["netcdf"] == "sim_map.nc" and summary["past"] == "silent"
+    st, ss = _stored(out), _stored(out, "sim_map_past-steady")
+    assert (st.attrs["past"], ss.attrs["past"]) == ("silent", "steady")
+    assert np.max(np.abs(st.queue_mean_pkts.values - ss.queue_mean_pkts.values)) > 0.05  # two different maps
+    for extra in ((), ("--past", "steady")):  # each resumes from its own file
+        r = _sim_map(toml, out, *extra)
+        assert r.exit_code == 0, r.output
+        assert _stored(out, "sim_map_past-steady" if extra else "sim_map").attrs["n_run"] == 0
+    assert sorted(p.name for p in out.iterdir() if p.suffix in (".nc", ".json")) == [
+        "sim_map.json", "sim_map.nc", "sim_map_past-steady.json", "sim_map_past-steady.nc"]
+
+
+def test_readings_stem():
+    from ecocc.cli_readings import readings_stem
+    assert readings_stem("sim_map", "current", "silent") == "sim_map"
+    assert readings_stem("sim_map", "sent", "silent") == "sim_map_load_rtt-sent"
+    assert readings_stem("sim_map", "current", "steady") == "sim_map_past-steady"
+    assert readings_stem("sim_map", "sent", "steady") == "sim_map_past-steady_load_rtt-sent"
+    with pytest.raises(InputError):
+        readings_stem("sim_map", "later", "silent")
 
 
 @pytest.mark.parametrize("option, bad, allowed", [("--past", "bogus", "'steady'"), ("--load-rtt", "later", "'sent'")])
