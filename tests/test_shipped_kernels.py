@@ -26,6 +26,22 @@ def test_shipped_sources_are_current():
         assert (aot.SHIPPED / f"{meta['name']}.py").is_file()
 
 
+def test_shipped_index_holds_the_sent_entries_where_the_readings_coincide():
+    """For each shipped model whose delayed load does not read the queueing delay (codegen.sent_differs: all the
+    shipped ones with their default options), load_rtt="sent" is the same generated module: the shipped index
+    holds its "sent" entry pointing to the shipped module, so a map or a single run under "sent" finds it
+    without SymPy (and without numba, the install-time build)."""
+    import copy
+    for name, sysm in codegen._registry_systems().items():
+        ss = copy.copy(sysm)
+        ss.load_rtt = "sent"
+        idx = aot.SHIPPED / "index" / f"{codegen._laws_key(ss)}.json"
+        assert idx.is_file(), f"{name}: no shipped 'sent' entry"
+        meta = json.loads(idx.read_text())
+        cur = json.loads((aot.SHIPPED / "index" / f"{codegen._laws_key(sysm)}.json").read_text())
+        assert meta == cur and meta["sent"] is False, name
+
+
 def _generate_in_fresh_interpreter(code, cache_dir):
     """Run ``code`` (which prints the generated module's class name, its name and whether SymPy was imported) in a
     fresh interpreter (this one has SymPy loaded) with the kernel cache ``cache_dir``; the three printed words."""
