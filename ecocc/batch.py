@@ -336,9 +336,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         :func:`ecocc.simulate` per point on the NumPy solver (any model; the
         reference, slow).  Every engine follows ``past`` and ``load_rtt``;
         the lock-step kernel reads delayed rates with the current queueing
-        delay only, so ``load_rtt="sent"`` runs one :func:`ecocc.simulate`
-        per point (``"auto"``; ``attrs["engine_note"]`` says why) or is
-        refused (``"numba"``).
+        delay only, so where ``load_rtt="sent"`` changes the equations (a
+        delayed load that reads the queueing delay: Reno with drop-tail,
+        Symbiosis with ``available="measured"``; :func:`lanes_gap`) it runs
+        one :func:`ecocc.simulate` per point (``"auto"``;
+        ``attrs["engine_note"]`` says why) or is refused (``"numba"``).
+        Where the two readings are the same equations (AECP, CLTCP, PE-TCP,
+        RED Reno, Symbiosis' default load) the lock-step kernel runs "sent".
     past : {"silent", "steady"}
         The past before ``t = 0`` of every point (as :func:`ecocc.simulate`'s ``past``; the state there is
         the initial state).  ``"silent"`` (default): no traffic before the flows start, so their delayed
@@ -419,7 +423,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     from .system import check_load_rtt, check_past
     past, load_rtt = check_past(past), check_load_rtt(load_rtt)
     check_engine(engine, m, network, kernel="lanes")
-    why_not_lanes = lanes_gap(m, network, load_rtt=load_rtt)
+    why_not_lanes = lanes_gap(m, network, load_rtt=load_rtt, params=params)
     if engine == "numba" and why_not_lanes is not None:
         raise InputError("engine", engine, f"'auto' or 'numpy' for {why_not_lanes}")
     point_engine = "numpy" if engine == "numpy" else "auto"  # the engine of simulate() per point
@@ -667,19 +671,25 @@ def _lanes_width(m, network, base, t_end, past="silent"):
     return codegen.generate(NetworkSystem(m, network, base, t_end, past=past)).lanes
 
 
-def lanes_gap(model, network, *, load_rtt="current"):
+def lanes_gap(model, network, *, load_rtt="current", params=None):
     """Why the lock-step map kernel cannot run ``model`` on ``network`` with the reading ``load_rtt``, or None.
 
     The kernel's own gaps (:func:`ecocc.dde.engine._unsupported`: a model the generated kernels do not serve,
-    forward delays), and ``load_rtt="sent"``: the kernel reads delayed rates with the current queueing delay
-    only.  ``past`` is no gap: the kernel takes the systems' start times, which carry it
-    (:func:`ecocc.system.effective_start`).
+    forward delays), and ``load_rtt="sent"`` where it changes the equations: the kernel reads delayed rates with
+    the current queueing delay only, so it refuses "sent" for a model whose delayed load reads the queueing delay
+    (derived from the model's laws, :func:`ecocc.dde.codegen.sent_differs`: Reno with drop-tail, Symbiosis with
+    a queue-dependent load, ...) and runs it elsewhere (AECP, CLTCP, PE-TCP, RED Reno, Symbiosis' default load:
+    the two readings are the same equations there).  ``past`` is no gap: the kernel takes the systems' start
+    times, which carry it (:func:`ecocc.system.effective_start`).
 
     Parameters
     ----------
     model : str or NetworkModel
     network : Network
     load_rtt : {"current", "sent"}, optional
+    params : dict or ModelParams or None, optional
+        The model's parameters or overrides of its defaults (their options select the laws, e.g. Reno's
+        ``aqm``); None: the defaults.
 
     Returns
     -------
@@ -687,14 +697,18 @@ def lanes_gap(model, network, *, load_rtt="current"):
         One sentence (what :func:`simulate_map` and ``ecocc sim-map`` print as the reason for one run per
         point), or None.
     """
-    from .dde.engine import _unsupported
+    from .dde import codegen
+    from .dde.engine import _unsupported, _variant_gap
     from .system import check_load_rtt
-    why = _unsupported(get_model(model), network, "lanes")
+    m = get_model(model)
+    why = _unsupported(m, network, "lanes")
     if why is not None:
         return why
     if check_load_rtt(load_rtt) == "sent":
-        return ("load_rtt='sent': the lock-step map kernel reads delayed rates with the current queueing delay "
-                "only")
+        P = m.make_params(None, **params) if isinstance(params, dict) else m.make_params(params)
+        sysm = NetworkSystem(m, network, P, 1.0, load_rtt="sent")
+        if codegen.supported(sysm) is None:
+            return _variant_gap(sysm, "lanes")
     return None
 
 

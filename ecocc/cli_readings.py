@@ -79,3 +79,26 @@ def resolve_readings(sc, load_rtt, past):
     """
     load_rtt, past = check_readings(load_rtt, past)
     return sc.load_rtt if load_rtt is None else load_rtt, sc.past if past is None else past
+
+
+def readings_stem(stem, load_rtt, past):
+    """``stem`` with the readings that are not the defaults (``past="silent"``, ``load_rtt="current"``) appended:
+    ``sim_map``, ``sim_map_past-steady``, ``sim_map_load_rtt-sent``, ``sim_map_past-steady_load_rtt-sent``.  The
+    output files of one --out directory under different readings then never replace each other, and the defaults
+    keep the names they had.
+
+    Parameters
+    ----------
+    stem : str
+        The file name stem (``"sim_map"``).
+    load_rtt, past : str
+        The resolved readings (:func:`resolve_readings`).
+
+    Returns
+    -------
+    str
+    """
+    from .system import check_load_rtt, check_past
+    past, load_rtt = check_past(past), check_load_rtt(load_rtt)
+    return stem + ("" if past == "silent" else f"_past-{past}") + ("" if load_rtt == "current" else
+                                                                     f"_load_rtt-{load_rtt}")

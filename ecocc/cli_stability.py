@@ -333,7 +333,10 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--x", "x_axis", default=None, hidden=True, metavar="NAME=VALUES", help="Deprecated: use --axis.")
 @click.option("--y", "y_axis", default=None, hidden=True, metavar="NAME=VALUES", help="Deprecated: use --axis.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
-              help="Directory for sim_map.nc, sim_map.json and sim_map.png.")
+              help="Directory for sim_map.nc, sim_map.json, sim_map.png and sim_map.pdf; under readings other "
+                   "than the defaults the names say which (sim_map_past-steady.nc, sim_map_load_rtt-sent.nc, "
+                   "sim_map_past-steady_load_rtt-sent.nc, ...), so maps of one scenario under different readings "
+                   "share a --out without replacing each other.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE", help="Override a model parameter (every point).")
 @click.option("--t-end-s", type=float, default=None,
               help="Simulated time per point (s; default: the scenario's duration).")
@@ -353,13 +356,16 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--steps-within-delay", is_flag=True,
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
                    "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
-@reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel.")
+@reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel, where it changes "
+                 "the equations (a delayed load that reads the queueing delay, e.g. drop-tail Reno); elsewhere "
+                 "(AECP, CLTCP, PE-TCP, RED Reno, Symbiosis with available=paper) the readings coincide and the "
+                 "lock-step kernel runs it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--no-figure", is_flag=True, help="Skip the PNG figure.")
 @click.option("--save-every-s", type=click.FloatRange(min=0), default=10.0, show_default=True,
-              help="Write the finished points to sim_map.nc at most this often (wall-clock seconds) while the map "
-                   "runs, so a killed run loses at most that much work.")
+              help="Write the finished points to the map's NetCDF file at most this often (wall-clock seconds) "
+                   "while the map runs, so a killed run loses at most that much work.")
 def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, threshold_pkts, decay_ratio, engine,
             rtol, steps_within_delay, load_rtt, past, as_json, quiet, no_figure, save_every_s):
     """Stability map of SCENARIO by simulating every grid point (a TOML file or a shipped name; default:
@@ -370,6 +376,11 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     the last --window-s seconds of --t-end-s; otherwise it is decaying (not settled) when that swing is below
     --decay-ratio times the swing over the window before, else growing or in a limit cycle.  Interrupted with Ctrl-C, the finished points are written; the same
     command again runs only the missing ones.
+
+    Files: sim_map.nc, sim_map.json, sim_map.png, sim_map.pdf under the default readings (--past silent,
+    --load-rtt current); otherwise the stem names the readings that differ from those, e.g.
+    sim_map_past-steady.nc or sim_map_past-steady_load_rtt-sent.nc, so a map under another reading in the same
+    --out is a second set of files, never a replacement of the first (each set resumes on its own).
     """
     import numpy as np
 
@@ -399,7 +410,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     if engine in (None, "auto"):
         engine = "auto"  # simulate_map: the lock-step kernel where it applies, else a compiled run per point
         from .batch import lanes_gap
-        why = lanes_gap(model, sc.network, load_rtt=load_rtt)
+        why = lanes_gap(model, sc.network, load_rtt=load_rtt, params=params)
         if not quiet and why is not None:
             click.echo(f"note: one run per point, not the lock-step kernel ({why})", err=True)
     from .store import OutputLock, atomic_path, atomic_write_text, load_dataset, run_key, save_dataset
@@ -412,10 +423,12 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     # an earlier run of the same command (same scenario contents, grid, settings, code): keep its finished points
     key, _ = run_key(kind="sim-map", scenario_digest=sc.digest, x=[x_name, x_values], y=[y_name, y_values],
                      **{k: v for k, v in kw.items() if k != "progress"})
-    previous, note = load_dataset(out / "sim_map.nc", key)
+    from .cli_readings import readings_stem
+    stem = readings_stem("sim_map", load_rtt, past)  # the readings in the names: no map replaces another's files
+    previous, note = load_dataset(out / f"{stem}.nc", key)
     if note:  # --quiet only hides the progress bar
         click.echo(f"note: {note}", err=True)
-    kw["on_partial"] = lambda part: save_dataset(out / "sim_map.nc", part, key)  # finished points as they come
+    kw["on_partial"] = lambda part: save_dataset(out / f"{stem}.nc", part, key)  # finished points as they come
     kw["partial_every_s"] = save_every_s
     try:
         try:
@@ -424,14 +437,14 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
             if e.field != "previous":
                 raise
             if not quiet:
-                click.echo(f"note: {out / 'sim_map.nc'} holds a map of other settings; computing every point",
+                click.echo(f"note: {out / (stem + '.nc')} holds a map of other settings; computing every point",
                            err=True)
             ds = simulate_map(sc.network, sc.model, x_name, x_values, y_name, y_values, **kw)
     except InputError as e:
         raise _as_option(e, x_name, y_name, x_opt, y_opt) from None
 
-    files = {"netcdf": "sim_map.nc", "summary": "sim_map.json", "figure": None if no_figure else "sim_map.png",
-             "figure_pdf": None if no_figure else "sim_map.pdf"}
+    files = {"netcdf": f"{stem}.nc", "summary": f"{stem}.json", "figure": None if no_figure else f"{stem}.png",
+             "figure_pdf": None if no_figure else f"{stem}.pdf"}
     save_dataset(out / files["netcdf"], ds, key)  # atomic; simulate_map returns a NetCDF-ready dataset
     status = ds["status"].values.astype(str)
     regime = ds["regime"].values

@@ -26,6 +26,45 @@ def test_shipped_sources_are_current():
         assert (aot.SHIPPED / f"{meta['name']}.py").is_file()
 
 
+def test_shipped_index_holds_the_sent_entries_where_the_readings_coincide():
+    """For each shipped model whose delayed load does not read the queueing delay (codegen.sent_differs: all the
+    shipped ones with their default options), load_rtt="sent" is the same generated module: the shipped index
+    holds its "sent" entry pointing to the shipped module, so a map or a single run under "sent" finds it
+    without SymPy (and without numba, the install-time build)."""
+    import copy
+    for name, sysm in codegen._registry_systems().items():
+        ss = copy.copy(sysm)
+        ss.load_rtt = "sent"
+        idx = aot.SHIPPED / "index" / f"{codegen._laws_key(ss)}.json"
+        assert idx.is_file(), f"{name}: no shipped 'sent' entry"
+        meta = json.loads(idx.read_text())
+        cur = json.loads((aot.SHIPPED / "index" / f"{codegen._laws_key(sysm)}.json").read_text())
+        assert meta == cur and meta["sent"] is False, name
+
+
+#: the lock-step group width of every registry model the generated kernels serve (measured: aot.LANES_MODEL,
+#: docs/notes/mapwidth.md; else LANES, or LANES_KINKS for a model whose queue kinks are breakpoints)
+WIDTHS = {"aecp": 8, "aecp (r0_pps set)": 8, "cltcp": 8, "cltcp (r0_pps set)": 8, "petcp": 4, "symbiosis": 8,
+          "reno": 4, "hstcp": 1, "stcp": 2, "fast": 4, "xcp": 8}
+
+
+def test_lane_widths_table_is_model_to_width():
+    """``aot.LANES_MODEL`` is ``{model: width}`` (it was ``{model: {"width": w}}``, a dict of one key left by a
+    removed setting), each a divisor of LANES, and every registry model's generated kernel keeps its width."""
+    assert aot.LANES_MODEL and all(isinstance(k, str) and type(w) is int and aot.LANES % w == 0
+                                   for k, w in aot.LANES_MODEL.items())
+    for name, w in aot.LANES_MODEL.items():
+        assert codegen._lanes_count(False, name) == codegen._lanes_count(True, name) == w
+    assert codegen._lanes_count(False, "no such model") == aot.LANES
+    assert codegen._lanes_count(True, "no such model") == aot.LANES_KINKS
+    systems = codegen._registry_systems(None)
+    assert set(systems) == set(WIDTHS)
+    for name, sysm in systems.items():
+        g = codegen.Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst))
+        assert g.lanes == WIDTHS[name], name
+        assert f"lanes {WIDTHS[name]}" in g.source.splitlines()[1] and f"LANES = {WIDTHS[name]}  #" in g.source
+
+
 def _generate_in_fresh_interpreter(code, cache_dir):
     """Run ``code`` (which prints the generated module's class name, its name and whether SymPy was imported) in a
     fresh interpreter (this one has SymPy loaded) with the kernel cache ``cache_dir``; the three printed words."""

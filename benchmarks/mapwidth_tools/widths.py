@@ -2,7 +2,7 @@
 width, in one process, the widths interleaved round by round (A/B back to back), median of the rounds.
 
 ``python benchmarks/mapwidth_tools/widths.py MODEL WIDTHS [N] [ROUNDS]``, e.g. ``hstcp 1,2,4 32 3``.
-Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]['width']`` per width and bypasses the on-disk index of generated modules (use a
+Sets ``ecocc.dde.aot.LANES_MODEL[MODEL]`` per width and bypasses the on-disk index of generated modules (use a
 separate ``ECOCC_CACHE_DIR``: the modules generated here are written to its index)."""
 import os, sys, time
 import numpy as np
@@ -24,7 +24,7 @@ kw = dict(x_name=GAIN[name], y_name="rtt_scale", window_s=10.0, engine="numba", 
 
 
 def use(w):
-    aot.LANES_MODEL[name] = dict(aot.LANES_MODEL.get(name, {}), width=w)
+    aot.LANES_MODEL[name] = w
     codegen._gen_cache.clear()
 
 

@@ -55,16 +55,16 @@ LANES = 8
 #: group takes fewer steps (docs/notes/mapsfast.md); a divisor of ``LANES`` (a map's blocks of ``LANES`` points
 #: then split into whole groups)
 LANES_KINKS = 4
-#: the lock-step kernel's settings of a registry model chosen by measurement (docs/notes/mapwidth.md: CPU time
-#: of maps with and without, verdicts compared point by point on 100 x 100 maps), keyed by the model's name:
-#: ``width``, the members per group (a divisor of ``LANES``; not listed: ``LANES``, or ``LANES_KINKS`` for a
-#: model with kinks).  The one place this is decided (:func:`ecocc.dde.codegen._lanes_count`); it changes the
-#: generated text.  (A proportional-integral step controller for XCP, measured -18 % CPU on 32 x 32 maps but
-#: not on the 100 x 100 one, was removed: it made the lock-step XCP at RTT x 0.5 fail
-#: ``test_lanes_as_accurate_as_numpy``, 1.97e-6 against a bound of 1.53e-6.)
+#: the lock-step group width of a registry model chosen by measurement (docs/notes/mapwidth.md: CPU time of maps
+#: with and without, verdicts compared point by point on 100 x 100 maps): ``{model name: members per group}``, a
+#: divisor of ``LANES`` (not listed: ``LANES``, or ``LANES_KINKS`` for a model with kinks).  The one place this
+#: is decided (:func:`ecocc.dde.codegen._lanes_count`); it changes the generated text.  (A proportional-integral
+#: step controller for XCP, measured -18 % CPU on 32 x 32 maps but not on the 100 x 100 one, was removed: it
+#: made the lock-step XCP at RTT x 0.5 fail ``test_lanes_as_accurate_as_numpy``, 1.97e-6 against a bound of
+#: 1.53e-6; with it went the table's only other setting, so a width is now the whole entry.)
 LANES_MODEL: dict = {
-    "hstcp": dict(width=1),  # CPU s, 32 x 32 maps: width 1 6.46, 2 6.98, 4 8.55; 100 x 100: 59 against 77
-    "stcp": dict(width=2),  # CPU s, 32 x 32 maps: width 1 4.30, 2 4.21, 4 4.81; 100 x 100: 40.8 against 46.4
+    "hstcp": 1,  # CPU s, 32 x 32 maps: width 1 6.46, 2 6.98, 4 8.55; 100 x 100: 59 against 77
+    "stcp": 2,  # CPU s, 32 x 32 maps: width 1 4.30, 2 4.21, 4 4.81; 100 x 100: 40.8 against 46.4
 }
 
 _EXPORT = "kernel"

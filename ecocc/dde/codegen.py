@@ -57,7 +57,9 @@ Reading of a delayed load (``load_rtt="sent"``, a third variant, :func:`variant_
 forward-delayed rate that reads the queueing delay reads it at the sending time -- the flow's path queues read
 from the history at the same delayed time (the queues are then stored) -- and such a load is aggregated per link
 like a queue-free one, its slope by the chain rule through the flow states and the path queues
-(docs/notes/renosent.md).  The lock-step kernel does not follow it (``engine._variant_gap``).
+(docs/notes/renosent.md).  The lock-step kernel does not follow it (``engine._variant_gap``); where no delayed
+load reads the queueing delay the variant is the default text (``Generated.sent`` False,
+:func:`sent_differs`), so the lock-step kernel runs it there.
 
 Scope: what :class:`NetworkSystem` computes with no state jumps; :func:`supported` says why not otherwise,
 and the caller uses the NumPy solver.
@@ -906,10 +908,10 @@ def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent=Fal
 
 def _lanes_count(kinks=False, model=None) -> int:
     """Members per lock-step group of a model's lanes kernel: the measured width of the registry model named
-    ``model`` (``width`` in :data:`ecocc.dde.aot.LANES_MODEL`), else :data:`ecocc.dde.aot.LANES`, or
+    ``model`` (its entry in :data:`ecocc.dde.aot.LANES_MODEL`), else :data:`ecocc.dde.aot.LANES`, or
     :data:`ecocc.dde.aot.LANES_KINKS` for a model whose queue kinks are breakpoints (``kinks``)."""
     from .aot import LANES, LANES_KINKS, LANES_MODEL
-    w = LANES_MODEL.get(model, {}).get("width")
+    w = LANES_MODEL.get(model)
     if w is not None:
         if LANES % w:
             raise ValueError(f"lock-step width {w} of {model!r} does not divide LANES = {LANES}")
@@ -1523,6 +1525,18 @@ def ship() -> dict:
         _write(d / "index" / f"{key}.json", json.dumps({k: getattr(g, k) for k in _META}, indent=0))
         keep |= {f"{g.name}.py", f"{key}.json"}
         out[name] = g.name
+        # the "sent" variant's index entry where it is the same module (the two readings the same equations,
+        # sent_differs): a map or a single run under load_rtt="sent" finds it without SymPy; where the readings
+        # differ its module is generated on first use (not shipped)
+        gs = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sent=True)
+        if not gs.sent:
+            assert gs.name == g.name, f"{name}: the 'sent' variant reads nothing at the sending time yet differs"
+            import copy
+            ss = copy.copy(sysm)
+            ss.load_rtt = "sent"
+            skey = _laws_key(ss)
+            _write(d / "index" / f"{skey}.json", json.dumps({k: getattr(gs, k) for k in _META}, indent=0))
+            keep.add(f"{skey}.json")
     from . import codegen_mixed
     for label, (mod, idx) in codegen_mixed.ship().items():  # the shipped mixed composites
         keep |= {f"{mod}.py", idx}
@@ -1555,8 +1569,10 @@ def supported(sysm) -> str | None:
     return None
 
 
+#: what the on-disk index keeps of a generated module (``sent``: it reads some delayed load at the sending time,
+#: :func:`sent_differs`)
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes", "sent")
 
 
 class _Cached(Generated):
@@ -1620,6 +1636,33 @@ def variant_flags(sysm) -> tuple:
     """
     return (bool(getattr(sysm, "rtt_includes_queueing", False)), bool(getattr(sysm, "has_fwd", False)),
             getattr(sysm, "load_rtt", "current") == "sent")
+
+
+def sent_differs(sysm) -> bool:
+    """Whether ``load_rtt="sent"`` changes ``sysm``'s equations, derived from its model's laws: some delayed load
+    the signal reads, or (with forward delays) some forward-delayed rate, reads the queueing delay
+    (``Generated.sent``; the generated text of the "sent" variant differs from the "current" one exactly then).
+    Otherwise the two readings are the same equations (AECP, CLTCP, PE-TCP, Symbiosis' default load, RED Reno:
+    the delayed load does not read the queueing delay, or the signal reads no delayed load).
+
+    Parameters
+    ----------
+    sysm : NetworkSystem
+        The model on its network (any ``load_rtt``; the answer is for "sent").  Its generated module's index
+        entry answers without SymPy (the shipped index holds the "sent" entries of the shipped models where
+        the two readings coincide: :func:`ship`); else the laws are read with SymPy once (then cached).
+
+    Returns
+    -------
+    bool
+        True where the readings differ.
+    """
+    if variant_flags(sysm)[2]:
+        return bool(generate(sysm).sent)
+    import copy
+    other = copy.copy(sysm)  # the same system read at the sending time (only the variant flag is consulted)
+    other.load_rtt = "sent"
+    return bool(generate(other).sent)
 
 
 def generate_for(sysm, P) -> Generated:

@@ -217,12 +217,15 @@ def _unsupported(model, network, kernel):
 
 def _variant_gap(sysm, kernel):
     """Why the compiled ``kernel`` (``"lanes"`` or ``"fixed"``) cannot run ``sysm``'s variant, or None: only the
-    adaptive kernel follows ``rtt_includes_queueing`` and forward delays (:func:`ecocc.dde.codegen.variant_flags`)."""
-    from .codegen import variant_flags
+    adaptive kernel follows ``rtt_includes_queueing`` and forward delays (:func:`ecocc.dde.codegen.variant_flags`);
+    the lock-step kernel does not read delayed loads at the sending time, which matters only where the model's
+    delayed load reads the queueing delay (:func:`ecocc.dde.codegen.sent_differs`; elsewhere ``load_rtt="sent"``
+    is the same equations as "current", which it runs)."""
+    from .codegen import sent_differs, variant_flags
     sdd, fwd, sent = variant_flags(sysm)
-    if sent and kernel == "lanes":
-        return ("load_rtt='sent' with the 'lanes' kernel: the lock-step map kernel reads delayed rates with the "
-                "current queueing delay only")
+    if sent and kernel == "lanes" and sent_differs(sysm):
+        return (f"load_rtt='sent' with the 'lanes' kernel: the lock-step map kernel reads delayed rates with the "
+                f"current queueing delay only, and {sysm.model.name}'s delayed load reads the queueing delay")
     if sdd:
         return (f"rtt_includes_queueing=True with the {kernel!r} kernel: only the adaptive compiled kernel has "
                 "state-dependent delays")
