@@ -254,12 +254,15 @@ def _function(name, args, exprs, tuple_out):
     return lines
 
 
-def _seg_code(ind, d, kslot):
+def _seg_code(ind, d, kslot, cur=True):
     """Source: where the history is read at ``s - d`` (as ``adaptive._Evaluator.lookups``), written out in
     the loop body: an inlined helper taking the history arrays would cost numba's reference counting on
     every pair (measured: 5x the whole run).  Sets ``md`` (0 zero delay: the current state, 1 before ``t0``:
     the initial state, 2 one node, 3 Hermite segment ``k`` with weights ``w0..w3``), walking the segment
-    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`)."""
+    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`).  ``cur`` (the generated
+    models' right-hand sides, which read the overlap arguments ``n_pass, t_cur, h_cur, QV, yc``; not a user
+    DDE's): mode 4, a delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``), at ``th``
+    of it."""
     x = " " * ind
     return [f"{x}dd = {d}",
             f"{x}if dd <= 0.0:",
@@ -268,7 +271,10 @@ def _seg_code(ind, d, kslot):
             f"{x}    tau = s - dd",
             f"{x}    tsel = tau + nud",
             f"{x}    if tsel < t0:",
-            f"{x}        md = 1",
+            f"{x}        md = 1"] + ([
+            f"{x}    elif n_pass > 0 and tsel > t_cur:",
+            f"{x}        md = 4",
+            f"{x}        th = (tau - t_cur) / h_cur"] if cur else []) + [
             f"{x}    elif m < 2:",
             f"{x}        md = 2",
             f"{x}    else:",
@@ -291,17 +297,26 @@ def _seg_code(ind, d, kslot):
             f"{x}        w3 = (th3 - th2) * hh"]
 
 
-def _val_code(ind, name, col, comp):
-    """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points."""
+def _val_code(ind, name, col, comp, cur=True):
+    """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points;
+    ``cur``: with its mode 4 (the step's continuous extension ``QV`` from the step's start ``yc``, the
+    single kernel's overlap: :func:`ecocc.dde.kernels._overlap_extension`)."""
     x = " " * ind
-    return [f"{x}if md == 3:",
-            f"{x}    {name} = w0 * HY[k, {col}] + w1 * HFA[k, {col}] + w2 * HY[k + 1, {col}] + w3 * HFB[k, {col}]",
-            f"{x}elif md == 0:",
-            f"{x}    {name} = y[{comp}]",
-            f"{x}elif md == 1:",
-            f"{x}    {name} = y0[{comp}]",
-            f"{x}else:",
-            f"{x}    {name} = HY[0, {col}]"]
+    return ([f"{x}if md == 3:",
+             f"{x}    {name} = w0 * HY[k, {col}] + w1 * HFA[k, {col}] + w2 * HY[k + 1, {col}] + w3 * HFB[k, {col}]",
+             f"{x}elif md == 0:",
+             f"{x}    {name} = y[{comp}]",
+             f"{x}elif md == 1:",
+             f"{x}    {name} = y0[{comp}]"]
+            + ([f"{x}elif md == 4:",
+                f"{x}    vx = 0.0",
+                f"{x}    pw = 1.0",
+                f"{x}    for jd in range(QV.shape[0]):",
+                f"{x}        pw *= th",
+                f"{x}        vx += QV[jd, {col}] * pw",
+                f"{x}    {name} = yc[{comp}] + h_cur * vx"] if cur else [])
+            + [f"{x}else:",
+               f"{x}    {name} = HY[0, {col}]"])
 
 
 def _seg_code_lanes(ind, d, kslot):
@@ -309,12 +324,9 @@ def _seg_code_lanes(ind, d, kslot):
     delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``): the step's continuous
     extension, its powers of ``th`` in ``ext``."""
     x = " " * ind
-    out = _seg_code(ind, d, kslot)
+    out = _seg_code(ind, d, kslot, cur=True)
     i = out.index(f"{x}    elif m < 2:")
-    return out[:i] + [f"{x}    elif n_pass > 0 and tsel > t_cur:",
-                      f"{x}        md = 4",
-                      f"{x}        th = (tau - t_cur) / h_cur",
-                      f"{x}        sp = 1.0",
+    return out[:i] + [f"{x}        sp = 1.0",
                       f"{x}        for jd in range(nd):",
                       f"{x}            sp *= th",
                       f"{x}            ext[jd] = sp"] + out[i:]
@@ -490,13 +502,15 @@ class Generated:
 
         agg = m.path_aggregate
         r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
-             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
-             '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
+             "               yc):",
+             '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen); a lookup inside the step being taken'
+             ' (overlap, pass n_pass > 0) reads the step\'s continuous extension QV from yc."""',
              "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par"
              + (", FWL" if fwd else "") + " = D",
              "    qdel, rate, arrival, kcur, kown" + (", karr, kld" if fwd else "") + " = Wk",
              "    tt = s + nud",
-             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
+             "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0",
              f"    IQ = {nF} * P + {nL} * L",
              "    ISENT = IQ + 5 * L"]
         r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]

@@ -263,13 +263,14 @@ class GeneratedMixed:
             return out
 
         r = ["", "", "@njit(cache=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
-             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
+             "               yc):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
              ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
               " lsmin, mlptr, mlflows = D"),
              "    qdel, rate, arrival, kcur, kown = Wk",
              "    tt = s + nud",
-             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0"]
+             "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0"]
         r += self._offsets(ml)
         r += ["    ISENT = IQ + 5 * L", "    hc = 0"]
         # history columns (hsrc's order)

@@ -653,8 +653,10 @@ class _Generated:
                 src += _function(f"_hist_{i}", ["t"] + pargs, [h], False)
         deco = '@njit(RHS_SIG, cache=True)' if fp else '@njit(cache=True, inline="always")'
         r = ["", "", deco,
-             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
-             '    """The user\'s DDE (ecocc.dde.user), generated."""',
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
+             "               yc):",
+             '    """The user\'s DDE (ecocc.dde.user), generated (the overlap arguments n_pass .. yc unused: a user DDE'
+             ' runs without overlap)."""',
              "    par, DL, T0 = D",
              "    ks = Wk[3]",
              "    t = s + T0",
@@ -667,7 +669,7 @@ class _Generated:
             c = lk.comp
             # a variable delay below its declared lower bound is read as the bound (as the NumPy solver)
             r += _seg_code(4, f"max(float({pr.doprint(lk.delay)}), DL[{j}])" if lk.variable else f"DL[{j}]",
-                           f"ks[{j}]")
+                           f"ks[{j}]", cur=False)
             past = (f"y0[{c}]" if dde.constant_history else f"_hist_{c}(tau + T0{''.join(', ' + p for p in pargs)})")
             cc = col[c]
             r += [f"    if md == 3:",
