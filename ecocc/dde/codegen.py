@@ -375,6 +375,23 @@ def _vals_code_lanes(ind, items, body):
     return out
 
 
+def _agg_cur_code(ind, lhs, cols_a, cols_b):
+    """Source (overlap, mode 4 of :func:`_seg_code`: a lookup inside the step being taken): ``lhs`` the sum over
+    the aggregated columns ``cols_a`` (left end, slopes) and ``cols_b`` (right end) of history row ``m - 1``, the
+    cubic Hermite at ``th`` of the step ``h_cur`` -- the row the kernel fills from the previous pass's end value and
+    derivative (:func:`ecocc.dde.integrator.adaptive_kernel`, ``_model_hist_seg``) until the step is accepted."""
+    x = " " * ind
+    terms = " + ".join(f"c0 * HY[m - 1, {a}] + c1 * HFA[m - 1, {a}] + c2 * HY[m - 1, {b}] + c3 * HFB[m - 1, {a}]"
+                       for a, b in zip(cols_a, cols_b))
+    return [f"{x}th2 = th * th",
+            f"{x}th3 = th2 * th",
+            f"{x}c0 = 2 * th3 - 3 * th2 + 1",
+            f"{x}c1 = (th3 - 2 * th2 + th) * h_cur",
+            f"{x}c2 = -2 * th3 + 3 * th2",
+            f"{x}c3 = (th3 - th2) * h_cur",
+            f"{x}{lhs}{terms}"]
+
+
 def _index_code(ind, name, times, t):
     """Source: ``name`` = ``kernels._index_at(times, t)`` written out (see :func:`_seg_code`)."""
     x = " " * ind
@@ -588,13 +605,19 @@ class Generated:
             if aggl:
                 # a segment inside the history (not the extrapolated last one, not before t0): its aggregated
                 # load, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
+                # overlap: the last segment extrapolated (pass 0: td past the last node, only while overlapping) and
+                # the step being taken (mode 4: row m - 1, which the kernel fills from the previous pass with
+                # _model_hist_seg, _agg_cur_code) read the aggregated load too
                 r += ["            if use_agg and td < smin[l]:",
                       "                yy = 0.0",
                       "                px_n_active = 0.0",
-                      "            elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:",
+                      "            elif use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2):",
                       "                yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l]"
                       " + w3 * HFB[k, XA + l])"]
                 r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])
+                r += ["            elif use_agg and md == 4:"]
+                r += _agg_cur_code(16, "yy = ", ["XA + l"], ["XB + l"])
+                r += (["                px_n_active = HY[m - 1, XN + l]"] if count_na else [])
                 r += ["            else:"]
             def flow_sum(cond):
                 """The per-flow sum over link l's flows (indent 12), a flow counted where ``cond`` holds."""

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import (Laws, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
+from .codegen import (Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
                       _shared_exps, _val_code, _with_exps, numeric_params)
 
 _HERE = Path(__file__).resolve().parent
@@ -441,10 +441,17 @@ class GeneratedMixed:
             if groups:
                 # a segment inside the history (not the extrapolated last one, not before t0): the aggregated groups'
                 # sums, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
-                ld += ["    ina = use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]",
+                # overlap (codegen's single kernel alike): the last segment extrapolated (pass 0, td past the last
+                # node: only while overlapping) and the step being taken (mode 4: row m - 1, filled by the kernel
+                # from the previous pass, codegen._agg_cur_code)
+                ld += ["    ina = use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2)",
+                       "    inc = use_agg and md == 4",
                        "    if ina:"]
                 ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
                        f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
+                ld += ["    elif inc:"]
+                ld += _agg_cur_code(8, "yy += ", [f"XH + {2 * g} * L + l" for g in groups],
+                                    [f"XH + {2 * g + 1} * L + l" for g in groups])
             # before t0 (md == 1: the initial state y0 read) the loads of the flows active there are constant: the
             # link's sum for this signal's member once per call (PRE: the time from which the flows' activity is that
             # of t0's left limit, start < t0 <= stop; the sum), the per-flow loops' operations in their order (the
@@ -483,7 +490,7 @@ class GeneratedMixed:
                     "    if stop[kf] < t0:",
                     "        bp = max(bp, stop[kf])"]
                 if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
-                    loops += ["if not ina:"] + ["    " + s for s in loop]
+                    loops += ["if not (ina or inc):"] + ["    " + s for s in loop]
                 else:
                     loops += loop
             ld += ["    pre = False",

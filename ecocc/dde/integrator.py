@@ -197,6 +197,10 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     break
             y_prev[:] = y_new
             _overlap_extension(K, Pd, hsrc, QV)
+            # the model's own history columns (an aggregated link load) over the step, from this pass: in row m - 1,
+            # free until the step is accepted (then written again from the accepted pass), where the right-hand
+            # side's lookups inside the step read them (ecocc.dde.codegen._agg_cur_code)
+            _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
             n_pass += 1
         if overlapping and diff > OVERLAP_TOL:
             # the passes did not settle: a shorter step (as the lock-step kernel)

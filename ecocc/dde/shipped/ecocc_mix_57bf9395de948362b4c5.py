@@ -200,6 +200,10 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     break
             y_prev[:] = y_new
             _overlap_extension(K, Pd, hsrc, QV)
+            # the model's own history columns (an aggregated link load) over the step, from this pass: in row m - 1,
+            # free until the step is accepted (then written again from the accepted pass), where the right-hand
+            # side's lookups inside the step read them (ecocc.dde.codegen._agg_cur_code)
+            _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
             n_pass += 1
         if overlapping and diff > OVERLAP_TOL:
             # the passes did not settle: a shorter step (as the lock-step kernel)
@@ -781,9 +785,18 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 td = tt - bwd[j]
                 yy = 0.0
                 if td >= lsmin[l]:
-                    ina = use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]
+                    ina = use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2)
+                    inc = use_agg and md == 4
                     if ina:
                         yy += (w0 * HY[k, XH + 0 * L + l] + w1 * HFA[k, XH + 0 * L + l] + w2 * HY[k, XH + 1 * L + l] + w3 * HFB[k, XH + 0 * L + l])
+                    elif inc:
+                        th2 = th * th
+                        th3 = th2 * th
+                        c0 = 2 * th3 - 3 * th2 + 1
+                        c1 = (th3 - 2 * th2 + th) * h_cur
+                        c2 = -2 * th3 + 3 * th2
+                        c3 = (th3 - th2) * h_cur
+                        yy += c0 * HY[m - 1, XH + 0 * L + l] + c1 * HFA[m - 1, XH + 0 * L + l] + c2 * HY[m - 1, XH + 1 * L + l] + c3 * HFB[m - 1, XH + 0 * L + l]
                     pre = False
                     if md == 1 and td < t0:
                         if PRE[l * 2 + 0] != PRE[l * 2 + 0]:  # NaN: the first such pair on link l in this call
@@ -847,7 +860,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                     if pre:
                         yy = PRE[LM + l * 2 + 0]
                     else:
-                        if not ina:
+                        if not (ina or inc):
                             for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
                                 kf = mlflows[jj]
                                 if start[kf] <= td and td < stop[kf]:
