@@ -45,6 +45,9 @@ def _dumbbell(capacity_pps=12500.0, buffer_pkts=400.0, initial_rate_pps=10.0, rt
 
 
 def _system(case):
+    if case == "aecp-1ms":  # the dumbbell: 4 flows at RTT 1 ms (10,000 capped steps in 10 s)
+        m = get_model("aecp")
+        return NetworkSystem(m, dumbbell(12500.0, [0.001] * 4, buffer_pkts=400.0), m.make_params(), T_END)
     if case == "aecp-small-rtt":  # RTTs 2, 4, 8, 16 ms: the method of steps takes 5,000 steps of 2 ms
         m = get_model("aecp")
         return NetworkSystem(m, _dumbbell(rtts=(0.002, 0.004, 0.008, 0.016)), m.make_params(), T_END)
@@ -160,8 +163,15 @@ def test_simulate_passes_overlap():
 # --- slow: the other kernels ------------------------------------------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["aecp", "symbiosis", "reno", "mixed"])
-def test_overlap_is_as_accurate_as_numpy(case):
+@pytest.mark.parametrize("case", ["aecp", "symbiosis", "reno", "mixed", "aecp-1ms"])
+def test_overlap_is_as_accurate_as_numpy(case, request):
+    if case == "aecp-1ms":
+        # measured (docs/notes/overlap1.md, section 3): the overlap run's queue is 1.14 tolerance units off at
+        # t = 7.8 s (1.3e-4 packet; 120 steps), the capped NumPy run's error is 5.3e-4 units (10,006 steps, far
+        # shorter than its error needs), so the bound is 1.001: reported, not widened
+        request.applymarker(pytest.mark.xfail(reason="overlap at RTT 1 ms: 1.14 tolerance units against a bound of "
+                                                     "1.001 (the capped run is 2,000x more accurate than asked)",
+                                              strict=False))
     got, _ = _check(case)
     if case == "mixed":
         assert got.settings["kernel"].startswith("ecocc_mix_")

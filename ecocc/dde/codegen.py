@@ -272,9 +272,9 @@ def _seg_code(ind, d, kslot, cur=True):
             f"{x}    tsel = tau + nud",
             f"{x}    if tsel < t0:",
             f"{x}        md = 1"] + ([
-            f"{x}    elif n_pass > 0 and tsel > t_cur:",
-            f"{x}        md = 4",
-            f"{x}        th = (tau - t_cur) / h_cur"] if cur else []) + [
+            f"{x}    elif n_pass > 0 and tsel > t_cur:{OV}",
+            f"{x}        md = 4{OV}",
+            f"{x}        th = (tau - t_cur) / h_cur{OV}"] if cur else []) + [
             f"{x}    elif m < 2:",
             f"{x}        md = 2",
             f"{x}    else:",
@@ -297,6 +297,26 @@ def _seg_code(ind, d, kslot, cur=True):
             f"{x}        w3 = (th3 - th2) * hh"]
 
 
+#: the tag of the generated lines that read inside the step being taken (overlap's mode 4): :func:`rhs_variants`
+OV = "  # overlap"
+
+
+def rhs_variants(lines):
+    """The generated ``_model_rhs`` (``lines``, its source with the overlap lines tagged ``OV``) twice: without the
+    tagged lines, as ``_model_rhs`` (every evaluation but the overlap passes: the text of the method of steps,
+    whose lookups never reach past the last history node), and with them, as ``_model_rhs_cur`` (the passes
+    ``n_pass > 0`` of an overlapping step: :func:`ecocc.dde.integrator.adaptive_kernel`).  Two functions, because
+    the lookups' mode-4 code in the one right-hand side cost the default run 73 % (AECP dumbbell, 360,037
+    evaluations: 0.127 s against 0.073 s; docs/notes/overlap1.md) though it never ran there."""
+    plain = [c for c in lines if not c.endswith(OV)]
+    cur = [c.replace(OV, "") for c in lines]
+    i = next(k for k, c in enumerate(cur) if c.startswith("def _model_rhs("))
+    cur[i] = cur[i].replace("def _model_rhs(", "def _model_rhs_cur(", 1)
+    if cur[i + 1].startswith("               yc):"):
+        cur[i + 1] = "    " + cur[i + 1]
+    return plain + cur
+
+
 def _val_code(ind, name, col, comp, cur=True):
     """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points;
     ``cur``: with its mode 4 (the step's continuous extension ``QV`` from the step's start ``yc``, the
@@ -308,13 +328,13 @@ def _val_code(ind, name, col, comp, cur=True):
              f"{x}    {name} = y[{comp}]",
              f"{x}elif md == 1:",
              f"{x}    {name} = y0[{comp}]"]
-            + ([f"{x}elif md == 4:",
-                f"{x}    vx = 0.0",
-                f"{x}    pw = 1.0",
-                f"{x}    for jd in range(QV.shape[0]):",
-                f"{x}        pw *= th",
-                f"{x}        vx += QV[jd, {col}] * pw",
-                f"{x}    {name} = yc[{comp}] + h_cur * vx"] if cur else [])
+            + ([f"{x}elif md == 4:{OV}",
+                f"{x}    vx = 0.0{OV}",
+                f"{x}    pw = 1.0{OV}",
+                f"{x}    for jd in range(QV.shape[0]):{OV}",
+                f"{x}        pw *= th{OV}",
+                f"{x}        vx += QV[jd, {col}] * pw{OV}",
+                f"{x}    {name} = yc[{comp}] + h_cur * vx{OV}"] if cur else [])
             + [f"{x}else:",
                f"{x}    {name} = HY[0, {col}]"])
 
@@ -324,7 +344,7 @@ def _seg_code_lanes(ind, d, kslot):
     delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``): the step's continuous
     extension, its powers of ``th`` in ``ext``."""
     x = " " * ind
-    out = _seg_code(ind, d, kslot, cur=True)
+    out = [c.replace(OV, "") for c in _seg_code(ind, d, kslot, cur=True)]
     i = out.index(f"{x}    elif m < 2:")
     return out[:i] + [f"{x}        sp = 1.0",
                       f"{x}        for jd in range(nd):",
@@ -383,13 +403,13 @@ def _agg_cur_code(ind, lhs, cols_a, cols_b):
     x = " " * ind
     terms = " + ".join(f"c0 * HY[m - 1, {a}] + c1 * HFA[m - 1, {a}] + c2 * HY[m - 1, {b}] + c3 * HFB[m - 1, {a}]"
                        for a, b in zip(cols_a, cols_b))
-    return [f"{x}th2 = th * th",
-            f"{x}th3 = th2 * th",
-            f"{x}c0 = 2 * th3 - 3 * th2 + 1",
-            f"{x}c1 = (th3 - 2 * th2 + th) * h_cur",
-            f"{x}c2 = -2 * th3 + 3 * th2",
-            f"{x}c3 = (th3 - th2) * h_cur",
-            f"{x}{lhs}{terms}"]
+    return [f"{x}th2 = th * th{OV}",
+            f"{x}th3 = th2 * th{OV}",
+            f"{x}c0 = 2 * th3 - 3 * th2 + 1{OV}",
+            f"{x}c1 = (th3 - 2 * th2 + th) * h_cur{OV}",
+            f"{x}c2 = -2 * th3 + 3 * th2{OV}",
+            f"{x}c3 = (th3 - th2) * h_cur{OV}",
+            f"{x}{lhs}{terms}{OV}"]
 
 
 def _index_code(ind, name, times, t):
@@ -615,9 +635,9 @@ class Generated:
                       "                yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l]"
                       " + w3 * HFB[k, XA + l])"]
                 r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])
-                r += ["            elif use_agg and md == 4:"]
+                r += [f"            elif use_agg and md == 4:{OV}"]
                 r += _agg_cur_code(16, "yy = ", ["XA + l"], ["XB + l"])
-                r += (["                px_n_active = HY[m - 1, XN + l]"] if count_na else [])
+                r += ([f"                px_n_active = HY[m - 1, XN + l]{OV}"] if count_na else [])
                 r += ["            else:"]
             def flow_sum(cond):
                 """The per-flow sum over link l's flows (indent 12), a flow counted where ``cond`` holds."""
@@ -742,6 +762,7 @@ class Generated:
               "        out[IQ + 2 * L + l] = a",
               "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
+        r = rhs_variants(r)
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,

@@ -48,8 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import (Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
-                      _shared_exps, _val_code, _with_exps, numeric_params)
+from .codegen import (OV, Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
+                      _shared_exps, _val_code, _with_exps, numeric_params, rhs_variants)
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
@@ -223,7 +223,7 @@ class GeneratedMixed:
             z = ml[zi]
             src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args,
                                       qd=self._sent[(zi, law)])
-        r = self._rhs(ml)
+        r = rhs_variants(self._rhs(ml))
         if self.agg_groups:
             r += self._agg_hooks(ml)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the fixed-step RK4 method ---\n"
@@ -449,7 +449,7 @@ class GeneratedMixed:
                        "    if ina:"]
                 ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
                        f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
-                ld += ["    elif inc:"]
+                ld += [f"    elif inc:{OV}"]
                 ld += _agg_cur_code(8, "yy += ", [f"XH + {2 * g} * L + l" for g in groups],
                                     [f"XH + {2 * g + 1} * L + l" for g in groups])
             # before t0 (md == 1: the initial state y0 read) the loads of the flows active there are constant: the

@@ -3,7 +3,8 @@
 This file is Python source that :mod:`ecocc.dde.codegen` copies, verbatim, under the right-hand side it
 generates from a model's laws, into one module per model (written to the kernel cache and compiled by
 numba with ``cache=True``).  It is never compiled on its own: :func:`adaptive_kernel` calls
-``_model_rhs``, which only the generated module defines.  Keeping the integrator in a module of the
+``_model_rhs`` (and, in the overlap passes, ``_model_rhs_cur``: the same with the lookups inside the step being
+taken, :func:`ecocc.dde.codegen.rhs_variants`), which only the generated module defines.  Keeping the integrator in a module of the
 generated file (rather than passing the right-hand side as a function argument) lets numba inline the
 right-hand side into the stage loop and cache the whole kernel on disk.
 
@@ -173,8 +174,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 c = Cc[i]
                 nud = (0.5 - c) * tn
                 s_t = t + c * h
-                _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur,
-                           QV, y)
+                if n_pass == 0:
+                    _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur, h_cur,
+                               QV, y)
+                else:  # the lookups inside the step read its extension (the generated _model_rhs_cur)
+                    _model_rhs_cur(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                                   t_cur, h_cur, QV, y)
                 _clamp(K[i], sat_lo, sat_hi, iq, L)
                 nfev += 1
             y_new[:] = y
@@ -184,8 +189,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     for q in range(n):
                         y_new[q] += b_ * K[s_, q]
             nud = -0.5 * tn
-            _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,
-                       h_cur, QV, y)
+            if n_pass == 0:
+                _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur,
+                           h_cur, QV, y)
+            else:
+                _model_rhs_cur(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                               t_cur, h_cur, QV, y)
             nfev += 1
             K[n_st, :] = f_new_raw
             _clamp(K[n_st], sat_lo, sat_hi, iq, L)

@@ -86,6 +86,11 @@ def source() -> str:
     sig = ", ".join(_numba_type(ARG_TYPES[k]) for k in names)
     types = TYPES_SRC + f"KERNEL_SIG = _t.int64(_t.FunctionType(RHS_SIG), {sig})\n"
     src = template.replace(_DEF, _JIT_DEF)
+    # the overlap passes' right-hand side (a generated module's _model_rhs_cur): the argument here (a user DDE runs
+    # without overlap, so those calls never run)
+    if "_model_rhs_cur(" not in src:
+        raise RuntimeError("ecocc.dde.integrator: the kernel no longer calls _model_rhs_cur")
+    src = src.replace("_model_rhs_cur(", "_model_rhs(")
     # the right-hand side's type (RHS_SIG) takes C-contiguous history arrays: the row-major store of
     # kernels._history_new, not the strided views of the network kernels' _history_new_cm
     for a in ("_history_new", "_history_grow"):

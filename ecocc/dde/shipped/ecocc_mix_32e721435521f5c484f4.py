@@ -6,7 +6,8 @@
 This file is Python source that :mod:`ecocc.dde.codegen` copies, verbatim, under the right-hand side it
 generates from a model's laws, into one module per model (written to the kernel cache and compiled by
 numba with ``cache=True``).  It is never compiled on its own: :func:`adaptive_kernel` calls
-``_model_rhs``, which only the generated module defines.  Keeping the integrator in a module of the
+``_model_rhs`` (and, in the overlap passes, ``_model_rhs_cur``: the same with the lookups inside the step being
+taken, :func:`ecocc.dde.codegen.rhs_variants`), which only the generated module defines.  Keeping the integrator in a module of the
 generated file (rather than passing the right-hand side as a function argument) lets numba inline the
 right-hand side into the stage loop and cache the whole kernel on disk.
 
@@ -176,8 +177,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 c = Cc[i]
                 nud = (0.5 - c) * tn
                 s_t = t + c * h
-                _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur,
-                           QV, y)
+                if n_pass == 0:
+                    _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur, h_cur,
+                               QV, y)
+                else:  # the lookups inside the step read its extension (the generated _model_rhs_cur)
+                    _model_rhs_cur(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                                   t_cur, h_cur, QV, y)
                 _clamp(K[i], sat_lo, sat_hi, iq, L)
                 nfev += 1
             y_new[:] = y
@@ -187,8 +192,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     for q in range(n):
                         y_new[q] += b_ * K[s_, q]
             nud = -0.5 * tn
-            _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,
-                       h_cur, QV, y)
+            if n_pass == 0:
+                _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur,
+                           h_cur, QV, y)
+            else:
+                _model_rhs_cur(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                               t_cur, h_cur, QV, y)
             nfev += 1
             K[n_st, :] = f_new_raw
             _clamp(K[n_st], sat_lo, sat_hi, iq, L)
@@ -669,6 +678,464 @@ def _m0_load_dot(u_w, qd, st_rtt, st_K, du_w, p_epsilon_per_s, p_gamma):
 @njit(cache=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,
                yc):
+    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""
+    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc, lsmin, mlptr, mlflows = D
+    qdel, rate, arrival, kcur, kown = Wk
+    tt = s + nud
+    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0
+    o = 0
+    OF0_w = o
+    o += NF[0]
+    OF1_W = o
+    o += NF[1]
+    IQ = o
+    ISENT = IQ + 5 * L
+    hc = 0
+    HF0_0 = hc
+    hc += NF[0]
+    HF1_0 = hc
+    hc += NF[1]
+    HQ = hc
+    XH = HQ + L
+    use_agg = HY.shape[1] >= XH + 2 * L
+    LM = L * 2
+    PRE = np.full(2 * LM, math.nan)
+    m0_p_epsilon_per_s = par[0]
+    m0_p_gamma = par[1]
+    m1_p_red_min_th_pkts = par[2]
+    m1_p_red_max_th_pkts = par[3]
+    m1_p_red_p_max = par[4]
+    for l in range(L):
+        arrival[l] = y[IQ + l] / C[l]
+    for p in range(P):
+        qd = 0.0
+        for j in range(fps[p], fps[p + 1]):
+            qd += arrival[pl[j]]
+        qdel[p] = qd
+        if start[p] <= tt and tt < stop[p]:
+            mi = fmem[p]
+            i = floc[p]
+            if mi == 0:
+                u_w = y[OF0_w + i]
+                st_rtt = FST[0, p]
+                st_K = FST[1, p]
+                ex_0 = math.exp(u_w)
+                out[OF0_w + i] = ex_0  # read back by the flow loop
+                rate[p] = _m0_rate_x(u_w, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma, ex_0)
+            elif mi == 1:
+                u_W = y[OF1_W + i]
+                st_rtt = FST[2, p]
+                st_K = FST[3, p]
+                ex_0 = math.exp(u_W)
+                out[OF1_W + i] = ex_0  # read back by the flow loop
+                rate[p] = _m1_rate_x(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
+        else:
+            rate[p] = 0.0
+        out[ISENT + p] = rate[p]
+    lo_i = 0
+    hi_i = ctimes.size
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        if ctimes[mid] <= tt:
+            lo_i = mid + 1
+        else:
+            hi_i = mid
+    kc = max(lo_i - 1, 0)
+    for l in range(L):
+        a = 0.0
+        for jj in range(lptr[l], lptr[l + 1]):
+            a += rate[lflows[jj]]
+        arrival[l] = a + ctable[kc, l]
+    for p in range(P):
+        mi = fmem[p]
+        i = floc[p]
+        if not (start[p] <= tt and tt < stop[p]):
+            if mi == 0:
+                out[OF0_w + i] = 0.0
+            elif mi == 1:
+                out[OF1_W + i] = 0.0
+            continue
+        if mi == 0:
+            fb = math.inf
+            for j in range(fps[p], fps[p + 1]):
+                l = pl[j]
+                dd = bwd[j]
+                if dd <= 0.0:
+                    md = 0
+                else:
+                    tau = s - dd
+                    tsel = tau + nud
+                    if tsel < t0:
+                        md = 1
+                    elif m < 2:
+                        md = 2
+                    else:
+                        md = 3
+                        k = min(max(kcur[j], 0), m - 2)
+                        while k < m - 2 and HT[k + 1] <= tsel:
+                            k += 1
+                        while k > 0 and HT[k] > tsel:
+                            k -= 1
+                        kcur[j] = k
+                        ta = HT[k]
+                        hh = HT[k + 1] - ta
+                        th = (tau - ta) / (hh if hh > 0 else 1.0)
+                        th2 = th * th
+                        th3 = th2 * th
+                        w0 = 2 * th3 - 3 * th2 + 1
+                        w1 = (th3 - 2 * th2 + th) * hh
+                        w2 = -2 * th3 + 3 * th2
+                        w3 = (th3 - th2) * hh
+                qq = 0.0  # not read by the signal
+                CC = C[l]
+                td = tt - bwd[j]
+                yy = 0.0
+                if td >= lsmin[l]:
+                    ina = use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2)
+                    inc = use_agg and md == 4
+                    if ina:
+                        yy += (w0 * HY[k, XH + 0 * L + l] + w1 * HFA[k, XH + 0 * L + l] + w2 * HY[k, XH + 1 * L + l] + w3 * HFB[k, XH + 0 * L + l])
+                    pre = False
+                    if md == 1 and td < t0:
+                        if PRE[l * 2 + 0] != PRE[l * 2 + 0]:  # NaN: the first such pair on link l in this call
+                            bp = -math.inf
+                            yy = 0.0
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] < t0 and t0 <= stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_load(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                                if start[kf] < t0:
+                                    bp = max(bp, start[kf])
+                                if stop[kf] < t0:
+                                    bp = max(bp, stop[kf])
+                            for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] < t0 and t0 <= stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                    elif md == 0:
+                                        k_u_W = y[OF1_W + ik]
+                                    elif md == 1:
+                                        k_u_W = y0[OF1_W + ik]
+                                    else:
+                                        k_u_W = HY[0, HF1_0 + ik]
+                                    k_st_rtt = FST[2, kf]
+                                    k_st_K = FST[3, kf]
+                                    yy += _m1_rate(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                                if start[kf] < t0:
+                                    bp = max(bp, start[kf])
+                                if stop[kf] < t0:
+                                    bp = max(bp, stop[kf])
+                            PRE[l * 2 + 0] = bp
+                            PRE[LM + l * 2 + 0] = yy
+                        pre = PRE[l * 2 + 0] <= td
+                    if pre:
+                        yy = PRE[LM + l * 2 + 0]
+                    else:
+                        if not (ina or inc):
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_load(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                        for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                            kf = mlflows[jj]
+                            if start[kf] <= td and td < stop[kf]:
+                                ik = floc[kf]
+                                if md == 3:
+                                    k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                elif md == 0:
+                                    k_u_W = y[OF1_W + ik]
+                                elif md == 1:
+                                    k_u_W = y0[OF1_W + ik]
+                                else:
+                                    k_u_W = HY[0, HF1_0 + ik]
+                                k_st_rtt = FST[2, kf]
+                                k_st_K = FST[3, kf]
+                                yy += _m1_rate(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                lo_i = 0
+                hi_i = ctimes.size
+                while lo_i < hi_i:
+                    mid = (lo_i + hi_i) // 2
+                    if ctimes[mid] <= td:
+                        lo_i = mid + 1
+                    else:
+                        hi_i = mid
+                kd = max(lo_i - 1, 0)
+                yy += ctable[kd, l]
+                sg = _m0_signal(qq, yy, CC, m0_p_epsilon_per_s, m0_p_gamma)
+                fb = min(fb, sg)
+            dd = rtt[p]
+            if dd <= 0.0:
+                md = 0
+            else:
+                tau = s - dd
+                tsel = tau + nud
+                if tsel < t0:
+                    md = 1
+                elif m < 2:
+                    md = 2
+                else:
+                    md = 3
+                    k = min(max(kown[p], 0), m - 2)
+                    while k < m - 2 and HT[k + 1] <= tsel:
+                        k += 1
+                    while k > 0 and HT[k] > tsel:
+                        k -= 1
+                    kown[p] = k
+                    ta = HT[k]
+                    hh = HT[k + 1] - ta
+                    th = (tau - ta) / (hh if hh > 0 else 1.0)
+                    th2 = th * th
+                    th3 = th2 * th
+                    w0 = 2 * th3 - 3 * th2 + 1
+                    w1 = (th3 - 2 * th2 + th) * hh
+                    w2 = -2 * th3 + 3 * th2
+                    w3 = (th3 - th2) * hh
+            to = tt - rtt[p]
+            own = 0.0
+            if start[p] <= to and to < stop[p]:
+                if md == 3:
+                    u_w = w0 * HY[k, HF0_0 + i] + w1 * HFA[k, HF0_0 + i] + w2 * HY[k + 1, HF0_0 + i] + w3 * HFB[k, HF0_0 + i]
+                elif md == 0:
+                    u_w = y[OF0_w + i]
+                elif md == 1:
+                    u_w = y0[OF0_w + i]
+                else:
+                    u_w = HY[0, HF0_0 + i]
+                st_rtt = FST[0, p]
+                st_K = FST[1, p]
+                own = _m0_own(u_w, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma)
+            u_w = y[OF0_w + i]
+            st_rtt = FST[0, p]
+            st_K = FST[1, p]
+            qd = qdel[p]
+            ex_0 = out[OF0_w + i]
+            d = _m0_flow_x(u_w, fb, own, qd, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma, ex_0)
+            out[OF0_w + i] = d[0]
+        elif mi == 1:
+            fb = 0.0
+            for j in range(fps[p], fps[p + 1]):
+                l = pl[j]
+                dd = bwd[j]
+                if dd <= 0.0:
+                    md = 0
+                else:
+                    tau = s - dd
+                    tsel = tau + nud
+                    if tsel < t0:
+                        md = 1
+                    elif m < 2:
+                        md = 2
+                    else:
+                        md = 3
+                        k = min(max(kcur[j], 0), m - 2)
+                        while k < m - 2 and HT[k + 1] <= tsel:
+                            k += 1
+                        while k > 0 and HT[k] > tsel:
+                            k -= 1
+                        kcur[j] = k
+                        ta = HT[k]
+                        hh = HT[k + 1] - ta
+                        th = (tau - ta) / (hh if hh > 0 else 1.0)
+                        th2 = th * th
+                        th3 = th2 * th
+                        w0 = 2 * th3 - 3 * th2 + 1
+                        w1 = (th3 - 2 * th2 + th) * hh
+                        w2 = -2 * th3 + 3 * th2
+                        w3 = (th3 - th2) * hh
+                if md == 3:
+                    qq = w0 * HY[k, HQ + l] + w1 * HFA[k, HQ + l] + w2 * HY[k + 1, HQ + l] + w3 * HFB[k, HQ + l]
+                elif md == 0:
+                    qq = y[IQ + l]
+                elif md == 1:
+                    qq = y0[IQ + l]
+                else:
+                    qq = HY[0, HQ + l]
+                CC = C[l]
+                ls_buffer = LST[0, l]
+                if _m1_reads_y(qq, CC, ls_buffer, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max):
+                    td = tt - bwd[j]
+                    yy = 0.0
+                    if td >= lsmin[l]:
+                        pre = False
+                        if md == 1 and td < t0:
+                            if PRE[l * 2 + 1] != PRE[l * 2 + 1]:  # NaN: the first such pair on link l in this call
+                                bp = -math.inf
+                                yy = 0.0
+                                for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                    kf = mlflows[jj]
+                                    if start[kf] < t0 and t0 <= stop[kf]:
+                                        ik = floc[kf]
+                                        if md == 3:
+                                            k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                        elif md == 0:
+                                            k_u_w = y[OF0_w + ik]
+                                        elif md == 1:
+                                            k_u_w = y0[OF0_w + ik]
+                                        else:
+                                            k_u_w = HY[0, HF0_0 + ik]
+                                        k_st_rtt = FST[0, kf]
+                                        k_st_K = FST[1, kf]
+                                        yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                                    if start[kf] < t0:
+                                        bp = max(bp, start[kf])
+                                    if stop[kf] < t0:
+                                        bp = max(bp, stop[kf])
+                                for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                    kf = mlflows[jj]
+                                    if start[kf] < t0 and t0 <= stop[kf]:
+                                        ik = floc[kf]
+                                        if md == 3:
+                                            k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                        elif md == 0:
+                                            k_u_W = y[OF1_W + ik]
+                                        elif md == 1:
+                                            k_u_W = y0[OF1_W + ik]
+                                        else:
+                                            k_u_W = HY[0, HF1_0 + ik]
+                                        k_st_rtt = FST[2, kf]
+                                        k_st_K = FST[3, kf]
+                                        yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                                    if start[kf] < t0:
+                                        bp = max(bp, start[kf])
+                                    if stop[kf] < t0:
+                                        bp = max(bp, stop[kf])
+                                PRE[l * 2 + 1] = bp
+                                PRE[LM + l * 2 + 1] = yy
+                            pre = PRE[l * 2 + 1] <= td
+                        if pre:
+                            yy = PRE[LM + l * 2 + 1]
+                        else:
+                            for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_w = w0 * HY[k, HF0_0 + ik] + w1 * HFA[k, HF0_0 + ik] + w2 * HY[k + 1, HF0_0 + ik] + w3 * HFB[k, HF0_0 + ik]
+                                    elif md == 0:
+                                        k_u_w = y[OF0_w + ik]
+                                    elif md == 1:
+                                        k_u_w = y0[OF0_w + ik]
+                                    else:
+                                        k_u_w = HY[0, HF0_0 + ik]
+                                    k_st_rtt = FST[0, kf]
+                                    k_st_K = FST[1, kf]
+                                    yy += _m0_rate(k_u_w, qdel[kf], k_st_rtt, k_st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                            for jj in range(mlptr[l * 3 + 1], mlptr[l * 3 + 1 + 1]):
+                                kf = mlflows[jj]
+                                if start[kf] <= td and td < stop[kf]:
+                                    ik = floc[kf]
+                                    if md == 3:
+                                        k_u_W = w0 * HY[k, HF1_0 + ik] + w1 * HFA[k, HF1_0 + ik] + w2 * HY[k + 1, HF1_0 + ik] + w3 * HFB[k, HF1_0 + ik]
+                                    elif md == 0:
+                                        k_u_W = y[OF1_W + ik]
+                                    elif md == 1:
+                                        k_u_W = y0[OF1_W + ik]
+                                    else:
+                                        k_u_W = HY[0, HF1_0 + ik]
+                                    k_st_rtt = FST[2, kf]
+                                    k_st_K = FST[3, kf]
+                                    yy += _m1_load(k_u_W, qdel[kf], k_st_rtt, k_st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                    lo_i = 0
+                    hi_i = ctimes.size
+                    while lo_i < hi_i:
+                        mid = (lo_i + hi_i) // 2
+                        if ctimes[mid] <= td:
+                            lo_i = mid + 1
+                        else:
+                            hi_i = mid
+                    kd = max(lo_i - 1, 0)
+                    yy += ctable[kd, l]
+                else:
+                    yy = 0.0  # the signal's branch here does not read the load
+                sg = _m1_signal(qq, yy, CC, ls_buffer, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                fb += sg
+            dd = rtt[p]
+            if dd <= 0.0:
+                md = 0
+            else:
+                tau = s - dd
+                tsel = tau + nud
+                if tsel < t0:
+                    md = 1
+                elif m < 2:
+                    md = 2
+                else:
+                    md = 3
+                    k = min(max(kown[p], 0), m - 2)
+                    while k < m - 2 and HT[k + 1] <= tsel:
+                        k += 1
+                    while k > 0 and HT[k] > tsel:
+                        k -= 1
+                    kown[p] = k
+                    ta = HT[k]
+                    hh = HT[k + 1] - ta
+                    th = (tau - ta) / (hh if hh > 0 else 1.0)
+                    th2 = th * th
+                    th3 = th2 * th
+                    w0 = 2 * th3 - 3 * th2 + 1
+                    w1 = (th3 - 2 * th2 + th) * hh
+                    w2 = -2 * th3 + 3 * th2
+                    w3 = (th3 - th2) * hh
+            to = tt - rtt[p]
+            own = 0.0
+            if start[p] <= to and to < stop[p]:
+                if md == 3:
+                    u_W = w0 * HY[k, HF1_0 + i] + w1 * HFA[k, HF1_0 + i] + w2 * HY[k + 1, HF1_0 + i] + w3 * HFB[k, HF1_0 + i]
+                elif md == 0:
+                    u_W = y[OF1_W + i]
+                elif md == 1:
+                    u_W = y0[OF1_W + i]
+                else:
+                    u_W = HY[0, HF1_0 + i]
+                st_rtt = FST[2, p]
+                st_K = FST[3, p]
+                own = _m1_own(u_W, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+            u_W = y[OF1_W + i]
+            st_rtt = FST[2, p]
+            st_K = FST[3, p]
+            qd = qdel[p]
+            ex_0 = out[OF1_W + i]
+            d = _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
+            out[OF1_W + i] = d[0]
+    for l in range(L):
+        q = y[IQ + l]
+        C_l = C[l]
+        a = arrival[l]
+        dq = a - C_l
+        out[IQ + L + l] = (dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0
+        out[IQ + l] = dq
+        out[IQ + 2 * L + l] = a
+        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l
+        out[IQ + 4 * L + l] = q
+
+
+@njit(cache=True)
+def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,
+                   yc):
     """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc, lsmin, mlptr, mlflows = D
     qdel, rate, arrival, kcur, kown = Wk
