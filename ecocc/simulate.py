@@ -51,7 +51,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
              rtt_includes_queueing: bool = False, load_rtt: str = "current", protocols=None,
              keep_checkpoint: bool = False,
              method: str = "RK45", max_history_gib: float = DEFAULT_MAX_HISTORY_GIB, past: str = "silent",
-             **param_overrides) -> Trajectory:
+             overlap: bool = False, **param_overrides) -> Trajectory:
     """Simulate ``model`` on ``network`` from 0 to ``t_end_s`` seconds.
 
     Parameters
@@ -141,6 +141,14 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         active in it): no jumps.  Flows starting later are silent before their start in both.  The two
         are different initial-value problems: their trajectories differ (docs/notes/symstart.md).  Both
         engines.
+    overlap : bool
+        Compiled adaptive solver only: steps may be longer than the smallest delay (default False: every
+        step is capped by it, the method of steps of both engines).  A delayed value inside the step being
+        taken is predicted by extrapolating the last history segment, then corrected with the step's own
+        continuous extension pass after pass until two passes agree to a tenth of the tolerance (else the
+        step is halved): the lock-step map kernel's overlap mode (:func:`ecocc.dde.engine.solve_adaptive`).
+        Fewer steps where the smallest delay, not the dynamics, limits them (small RTTs; calm periods of
+        networks with short and long paths); see docs/notes/overlap1.md.
     protocols : dict, optional
         Mixed protocols (:mod:`ecocc.mixed`): ``{name: {"model": "reno", **fields}}``, protocol names a
         :attr:`Flow.protocol` may use besides the registry names.  A network whose flows name several
@@ -187,6 +195,11 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     check(rtol < 1.0, "rtol", rtol, "a relative tolerance in [2.22e-14, 1) (1 or more controls nothing)")
     max_step_s = opt.max_step(max_step_s, "max_step_s")
     max_history_gib = opt.max_history_gib(max_history_gib)
+    overlap = opt.flag("overlap", overlap)
+    check(not overlap or solver == "adaptive", "overlap", overlap,
+          "False unless solver='adaptive' (the fixed-step solvers have their own grid)")
+    check(not overlap or requested != "numpy", "overlap", overlap,
+          "False with engine='numpy' (only the compiled adaptive kernel steps past the smallest delay)")
     if solver == "fixed":
         check(step_s is not None, "step_s", step_s, "a step in seconds (> 0) for solver='fixed'")
         step_s = opt.real("step_s", step_s, lo=0.0, lo_open=True, allowed="a finite number of seconds > 0")
@@ -261,7 +274,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
             if solver == "adaptive":
                 sol = engine.solve_adaptive(
                     sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval,
-                    max_step=max_step_s, progress=cb, method=method, max_history_gib=max_history_gib)
+                    max_step=max_step_s, progress=cb, method=method, max_history_gib=max_history_gib,
+                    overlap=overlap)
             else:
                 if step_s is None:
                     raise InputError("step_s", step_s, "a step in seconds (> 0) for solver='fixed'")

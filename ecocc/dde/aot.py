@@ -237,6 +237,7 @@ _GEN_WK = ("float64[::1]", "float64[::1]", "float64[::1]", "int64[::1]", "int64[
 _GEN_ARG_TYPES = dict(
     y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", logc="float64[::1]", max_step="float64",
     first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    overlap="boolean",
     Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
     expo="float64", dmin="float64", keep_s="float64", max_hist_bytes="float64", dcomp="int64[::1]", hsrc="int64[::1]",
     iq="int64", L="int64",

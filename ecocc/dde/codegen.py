@@ -256,12 +256,15 @@ def _function(name, args, exprs, tuple_out):
     return lines
 
 
-def _seg_code(ind, d, kslot):
+def _seg_code(ind, d, kslot, cur=True):
     """Source: where the history is read at ``s - d`` (as ``adaptive._Evaluator.lookups``), written out in
     the loop body: an inlined helper taking the history arrays would cost numba's reference counting on
     every pair (measured: 5x the whole run).  Sets ``md`` (0 zero delay: the current state, 1 before ``t0``:
     the initial state, 2 one node, 3 Hermite segment ``k`` with weights ``w0..w3``), walking the segment
-    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`)."""
+    from the previous lookup's ``kslot`` (:func:`ecocc.dde.kernels._segment_at`).  ``cur`` (the generated
+    models' right-hand sides, which read the overlap arguments ``n_pass, t_cur, h_cur, QV, yc``; not a user
+    DDE's): mode 4, a delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``), at ``th``
+    of it."""
     x = " " * ind
     return [f"{x}dd = {d}",
             f"{x}if dd <= 0.0:",
@@ -270,7 +273,10 @@ def _seg_code(ind, d, kslot):
             f"{x}    tau = s - dd",
             f"{x}    tsel = tau + nud",
             f"{x}    if tsel < t0:",
-            f"{x}        md = 1",
+            f"{x}        md = 1"] + ([
+            f"{x}    elif n_pass > 0 and tsel > t_cur:{OV}",
+            f"{x}        md = 4{OV}",
+            f"{x}        th = (tau - t_cur) / h_cur{OV}"] if cur else []) + [
             f"{x}    elif m < 2:",
             f"{x}        md = 2",
             f"{x}    else:",
@@ -293,17 +299,46 @@ def _seg_code(ind, d, kslot):
             f"{x}        w3 = (th3 - th2) * hh"]
 
 
-def _val_code(ind, name, col, comp):
-    """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points."""
+#: the tag of the generated lines that read inside the step being taken (overlap's mode 4): :func:`rhs_variants`
+OV = "  # overlap"
+
+
+def rhs_variants(lines):
+    """The generated ``_model_rhs`` (``lines``, its source with the overlap lines tagged ``OV``) twice: without the
+    tagged lines, as ``_model_rhs`` (every evaluation but the overlap passes: the text of the method of steps,
+    whose lookups never reach past the last history node), and with them, as ``_model_rhs_cur`` (the passes
+    ``n_pass > 0`` of an overlapping step: :func:`ecocc.dde.integrator.adaptive_kernel`).  Two functions, because
+    the lookups' mode-4 code in the one right-hand side cost the default run 73 % (AECP dumbbell, 360,037
+    evaluations: 0.127 s against 0.073 s; docs/notes/overlap1.md) though it never ran there."""
+    plain = [c for c in lines if not c.endswith(OV)]
+    cur = [c.replace(OV, "") for c in lines]
+    i = next(k for k, c in enumerate(cur) if c.startswith("def _model_rhs("))
+    cur[i] = cur[i].replace("def _model_rhs(", "def _model_rhs_cur(", 1)
+    if cur[i + 1].startswith("               yc):"):
+        cur[i + 1] = "    " + cur[i + 1]
+    return plain + cur
+
+
+def _val_code(ind, name, col, comp, cur=True):
+    """Source: ``name`` = history column ``col`` (state component ``comp``) where :func:`_seg_code` points;
+    ``cur``: with its mode 4 (the step's continuous extension ``QV`` from the step's start ``yc``, the
+    single kernel's overlap: :func:`ecocc.dde.kernels._overlap_extension`)."""
     x = " " * ind
-    return [f"{x}if md == 3:",
-            f"{x}    {name} = w0 * HY[k, {col}] + w1 * HFA[k, {col}] + w2 * HY[k + 1, {col}] + w3 * HFB[k, {col}]",
-            f"{x}elif md == 0:",
-            f"{x}    {name} = y[{comp}]",
-            f"{x}elif md == 1:",
-            f"{x}    {name} = y0[{comp}]",
-            f"{x}else:",
-            f"{x}    {name} = HY[0, {col}]"]
+    return ([f"{x}if md == 3:",
+             f"{x}    {name} = w0 * HY[k, {col}] + w1 * HFA[k, {col}] + w2 * HY[k + 1, {col}] + w3 * HFB[k, {col}]",
+             f"{x}elif md == 0:",
+             f"{x}    {name} = y[{comp}]",
+             f"{x}elif md == 1:",
+             f"{x}    {name} = y0[{comp}]"]
+            + ([f"{x}elif md == 4:{OV}",
+                f"{x}    vx = 0.0{OV}",
+                f"{x}    pw = 1.0{OV}",
+                f"{x}    for jd in range(QV.shape[0]):{OV}",
+                f"{x}        pw *= th{OV}",
+                f"{x}        vx += QV[jd, {col}] * pw{OV}",
+                f"{x}    {name} = yc[{comp}] + h_cur * vx{OV}"] if cur else [])
+            + [f"{x}else:",
+               f"{x}    {name} = HY[0, {col}]"])
 
 
 def _seg_code_lanes(ind, d, kslot):
@@ -311,12 +346,9 @@ def _seg_code_lanes(ind, d, kslot):
     delayed time inside the step being taken (``overlap``, pass ``n_pass > 0``): the step's continuous
     extension, its powers of ``th`` in ``ext``."""
     x = " " * ind
-    out = _seg_code(ind, d, kslot)
+    out = [c.replace(OV, "") for c in _seg_code(ind, d, kslot, cur=True)]
     i = out.index(f"{x}    elif m < 2:")
-    return out[:i] + [f"{x}    elif n_pass > 0 and tsel > t_cur:",
-                      f"{x}        md = 4",
-                      f"{x}        th = (tau - t_cur) / h_cur",
-                      f"{x}        sp = 1.0",
+    return out[:i] + [f"{x}        sp = 1.0",
                       f"{x}        for jd in range(nd):",
                       f"{x}            sp *= th",
                       f"{x}            ext[jd] = sp"] + out[i:]
@@ -363,6 +395,23 @@ def _vals_code_lanes(ind, items, body):
             out += [f"{x}        {c}" for c in code(t, col, comp)]
         out += [f"{x}        {c}" for c in body]
     return out
+
+
+def _agg_cur_code(ind, lhs, cols_a, cols_b):
+    """Source (overlap, mode 4 of :func:`_seg_code`: a lookup inside the step being taken): ``lhs`` the sum over
+    the aggregated columns ``cols_a`` (left end, slopes) and ``cols_b`` (right end) of history row ``m - 1``, the
+    cubic Hermite at ``th`` of the step ``h_cur`` -- the row the kernel fills from the previous pass's end value and
+    derivative (:func:`ecocc.dde.integrator.adaptive_kernel`, ``_model_hist_seg``) until the step is accepted."""
+    x = " " * ind
+    terms = " + ".join(f"c0 * HY[m - 1, {a}] + c1 * HFA[m - 1, {a}] + c2 * HY[m - 1, {b}] + c3 * HFB[m - 1, {a}]"
+                       for a, b in zip(cols_a, cols_b))
+    return [f"{x}th2 = th * th{OV}",
+            f"{x}th3 = th2 * th{OV}",
+            f"{x}c0 = 2 * th3 - 3 * th2 + 1{OV}",
+            f"{x}c1 = (th3 - 2 * th2 + th) * h_cur{OV}",
+            f"{x}c2 = -2 * th3 + 3 * th2{OV}",
+            f"{x}c3 = (th3 - th2) * h_cur{OV}",
+            f"{x}{lhs}{terms}{OV}"]
 
 
 def _index_code(ind, name, times, t):
@@ -492,13 +541,15 @@ class Generated:
 
         agg = m.path_aggregate
         r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
-             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
-             '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen)."""',
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
+             "               yc):",
+             '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen); a lookup inside the step being taken'
+             ' (overlap, pass n_pass > 0) reads the step\'s continuous extension QV from yc."""',
              "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par"
              + (", FWL" if fwd else "") + " = D",
              "    qdel, rate, arrival, kcur, kown" + (", karr, kld" if fwd else "") + " = Wk",
              "    tt = s + nud",
-             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0",
+             "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0",
              f"    IQ = {nF} * P + {nL} * L",
              "    ISENT = IQ + 5 * L"]
         r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
@@ -576,13 +627,19 @@ class Generated:
             if aggl:
                 # a segment inside the history (not the extrapolated last one, not before t0): its aggregated
                 # load, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
+                # overlap: the last segment extrapolated (pass 0: td past the last node, only while overlapping) and
+                # the step being taken (mode 4: row m - 1, which the kernel fills from the previous pass with
+                # _model_hist_seg, _agg_cur_code) read the aggregated load too
                 r += ["            if use_agg and td < smin[l]:",
                       "                yy = 0.0",
                       "                px_n_active = 0.0",
-                      "            elif use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]:",
+                      "            elif use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2):",
                       "                yy = (w0 * HY[k, XA + l] + w1 * HFA[k, XA + l] + w2 * HY[k, XB + l]"
                       " + w3 * HFB[k, XA + l])"]
                 r += (["                px_n_active = HY[k, XN + l]"] if count_na else [])
+                r += [f"            elif use_agg and md == 4:{OV}"]
+                r += _agg_cur_code(16, "yy = ", ["XA + l"], ["XB + l"])
+                r += ([f"                px_n_active = HY[m - 1, XN + l]{OV}"] if count_na else [])
                 r += ["            else:"]
             def flow_sum(cond):
                 """The per-flow sum over link l's flows (indent 12), a flow counted where ``cond`` holds."""
@@ -707,6 +764,7 @@ class Generated:
               "        out[IQ + 2 * L + l] = a",
               "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
+        r = rhs_variants(r)
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,

@@ -48,8 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import (Laws, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
-                      _shared_exps, _val_code, _with_exps, numeric_params)
+from .codegen import (OV, Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
+                      _shared_exps, _val_code, _with_exps, numeric_params, rhs_variants)
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
@@ -223,7 +223,7 @@ class GeneratedMixed:
             z = ml[zi]
             src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args,
                                       qd=self._sent[(zi, law)])
-        r = self._rhs(ml)
+        r = rhs_variants(self._rhs(ml))
         if self.agg_groups:
             r += self._agg_hooks(ml)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the fixed-step RK4 method ---\n"
@@ -263,13 +263,14 @@ class GeneratedMixed:
             return out
 
         r = ["", "", "@njit(cache=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
-             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m):",
+             "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
+             "               yc):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
              ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
               " lsmin, mlptr, mlflows = D"),
              "    qdel, rate, arrival, kcur, kown = Wk",
              "    tt = s + nud",
-             "    md, k, w0, w1, w2, w3 = 0, 0, 0.0, 0.0, 0.0, 0.0"]
+             "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0"]
         r += self._offsets(ml)
         r += ["    ISENT = IQ + 5 * L", "    hc = 0"]
         # history columns (hsrc's order)
@@ -440,10 +441,17 @@ class GeneratedMixed:
             if groups:
                 # a segment inside the history (not the extrapolated last one, not before t0): the aggregated groups'
                 # sums, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
-                ld += ["    ina = use_agg and md == 3 and HT[k] <= td and td < HT[k + 1]",
+                # overlap (codegen's single kernel alike): the last segment extrapolated (pass 0, td past the last
+                # node: only while overlapping) and the step being taken (mode 4: row m - 1, filled by the kernel
+                # from the previous pass, codegen._agg_cur_code)
+                ld += ["    ina = use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2)",
+                       "    inc = use_agg and md == 4",
                        "    if ina:"]
                 ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
                        f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
+                ld += [f"    elif inc:{OV}"]
+                ld += _agg_cur_code(8, "yy += ", [f"XH + {2 * g} * L + l" for g in groups],
+                                    [f"XH + {2 * g + 1} * L + l" for g in groups])
             # before t0 (md == 1: the initial state y0 read) the loads of the flows active there are constant: the
             # link's sum for this signal's member once per call (PRE: the time from which the flows' activity is that
             # of t0's left limit, start < t0 <= stop; the sum), the per-flow loops' operations in their order (the
@@ -482,7 +490,7 @@ class GeneratedMixed:
                     "    if stop[kf] < t0:",
                     "        bp = max(bp, stop[kf])"]
                 if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
-                    loops += ["if not ina:"] + ["    " + s for s in loop]
+                    loops += ["if not (ina or inc):"] + ["    " + s for s in loop]
                 else:
                     loops += loop
             ld += ["    pre = False",

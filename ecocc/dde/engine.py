@@ -418,7 +418,7 @@ def solve_fixed(systems, t_end, step_s, *, t_eval=None, progress=None) -> DDESol
 
 #: the generic adaptive kernel's arguments, in order (:func:`ecocc.dde.integrator.adaptive_kernel`)
 ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps", "t_eval", "out_y",
-                 "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L",
+                 "overlap", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin", "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L",
                  "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
@@ -437,9 +437,10 @@ METHODS = tuple(_TABLEAUX)
 
 
 def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45",
-                 max_history_gib=DEFAULT_MAX_HISTORY_GIB):
+                 max_history_gib=DEFAULT_MAX_HISTORY_GIB, overlap=False):
     """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
-    delays, output grid, the history's memory bound (``max_history_gib``, validated here).  Every array is a
+    delays, output grid, the history's memory bound (``max_history_gib``, validated here), the overlap mode
+    (``overlap``, validated here: steps longer than the smallest delay).  Every array is a
     fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
@@ -448,6 +449,7 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
         raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     from . import options as opt
     max_hist_bytes = opt.history_bytes(opt.max_history_gib(max_history_gib))
+    overlap = opt.flag("overlap", overlap)
     t0 = 0.0
     t_end = float(t_end)
     if not t_end > t0:
@@ -478,7 +480,7 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
         logc=prob.log_mask().astype(float),  # 1: a logarithm, its error scale atol + rtol (DDEProblem.log_components)
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
-        out_y=np.empty((t_eval_arr.size, n)), Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
+        out_y=np.empty((t_eval_arr.size, n)), overlap=overlap, Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
         expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, max_hist_bytes=max_hist_bytes,
         dcomp=dcomp, counters=np.zeros(6, dtype=np.int64), reals=np.zeros(N_REALS))
     for k, v in args.items():
@@ -512,7 +514,7 @@ def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, 
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
-                 max_steps=10_000_000, method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB):
+                 max_steps=10_000_000, method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB, overlap=False):
     """``(module, args)``: the generated module of ``sysm``'s model (:mod:`ecocc.dde.codegen`) and its
     adaptive kernel's arguments (a dict keyed by :data:`ADAPTIVE_ARGS`).
 
@@ -536,6 +538,8 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
         The Runge-Kutta pair.
     max_history_gib : float, optional
         Memory bound of the kernel's stored history, GiB (as :func:`ecocc.dde.adaptive.solve_dde`).
+    overlap : bool, optional
+        Steps may be longer than the smallest delay (:func:`solve_adaptive`).
 
     Returns
     -------
@@ -552,12 +556,12 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
         from . import codegen_mixed
         return codegen_mixed.generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
                                           first_step=first_step, max_steps=max_steps, method=method,
-                                          max_history_gib=max_history_gib)
+                                          max_history_gib=max_history_gib, overlap=overlap)
     why = codegen.supported(sysm)
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     args = _method_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step, first_step=first_step,
-                        max_steps=max_steps, method=method, max_history_gib=max_history_gib)
+                        max_steps=max_steps, method=method, max_history_gib=max_history_gib, overlap=overlap)
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
     if getattr(sysm, "rtt_includes_queueing", False):
@@ -574,7 +578,7 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
 
 def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
                    max_steps=10_000_000, progress=None, method="RK45",
-                   max_history_gib=DEFAULT_MAX_HISTORY_GIB) -> DDESolution:
+                   max_history_gib=DEFAULT_MAX_HISTORY_GIB, overlap=False) -> DDESolution:
     """Compiled :func:`ecocc.dde.adaptive.solve_dde` for a ``NetworkSystem`` of any model.
 
     Parameters
@@ -597,6 +601,13 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     max_history_gib : float
         Memory bound of the stored history, GiB (> 0, ``inf`` for none): a run whose past would need more stops
         with status ``failed`` and a message saying why (as :func:`ecocc.dde.adaptive.solve_dde`).
+    overlap : bool
+        Steps may be longer than the smallest delay (default False: every step is capped by it, the NumPy
+        solver's method of steps).  A delayed value inside the step being taken is then predicted by
+        extrapolating the last history segment and corrected with the step's own continuous extension, pass
+        after pass, until two passes' end values differ by at most ``OVERLAP_TOL`` of the tolerance (at most
+        ``OVERLAP_PASSES`` passes, else the step is halved): the lock-step kernel's overlap mode
+        (:mod:`ecocc.dde.lanes`; constants in :mod:`ecocc.dde.kernels`).  Not for a user DDE.
 
     Returns
     -------
@@ -608,7 +619,8 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     """
     wall0 = _time.perf_counter()
     gen, kw = generic_args(sysm, t_end, rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step,
-                           first_step=first_step, max_steps=max_steps, method=method, max_history_gib=max_history_gib)
+                           first_step=first_step, max_steps=max_steps, method=method, max_history_gib=max_history_gib,
+                           overlap=overlap)
     from . import codegen
     fn, info = codegen.kernel(gen, kw)
     code = fn(*(kw[k] for k in ADAPTIVE_ARGS))
@@ -623,7 +635,7 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
                        float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, method,
                        dict(rtol=rtol, atol=np.asarray(atol).tolist(), max_step=max_step,
                             max_history_gib=kw["max_hist_bytes"] / 2.0 ** 30, n_breakpoints=int(kw["bps"].size),
-                            delay_min_s=kw["dmin"],
+                            delay_min_s=kw["dmin"], overlap=kw["overlap"],
                             delay_max_s=float(np.max(kw["D"][4], initial=0.0)), engine="numba",
                             kernel=gen.name, **info))
 

@@ -3,7 +3,8 @@
 This file is Python source that :mod:`ecocc.dde.codegen` copies, verbatim, under the right-hand side it
 generates from a model's laws, into one module per model (written to the kernel cache and compiled by
 numba with ``cache=True``).  It is never compiled on its own: :func:`adaptive_kernel` calls
-``_model_rhs``, which only the generated module defines.  Keeping the integrator in a module of the
+``_model_rhs`` (and, in the overlap passes, ``_model_rhs_cur``: the same with the lookups inside the step being
+taken, :func:`ecocc.dde.codegen.rhs_variants`), which only the generated module defines.  Keeping the integrator in a module of the
 generated file (rather than passing the right-hand side as a function argument) lets numba inline the
 right-hand side into the stage loop and cache the whole kernel on disk.
 
@@ -30,9 +31,10 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (_absmax, _clamp, _first_crossing, _hermite, _history_grow, _history_grow_cm,  # noqa: F401
-                               _history_new, _history_new_cm, _masks, _project, _release_matters, _shift_segments,
-                               _tiny)
+from ecocc.dde.kernels import (OVERLAP_TOL, _absmax, _clamp, _first_crossing, _hermite,  # noqa: F401
+                               _history_grow, _history_grow_cm, _history_new, _history_new_cm, _masks,
+                               _overlap_diff, _overlap_done, _overlap_extension, _overlap_first_stage, _overlap_inside,
+                               _project, _release_matters, _shift_segments, _tiny)
 
 
 @njit(cache=True)
@@ -51,7 +53,7 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
 
 
 @njit(cache=True, nogil=True)
-def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y,
+def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, overlap,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters,
                     reals):
     """Returns the status code (0 success, 2 failed: non-finite, 3 failed: max_steps, 4 failed: step size underflow, 5 failed:
@@ -74,6 +76,9 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     K = np.empty((n_st + 1, n))
     yi = np.empty(n)
     y_new = np.empty(n)
+    y_prev = np.empty(n)  # overlap: the step's end value of the previous pass
+    # overlap: the continuous extension's coefficients of the history components in the step being taken
+    QV = np.zeros((Pd.shape[1], max(nh, 1)))
     f = np.empty(n)
     f_raw = np.empty(n)
     f_new_raw = np.empty(n)
@@ -98,11 +103,11 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         ie += 1
     # initial derivative
     nudge = _tiny(t0, 1.0)
-    _model_rhs(t0, nudge, y, e0, e0, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+    _model_rhs(t0, nudge, y, e0, e0, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
     nfev += 1
     _masks(y, f_raw, iq, L, zeros_lo, buf, sat_lo, sat_hi, 1e-12)
     if sat_lo.any() or sat_hi.any():
-        _model_rhs(t0, nudge, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t0, nudge, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
         nfev += 1
     f[:] = f_raw
     _clamp(f, sat_lo, sat_hi, iq, L)
@@ -140,38 +145,78 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             ip += 1
         next_bp = bps[ip] if ip < bps.size else t_end
         hmin = 16 * eps * max(1.0, abs(t))
-        h = min(h, max_step, dmin)
+        # overlap: steps may be longer than the smallest delay (delayed values inside the step: passes below)
+        h = min(h, max_step) if overlap else min(h, max_step, dmin)
         hit_bp = False
         if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
             h = next_bp - t
             hit_bp = True
         tn = _tiny(t, h)
         K[0, :] = f
-        for i in range(1, n_st):
-            # stage value, accumulated one stage row at a time (contiguous, vectorizable)
-            yi[:] = y
-            for s_ in range(i):
-                a_ = h * A[i, s_]
-                if a_ != 0.0:
+        t_cur, h_cur = t, h
+        # overlap (as the lock-step kernel, ecocc.dde.lanes): a delayed value can fall inside this step; pass 0
+        # extrapolates the last history segment, each later pass reads the previous pass's continuous extension
+        # (QV) of the step, until the end values of two passes agree (_overlap_done); the stages before
+        # i_first look only into the accepted past and are kept
+        overlapping = overlap and _overlap_inside(h, dmin, tn)
+        i_first = _overlap_first_stage(Cc, h, dmin, tn)
+        n_pass = 0
+        diff = 0.0
+        while True:  # passes (one unless overlapping)
+            for i in range(1 if n_pass == 0 else i_first, n_st):
+                # stage value, accumulated one stage row at a time (contiguous, vectorizable)
+                yi[:] = y
+                for s_ in range(i):
+                    a_ = h * A[i, s_]
+                    if a_ != 0.0:
+                        for q in range(n):
+                            yi[q] += a_ * K[s_, q]
+                c = Cc[i]
+                nud = (0.5 - c) * tn
+                s_t = t + c * h
+                if n_pass == 0:
+                    _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur, h_cur,
+                               QV, y)
+                else:  # the lookups inside the step read its extension (the generated _model_rhs_cur)
+                    _model_rhs_cur(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                                   t_cur, h_cur, QV, y)
+                _clamp(K[i], sat_lo, sat_hi, iq, L)
+                nfev += 1
+            y_new[:] = y
+            for s_ in range(n_st):
+                b_ = h * Bw[s_]
+                if b_ != 0.0:
                     for q in range(n):
-                        yi[q] += a_ * K[s_, q]
-            c = Cc[i]
-            nud = (0.5 - c) * tn
-            s_t = t + c * h
-            _model_rhs(s_t, nud, yi, sat_lo, sat_hi, K[i], D, Wk, t0, y0, HT, HY, HFA, HFB, m)
-            _clamp(K[i], sat_lo, sat_hi, iq, L)
+                        y_new[q] += b_ * K[s_, q]
+            nud = -0.5 * tn
+            if n_pass == 0:
+                _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t_cur,
+                           h_cur, QV, y)
+            else:
+                _model_rhs_cur(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                               t_cur, h_cur, QV, y)
             nfev += 1
-        y_new[:] = y
-        for s_ in range(n_st):
-            b_ = h * Bw[s_]
-            if b_ != 0.0:
-                for q in range(n):
-                    y_new[q] += b_ * K[s_, q]
-        nud = -0.5 * tn
-        _model_rhs(t + h, nud, y_new, sat_lo, sat_hi, f_new_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
-        nfev += 1
-        K[n_st, :] = f_new_raw
-        _clamp(K[n_st], sat_lo, sat_hi, iq, L)
+            K[n_st, :] = f_new_raw
+            _clamp(K[n_st], sat_lo, sat_hi, iq, L)
+            if not overlapping:
+                break
+            if n_pass > 0:
+                diff = _overlap_diff(y_new, y_prev, y, atol_v, rtol, logc, n)
+                if _overlap_done(diff, n_pass):
+                    break
+            y_prev[:] = y_new
+            _overlap_extension(K, Pd, hsrc, QV)
+            # the model's own history columns (an aggregated link load) over the step, from this pass: in row m - 1,
+            # free until the step is accepted (then written again from the accepted pass), where the right-hand
+            # side's lookups inside the step read them (ecocc.dde.codegen._agg_cur_code)
+            _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
+            n_pass += 1
+        if overlapping and diff > OVERLAP_TOL:
+            # the passes did not settle: a shorter step (as the lock-step kernel)
+            n_rej += 1
+            rej_step = True
+            h *= 0.5
+            continue
         err_vec[:] = 0.0
         for s_ in range(n_st + 1):
             e_ = h * E[s_]
@@ -307,7 +352,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         y[:] = y_new
         nud = _tiny(t, h)
         if hit_bp:
-            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
             nfev += 1
         else:
             f_raw[:] = f_new_raw
@@ -345,7 +390,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 changed = True
         if changed:
             # counters that depend on the masks (lost, departed) see the masks of the new step
-            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
             nfev += 1
         f[:] = f_raw
         _clamp(f, sat_lo, sat_hi, iq, L)

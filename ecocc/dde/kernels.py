@@ -16,6 +16,63 @@ from numba import njit
 
 from .history import first_crossing, grown_capacity, hermite, nudge, release_matters
 
+#: overlap mode (steps longer than the smallest delay; the lock-step kernel, :mod:`ecocc.dde.lanes`, and the
+#: single adaptive kernel, :mod:`ecocc.dde.integrator`): a step's passes stop when two successive end values
+#: differ by at most this fraction of the tolerance (in the error norm's units); after OVERLAP_PASSES passes
+#: without that, the step is halved
+OVERLAP_TOL = 0.1
+OVERLAP_PASSES = 8
+
+
+@njit(cache=True, inline="always")
+def _overlap_inside(h, dmin, tn):
+    """overlap: whether a delayed value can fall inside a step of ``h`` (nudge scale ``tn``): the last stage
+    looks up ``t + h - dmin - tn / 2``."""
+    return h - dmin > 0.5 * tn
+
+
+@njit(cache=True, inline="always")
+def _overlap_first_stage(Cc, h, dmin, tn):
+    """overlap: the first stage of a step of ``h`` whose lookups can fall inside the step (``Cc.size``: none);
+    the stages before it see only the accepted past and the step's first derivative, so the later passes keep
+    them."""
+    for i in range(1, Cc.size):
+        if Cc[i] * h - dmin + (0.5 - Cc[i]) * tn > 0.0:
+            return i
+    return Cc.size
+
+
+@njit(cache=True, inline="always")
+def _overlap_done(diff, n_pass):
+    """overlap: whether pass ``n_pass`` (> 0), whose end value differs by ``diff`` (error-norm units) from the
+    previous pass's, ends the passes: converged (or NaN: the finiteness check decides), or the last pass."""
+    return not diff > OVERLAP_TOL or n_pass + 1 >= OVERLAP_PASSES
+
+
+@njit(cache=True)
+def _overlap_diff(y_new, y_prev, y, atol_v, rtol, logc, n):
+    """overlap: the largest difference of two passes' end values ``y_new``, ``y_prev`` of the first ``n``
+    components, in the error norm's units (step from ``y``)."""
+    diff = 0.0
+    for q in range(n):
+        sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y[q]), abs(y_new[q])))
+        diff = max(diff, abs(y_new[q] - y_prev[q]) / sc)
+    return diff
+
+
+@njit(cache=True)
+def _overlap_extension(K, Pd, hsrc, QV):
+    """overlap: ``QV[j, c]`` = the ``j``-th coefficient of the step's continuous extension of history column
+    ``c`` (state component ``hsrc[c]``; stages ``K``): ``y(t + th h) = y(t) + h sum_j QV[j, c] th^(j+1)``."""
+    for j in range(Pd.shape[1]):
+        for c in range(hsrc.size):
+            q = hsrc[c]
+            v = 0.0
+            for s_ in range(Pd.shape[0]):
+                v += K[s_, q] * Pd[s_, j]
+            QV[j, c] = v
+
+
 @njit(cache=True, inline="always")
 def _index_at(ctimes, tt):
     """The last index with ``ctimes[i] <= tt`` (``searchsorted(ctimes, tt, 'right') - 1``, clipped at 0): the

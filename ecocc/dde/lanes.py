@@ -61,13 +61,12 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (_first_crossing, _history_grow, _history_new, _index_at,  # noqa: F401
+from ecocc.dde.kernels import (OVERLAP_PASSES, OVERLAP_TOL, _first_crossing, _history_grow,  # noqa: F401
+                               _history_new, _index_at, _overlap_done, _overlap_first_stage, _overlap_inside,
                                _release_matters, _segment_at, _shift_segments, _tiny)
 
-#: overlap mode: a step's passes stop when two successive end values differ by at most this fraction of
-#: the tolerance (in the error norm's units); after OVERLAP_PASSES passes without that, the step is halved
-OVERLAP_TOL = 0.1
-OVERLAP_PASSES = 8
+# overlap mode's constants and step helpers (OVERLAP_TOL, OVERLAP_PASSES: ecocc.dde.kernels) are shared with the
+# single adaptive kernel (ecocc.dde.integrator)
 #: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
 DBP_CAP = 4096
 
@@ -403,14 +402,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             t_cur, h_cur = t, h
             n_pass = 0
             # a delayed value can fall inside this step (the last stage looks up t + h - dmin - tn / 2)
-            overlapping = overlap and h - dmin > 0.5 * tn
+            overlapping = overlap and _overlap_inside(h, dmin, tn)
             # the first stage that looks inside the step: the stages before it see only the accepted past
             # and K[0], so later passes keep them
-            i_first = n_st
-            for i in range(1, n_st):
-                if Cc[i] * h - dmin + (0.5 - Cc[i]) * tn > 0.0:
-                    i_first = i
-                    break
+            i_first = _overlap_first_stage(Cc, h, dmin, tn)
             diff = 0.0
             while True:  # passes (one unless overlapping)
                 for i in range(1 if n_pass == 0 else i_first, n_st + 1):
@@ -449,9 +444,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                 k = q * W + w
                                 sc = aq + rtol * (1.0 if lq else max(abs(Y[YY, k]), abs(Y[YN, k])))
                                 diff = max(diff, abs(Y[YN, k] - Y[YP, k]) / sc)
-                    if not diff > OVERLAP_TOL:  # (NaN: stop here, the finiteness check below decides)
-                        break
-                    if n_pass + 1 >= OVERLAP_PASSES:
+                    if _overlap_done(diff, n_pass):  # (NaN: stop here, the finiteness check below decides)
                         break
                 for k in range(m_int):
                     Y[YP, k] = Y[YN, k]

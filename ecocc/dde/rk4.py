@@ -37,6 +37,7 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
     for c in range(nh):
         h0[c] = y0[hsrc[c]]
     HT, HY, HFA, HFB, m = _history_new(t0, h0)
+    QV = np.zeros((1, 1))  # the right-hand side's overlap arguments (the adaptive kernel's): never read here
     y = y0.copy()
     ys = np.empty(n)
     k1 = np.empty(n)
@@ -55,11 +56,11 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
     while ie < ne and t_eval[ie] <= t0:
         out_y[ie, :] = y
         ie += 1
-    _model_rhs(t0, tiny, y, e0, e0, k1, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+    _model_rhs(t0, tiny, y, e0, e0, k1, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
     nfev += 1
     _masks(y, k1, iq, L, zeros_lo, buf, sat_lo, sat_hi)
     if sat_lo.any() or sat_hi.any():
-        _model_rhs(t0, tiny, y, sat_lo, sat_hi, k1, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t0, tiny, y, sat_lo, sat_hi, k1, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
         nfev += 1
     _clamp(k1, sat_lo, sat_hi, iq, L)  # k1 holds f
     alive = True
@@ -68,15 +69,15 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
         t = t0 + k * h
         for i in range(n):
             ys[i] = y[i] + (0.5 * h) * k1[i]
-        _model_rhs(t + 0.5 * h, 0.0, ys, sat_lo, sat_hi, k2, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t + 0.5 * h, 0.0, ys, sat_lo, sat_hi, k2, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
         _clamp(k2, sat_lo, sat_hi, iq, L)
         for i in range(n):
             ys[i] = y[i] + (0.5 * h) * k2[i]
-        _model_rhs(t + 0.5 * h, 0.0, ys, sat_lo, sat_hi, k3, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t + 0.5 * h, 0.0, ys, sat_lo, sat_hi, k3, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
         _clamp(k3, sat_lo, sat_hi, iq, L)
         for i in range(n):
             ys[i] = y[i] + h * k3[i]
-        _model_rhs(t + h, -tiny, ys, sat_lo, sat_hi, k4, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t + h, -tiny, ys, sat_lo, sat_hi, k4, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
         _clamp(k4, sat_lo, sat_hi, iq, L)
         nfev += 3
         h6 = h / 6.0
@@ -99,7 +100,8 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
         HT[m] = t_new
         m += 1
         sp = special[k + 1]
-        _model_rhs(t_new, -tiny if sp else tiny, y_new, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+        _model_rhs(t_new, -tiny if sp else tiny, y_new, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0,
+                   QV, y)
         nfev += 1
         # fe holds the raw derivative at the new node; k4 becomes f_end (clamped copy)
         fin = True
@@ -134,11 +136,11 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
         if not alive:
             break
         if sp and k < n_grid:
-            _model_rhs(t, tiny, y, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            _model_rhs(t, tiny, y, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
             nfev += 1
         changed = _masks(y, fe, iq, L, zeros_lo, buf, sat_lo, sat_hi)
         if k < n_grid and changed:
-            _model_rhs(t, tiny, y, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m)
+            _model_rhs(t, tiny, y, sat_lo, sat_hi, fe, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)
             nfev += 1
         for i in range(n):
             k1[i] = fe[i]

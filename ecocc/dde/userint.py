@@ -26,13 +26,14 @@ _HERE = Path(__file__).resolve().parent
 MODULE = "_userint_aot"
 
 #: numba types of the user right-hand side's arguments (the function-pointer kernel's contract): ``D`` =
-#: (parameters, delays, t0), ``Wk`` = the work tuple whose 4th entry holds each lookup's history segment
+#: (parameters, delays, t0), ``Wk`` = the work tuple whose 4th entry holds each lookup's history segment, then
+#: the overlap arguments of the generated models' right-hand sides (a user DDE ignores them: no overlap)
 TYPES_SRC = """from numba import types as _t
 _D = _t.Tuple((_t.float64[::1], _t.float64[::1], _t.float64))
 _W = _t.Tuple((_t.float64[::1], _t.float64[::1], _t.float64[::1], _t.int64[::1], _t.int64[::1]))
 _A1, _A2 = _t.float64[::1], _t.float64[:, ::1]
 RHS_SIG = _t.void(_t.float64, _t.float64, _A1, _t.boolean[::1], _t.boolean[::1], _A1, _D, _W, _t.float64, _A1, _A1,
-                  _A2, _A2, _A2, _t.int64)
+                  _A2, _A2, _A2, _t.int64, _t.int64, _t.float64, _t.float64, _A2, _A1)
 """
 
 #: numba types of the generic integrator's other arguments (as ``ecocc.dde.engine._method_args`` builds them:
@@ -40,6 +41,7 @@ RHS_SIG = _t.void(_t.float64, _t.float64, _A1, _t.boolean[::1], _t.boolean[::1],
 ARG_TYPES = dict(
     y0="float64[::1]", t_end="float64", rtol="float64", atol_v="float64[::1]", logc="float64[::1]", max_step="float64",
     first_step="float64", max_steps="int64", bps="float64[::1]", t_eval="float64[::1]", out_y="float64[:, ::1]",
+    overlap="boolean",
     Cc="float64[::1]", A="float64[:, ::1]", Bw="float64[::1]", E="float64[::1]", Pd="float64[:, ::1]",
     expo="float64", dmin="float64", keep_s="float64", max_hist_bytes="float64", dcomp="int64[::1]", hsrc="int64[::1]",
     iq="int64", L="int64",
@@ -84,6 +86,11 @@ def source() -> str:
     sig = ", ".join(_numba_type(ARG_TYPES[k]) for k in names)
     types = TYPES_SRC + f"KERNEL_SIG = _t.int64(_t.FunctionType(RHS_SIG), {sig})\n"
     src = template.replace(_DEF, _JIT_DEF)
+    # the overlap passes' right-hand side (a generated module's _model_rhs_cur): the argument here (a user DDE runs
+    # without overlap, so those calls never run)
+    if "_model_rhs_cur(" not in src:
+        raise RuntimeError("ecocc.dde.integrator: the kernel no longer calls _model_rhs_cur")
+    src = src.replace("_model_rhs_cur(", "_model_rhs(")
     # the right-hand side's type (RHS_SIG) takes C-contiguous history arrays: the row-major store of
     # kernels._history_new, not the strided views of the network kernels' _history_new_cm
     for a in ("_history_new", "_history_grow"):
