@@ -132,6 +132,10 @@ def _figure_formats(text):
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")
 @reading_options()
+@click.option("--overlap", is_flag=True,
+              help="Compiled adaptive solver: steps may exceed the smallest delay, delayed values inside a step "
+                   "corrected iteratively (far fewer steps at RTTs of a few ms; no gain on large random "
+                   "networks; docs/notes/overlap1.md).  Default: every step within the smallest delay.")
 @click.option("--no-figure", is_flag=True, help="Skip the figure.")
 @click.option("--format", "fig_formats", default="png,pdf", show_default=True, metavar="EXT[,EXT...]",
               help="Figure file formats, comma-separated (png, pdf, svg).")
@@ -140,7 +144,7 @@ def _figure_formats(text):
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, load_rtt,
-                 past, no_figure, fig_formats, no_checkpoint, quiet):
+                 past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -184,7 +188,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
                       solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
                       keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
-                      load_rtt=load_rtt, past=past, **params)
+                      load_rtt=load_rtt, past=past, overlap=overlap, **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:

@@ -257,6 +257,10 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                                  "at install time serves these options (pip install 'ecocc[fast]')")
             warn_no_numba()
             engine = "numpy"
+    if overlap and engine == "numpy":  # engine="auto" fell back (said above): the option is not dropped silently
+        from .dde.engine import _warn_once
+        _warn_once("overlap-numpy", "overlap=True is not applied: this run is on the NumPy solver, whose steps "
+                   "never exceed the smallest delay")
     atol = sysm.default_atol() if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:
