@@ -136,3 +136,22 @@ def test_numpy_rhs_and_pickle_with_lazy_entries():
     assert np.array_equal(out[0], out[1])
     again = pickle.loads(pickle.dumps(lazy))
     assert np.array_equal(again.lookups[again.lk_index["arr"]].delays, eager.lookups[eager.lk_index["arr"]].delays)
+
+
+@pytest.mark.slow  # compiles the fixed-step kernel on a fresh machine
+def test_compiled_batch_does_not_build_arrival_entries(monkeypatch):
+    """simulate_batch(engine="numba") runs the members' systems: no stacked lookups, no arrival entries built
+    (the NumPy batch builds them, as before)."""
+    pytest.importorskip("numba")
+    from ecocc import dumbbell
+    from ecocc.batch import simulate_batch
+    built = []
+    orig = NetworkSystem._arr_lookup
+    monkeypatch.setattr(NetworkSystem, "_arr_lookup", lambda self: built.append(1) or orig(self))
+    net = dumbbell(12500.0, [0.05, 0.1, 0.2], buffer_pkts=400.0, initial_rate_pps=200.0)
+    kw = dict(rtt_scale=[1.0, 1.5], t_end_s=0.5, step_s=0.002)
+    got = simulate_batch(net, "symbiosis", engine="numba", **kw)
+    assert not built and set(got["status"].values) == {"success"}
+    ref = simulate_batch(net, "symbiosis", engine="numpy", **kw)
+    assert len(built) == 3  # the two members' and the shared structure's
+    assert np.allclose(got["rate"], ref["rate"], rtol=1e-6, atol=1e-6)
