@@ -173,16 +173,15 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     bs.bwd = _stack([s.bwd for s in systems])
     bs.fwd = _stack([s.fwd for s in systems])
     bs.rtt_s = _stack([s.a.rtt_s for s in systems])
-    if m.signal_uses_arrival:
-        bs.arr_delays = _stack([s.arr_delays for s in systems])
-    for i, lk in enumerate(bs.lookups):
-        lk.delays = _stack([s.lookups[i].delays for s in systems])
-    prob = bs.problem(y0=Y0)
-    if engine == "numba":
+    if engine == "numba":  # the members' systems; no stacked lookups (their arrival entries stay unbuilt)
         from .dde.engine import solve_fixed as solve_fixed_compiled
         sol = solve_fixed_compiled(systems, t_end, h, t_eval=t_eval)
     else:
-        sol = solve_fixed(prob, t_end, h, t_eval=t_eval)
+        if m.signal_uses_arrival:
+            bs.arr_delays = _stack([s.arr_delays for s in systems])
+        for i, lk in enumerate(bs.lookups):
+            lk.delays = _stack([s.lookups[i].delays for s in systems])
+        sol = solve_fixed(bs.problem(y0=Y0), t_end, h, t_eval=t_eval)
 
     member_status = sol.settings.get("member_status") or [sol.status.value] * B
     t_failed = np.asarray(sol.settings.get("member_t_failed_s") or [math.nan] * B, dtype=float)

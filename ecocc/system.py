@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dde.problem import DDEProblem, Lookup, sorted_unique
+from .dde.problem import DDEProblem, LazyLookup, Lookup, sorted_unique
 from .models.base import NUMPY_OPS, NetworkModel
 from .network import Network
 
@@ -138,6 +138,47 @@ def sent_queue_entries(a, ks, delays):
     starts = np.cumsum(cnt) - cnt
     pos = np.repeat(fps[ks], cnt) + (np.arange(rows.size) - np.repeat(starts, cnt))
     return pl[pos], np.repeat(np.asarray(delays, dtype=float), cnt, axis=-1), starts, rows
+
+
+def arrival_entries(a, bwd, fwd):
+    """The arrival entries of a network: one per (link, flow) pair ``r = (l, p)`` and flow ``k`` on link ``l``
+    (sum over links of n_l^2 entries), in pair order, each pair's link's flows in CSR order.
+
+    Parameters
+    ----------
+    a : network arrays
+        ``pair_link``, ``pair_flow``, ``flows_by_link()``.
+    bwd, fwd : numpy.ndarray
+        Backward and forward delay of each pair, seconds.
+
+    Returns
+    -------
+    ks : numpy.ndarray
+        Flow ``k`` of each entry (int).
+    dl : numpy.ndarray
+        Delay of each entry, ``bwd[r] + fwd[(l, k)]`` (the load at link l seen by flow p sums
+        ``x_k(t - d_b(l, p) - d_f(l, k))``), seconds.
+    rows : numpy.ndarray
+        The pair ``r`` each entry is seen by (int).
+    """
+    pl, pf = a.pair_link, a.pair_flow
+    indptr, indices = a.flows_by_link()  # routing's CSR structure, without scipy.sparse (a compiled run)
+    # entries in pair order, each pair's link's flows in CSR order (array operations: sum_l n_l^2 entries,
+    # 10^6 for 1,000 flows on one link, were a Python loop of 0.1 s per system)
+    indptr, indices = np.asarray(indptr), np.asarray(indices)
+    cnt = np.diff(indptr)[pl]
+    rows = np.repeat(np.arange(pl.size), cnt)
+    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+    epos = np.repeat(indptr[pl], cnt) + (np.arange(rows.size) - first)  # CSR entry of each (pair, k)
+    # the forward delay of CSR entry (l, k): the pair (l, k)'s (every routing entry is a pair)
+    nP = np.asarray(a.flow_pair_start).size - 1
+    pkey = pl.astype(np.int64) * nP + pf
+    order = np.argsort(pkey, kind="stable")
+    ekey = np.repeat(np.arange(indptr.size - 1), np.diff(indptr)).astype(np.int64) * nP + indices
+    fwd_entry = np.asarray(fwd)[order[np.searchsorted(pkey[order], ekey)]]
+    ks = indices[epos]
+    dl = np.asarray(bwd)[rows] + fwd_entry[epos]
+    return ks, dl, rows
 
 
 #: the readings of the past before t0 = 0 (module docstring): "silent" (default) or "steady"
@@ -354,9 +395,9 @@ class NetworkSystem:
         a, m = self.a, self.model
         lk, self.lk_index = [], {}
 
-        def add(name, comps, delays):
+        def add(name, comps, delays=None):
             self.lk_index[name] = len(lk)
-            lk.append(Lookup(comps, delays))
+            lk.append(comps if delays is None else Lookup(comps, delays))
 
         pl, pf = a.pair_link, a.pair_flow
         # link state and queue at the backward delay of every (link, flow) pair
@@ -373,31 +414,124 @@ class NetworkSystem:
             idx = np.arange(self.n_flows)
             add("own", np.concatenate([o + idx for o in fvars]), np.tile(a.rtt_s, len(fvars)))
         if m.signal_uses_arrival:
-            # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k))
-            indptr, indices = a.flows_by_link()  # routing's CSR structure, without scipy.sparse (a compiled run)
-            # entries in pair order, each pair's link's flows in CSR order (array operations: sum_l n_l^2 entries,
-            # 10^6 for 1,000 flows on one link, were a Python loop of 0.1 s per system)
-            indptr, indices = np.asarray(indptr), np.asarray(indices)
-            cnt = np.diff(indptr)[pl]
-            rows = np.repeat(np.arange(pl.size), cnt)
-            first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-            epos = np.repeat(indptr[pl], cnt) + (np.arange(rows.size) - first)  # CSR entry of each (pair, k)
-            # the forward delay of CSR entry (l, k): the pair (l, k)'s (every routing entry is a pair)
-            nP = self.n_flows
-            pkey = pl.astype(np.int64) * nP + pf
-            order = np.argsort(pkey, kind="stable")
-            ekey = np.repeat(np.arange(indptr.size - 1), np.diff(indptr)).astype(np.int64) * nP + indices
-            fwd_entry = np.asarray(self.fwd)[order[np.searchsorted(pkey[order], ekey)]]
-            ks = indices[epos]
-            dl = np.asarray(self.bwd)[rows] + fwd_entry[epos]
-            self.arr_flows, self.arr_delays = ks, dl
-            self.arr_rows = rows  # the (link, flow) pair each entry is seen by
-            add("arr", np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars)))
+            # load at link l seen by flow p: sum over flows k on l of x_k(t - d_b(l,p) - d_f(l,k)); one entry per
+            # (pair, flow on the pair's link), sum_l n_l^2 of them (9e7 at 1e5 flows on 1,000 links): built on
+            # first use (LazyLookup; the NumPy solvers gather through them, the compiled kernels read the pairs'
+            # own CSR), from the delays and capacities of now (a batch later replaces self.bwd by its stack)
+            self._arr_src = (self.bwd, self.fwd, self.C)
+            add("arr", LazyLookup(self._arr_lookup, self._arr_positive_delays, self._arr_delayed_comps))
             if self.load_rtt == "sent":  # each entry's flow's path queues at the entry's delay
-                links, dlq, self.arrq_starts, self.arrq_rows = sent_queue_entries(a, ks, dl)
-                self.arrq_C = np.asarray(self.C)[..., links]
-                add("arrq", self.layout["queue"].start + links, dlq)
+                add("arrq", LazyLookup(self._arrq_lookup, self._arr_positive_delays, self._arrq_delayed_comps))
         self.lookups = lk
+
+    # -- the arrival entries (models whose signal reads the delayed load), built on first use ---------------
+    @functools.cached_property
+    def _arr_entries(self):
+        """``(ks, dl, rows)`` of the arrival entries: the flow, the delay and the (link, flow) pair of each."""
+        bwd, fwd, _ = self._arr_src
+        return arrival_entries(self.a, bwd, fwd)
+
+    @functools.cached_property
+    def arr_flows(self):
+        """Flow ``k`` of each arrival entry (int; built on first use)."""
+        return self._arr_entries[0]
+
+    @functools.cached_property
+    def arr_delays(self):
+        """Delay ``d_b(l, p) + d_f(l, k)`` of each arrival entry, seconds (built on first use)."""
+        return self._arr_entries[1]
+
+    @functools.cached_property
+    def arr_rows(self):
+        """The (link, flow) pair each arrival entry is seen by (int; built on first use)."""
+        return self._arr_entries[2]
+
+    @functools.cached_property
+    def _arrq_entries(self):
+        """:func:`sent_queue_entries` of the arrival entries (``load_rtt="sent"``)."""
+        return sent_queue_entries(self.a, self._arr_entries[0], self._arr_entries[1])
+
+    @functools.cached_property
+    def arrq_starts(self):
+        """Where each arrival entry's path queues start in the ``arrq`` lookup (``np.add.reduceat``)."""
+        return self._arrq_entries[2]
+
+    @functools.cached_property
+    def arrq_rows(self):
+        """The arrival entry of each ``arrq`` entry (int)."""
+        return self._arrq_entries[3]
+
+    @functools.cached_property
+    def arrq_C(self):
+        """Capacity of each ``arrq`` entry's link, packets/s."""
+        return np.asarray(self._arr_src[2])[..., self._arrq_entries[0]]
+
+    def _arr_lookup(self):
+        ks, dl, _ = self._arr_entries
+        fvars = [self.layout["flow:" + v].start for v in self.model.flow_states]
+        return np.concatenate([o + ks for o in fvars]), np.tile(dl, len(fvars))
+
+    def _arrq_lookup(self):
+        links, dlq = self._arrq_entries[:2]
+        return self.layout["queue"].start + links, dlq
+
+    def _arr_delay_set(self, flow_mask=None):
+        """The distinct delays of the arrival entries (of the flows ``k`` with ``flow_mask[k]``; None: all),
+        sorted, without building the entries (O(pairs) without forward delays).
+
+        An entry (pair r = (l, p), flow k on l) has the delay ``bwd[r] + fwd[(l, k)]``: without forward delays
+        the backward delays of the pairs on a link holding a counted flow; with them, per link, every backward
+        delay of its pairs plus every forward delay of its counted flows (the same float additions as
+        :func:`arrival_entries`)."""
+        bwd, fwd, _ = self._arr_src
+        a = self.a
+        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+        bwd, fwd = np.asarray(bwd), np.asarray(fwd)
+        cnt = np.ones(pf.size, dtype=bool) if flow_mask is None else np.asarray(flow_mask, dtype=bool)[pf]
+        if bwd.ndim != 1 or fwd.ndim != 1:  # batch-shaped delays (a batch stacks them only after the construction)
+            ks, dl, _ = self._arr_entries
+            return sorted_unique(dl if flow_mask is None else dl[..., np.asarray(flow_mask, dtype=bool)[ks]])
+        if not np.any(fwd > 0):  # every entry's delay is its pair's backward delay (+ a zero forward delay)
+            on = np.zeros(self.n_links, dtype=bool)
+            on[pl[cnt]] = True
+            return sorted_unique(bwd[on[pl]])
+        order = np.argsort(pl, kind="stable")
+        bounds = np.searchsorted(pl[order], np.arange(self.n_links + 1))
+        parts = [np.zeros(0)]
+        for ll in range(self.n_links):
+            j = order[bounds[ll]:bounds[ll + 1]]
+            f = sorted_unique(fwd[j[cnt[j]]])
+            if f.size:
+                parts.append(sorted_unique((sorted_unique(bwd[j])[:, None] + f[None, :]).ravel()))
+        return sorted_unique(np.concatenate(parts))
+
+    def _arr_positive_delays(self):
+        d = self._arr_delay_set()
+        return d[d > 0]
+
+    def _arr_positive_flows(self):
+        """Mask of the flows k with an arrival entry of positive delay: a link on k's path where some pair's
+        backward delay or k's own forward delay is > 0 (both >= 0: their sum is > 0 iff one is)."""
+        bwd, fwd, _ = self._arr_src
+        a = self.a
+        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+        lpos = np.zeros(self.n_links, dtype=bool)
+        lpos[pl[np.asarray(bwd) > 0]] = True
+        kpos = np.zeros(self.n_flows, dtype=bool)
+        kpos[pf[lpos[pl] | (np.asarray(fwd) > 0)]] = True
+        return kpos
+
+    def _arr_delayed_comps(self):
+        k = np.flatnonzero(self._arr_positive_flows())
+        return np.concatenate([self.layout["flow:" + v].start + k for v in self.model.flow_states]
+                              + [np.zeros(0, dtype=np.int64)])
+
+    def _arrq_delayed_comps(self):
+        a = self.a
+        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+        q = np.zeros(self.n_links, dtype=bool)
+        q[pl[self._arr_positive_flows()[pf]]] = True
+        return self.layout["queue"].start + np.flatnonzero(q)
 
     # sparse products of the NumPy right-hand side, built on first use (the compiled engine needs none)
     @functools.cached_property
@@ -666,16 +800,8 @@ class NetworkSystem:
         if not np.any(silent):
             return np.zeros(0)
         parts = [np.zeros(0)]
-        if "arr" in self.lk_index:
-            if not self.has_fwd:  # an entry's delay is its pair's backward delay
-                if np.all(silent):
-                    parts.append(np.asarray(self.bwd, dtype=float))
-                else:
-                    seen = np.bincount(self.arr_rows, weights=silent[self.arr_flows].astype(float),
-                                       minlength=a.pair_link.size) > 0
-                    parts.append(np.asarray(self.bwd, dtype=float)[seen])
-            else:
-                parts.append(np.asarray(self.arr_delays, dtype=float)[silent[self.arr_flows]])
+        if "arr" in self.lk_index:  # the delays of the arrival entries of silent flows (without building them)
+            parts.append(np.asarray(self._arr_delay_set(silent), dtype=float))
         if "own" in self.lk_index:
             parts.append(np.asarray(self.rtt_s, dtype=float)[silent])
         if "fwd" in self.lk_index:

@@ -143,6 +143,87 @@ class Lookup:
             raise InputError("Lookup.delays", self.delays.tolist() if self.delays.size <= 8 else "array",
                              "finite delays in seconds >= 0")
 
+    def positive_delays(self) -> np.ndarray:
+        """The distinct delays > 0 of the entries (flattened over a batch), sorted (seconds)."""
+        d = np.ravel(self.delays)
+        return sorted_unique(d[d > 0])
+
+    def delayed_comps(self) -> np.ndarray | None:
+        """The components of the entries read through a positive delay (repeats allowed), or None for batch
+        delays ``(B, m)`` (:meth:`DDEProblem.delayed_checked` leaves those lookups out)."""
+        if np.ndim(self.delays) != 1:
+            return None
+        return self.comps[np.asarray(self.delays, dtype=float).reshape(-1) > 0]
+
+
+class LazyLookup:
+    """A :class:`Lookup` whose entries are built on first use of ``comps`` or ``delays``.
+
+    A network's arrival lookup has one entry per (link, flow) pair and flow on the pair's link
+    (sum over links of n_l^2: 9e7 entries, several GiB, at 100,000 flows on 1,000 links).  The NumPy solvers
+    gather through the entries; the compiled kernels do not, and read only what :class:`DDEProblem` derives
+    from them (:meth:`positive_delays`, :meth:`delayed_comps`), which the owner computes without the entries.
+
+    Parameters
+    ----------
+    build : callable
+        ``build() -> (comps, delays)``: the entries, as :class:`Lookup` takes them (called once, on first use).
+    positive_delays : callable
+        ``positive_delays() -> numpy.ndarray``: the distinct delays > 0 of the entries ``build`` gives, sorted.
+    delayed_comps : callable
+        ``delayed_comps() -> numpy.ndarray``: the components of the entries with a delay > 0 (any order,
+        repeats allowed).
+
+    The three must agree with each other exactly (the same floats): the compiled and the NumPy engines then see
+    the same delays, breakpoints and checked components.  Assigning ``comps`` or ``delays`` builds the entries
+    first (a batch replaces the delays by its members' stack).
+    """
+
+    def __init__(self, build, positive_delays, delayed_comps):
+        self._build, self._pd, self._dc = build, positive_delays, delayed_comps
+        self._lk = None
+
+    @property
+    def built(self) -> bool:
+        """Whether the entries have been built."""
+        return self._lk is not None
+
+    def _entries(self) -> Lookup:
+        if self._lk is None:
+            comps, delays = self._build()
+            self._lk = Lookup(comps, delays)
+        return self._lk
+
+    @property
+    def comps(self) -> np.ndarray:
+        """State component of each entry (int64; builds the entries)."""
+        return self._entries().comps
+
+    @comps.setter
+    def comps(self, value):
+        self._entries().comps = np.asarray(value, dtype=np.int64)
+
+    @property
+    def delays(self) -> np.ndarray:
+        """Delay of each entry, seconds (builds the entries)."""
+        return self._entries().delays
+
+    @delays.setter
+    def delays(self, value):
+        self._entries().delays = np.asarray(value, dtype=float)
+
+    def positive_delays(self) -> np.ndarray:
+        """:meth:`Lookup.positive_delays`, without building the entries (until they are built)."""
+        if self._lk is not None:
+            return self._lk.positive_delays()
+        return np.asarray(self._pd(), dtype=float)
+
+    def delayed_comps(self) -> np.ndarray | None:
+        """:meth:`Lookup.delayed_comps`, without building the entries (until they are built)."""
+        if self._lk is not None:
+            return self._lk.delayed_comps()
+        return np.asarray(self._dc(), dtype=np.int64)
+
 
 @dataclass
 class DDEProblem:
@@ -158,7 +239,7 @@ class DDEProblem:
         State at ``t0``, shape ``(n,)``.
     t0 : float, optional
         Start time, seconds.
-    lookups : sequence of Lookup, optional
+    lookups : sequence of Lookup or LazyLookup, optional
         Delayed values ``rhs`` receives in ``Z``, one array per lookup.
     history : callable or None, optional
         ``history(t_array, comps) -> values`` for ``t < t0``; None: constant ``y0``.
@@ -240,8 +321,7 @@ class DDEProblem:
         numpy.ndarray
             Sorted distinct component indices (int64).
         """
-        dc = [lk.comps[np.asarray(lk.delays, dtype=float).reshape(-1) > 0] for lk in self.lookups
-              if np.ndim(lk.delays) == 1]
+        dc = [c for c in (lk.delayed_comps() for lk in self.lookups) if c is not None]
         d = sorted_unique(np.concatenate(dc)) if dc else np.zeros(0, dtype=np.int64)
         if self.delayed_read is not None:
             d = d[np.isin(d, np.asarray(self.delayed_read, dtype=np.int64))]
@@ -304,9 +384,7 @@ class DDEProblem:
         """
         if not self.lookups:
             return np.zeros(0)
-        d = np.concatenate([np.ravel(lk.delays) for lk in self.lookups])
-        d = d[d > 0]
-        return sorted_unique(d)
+        return sorted_unique(np.concatenate([lk.positive_delays() for lk in self.lookups]))
 
     def history_values(self, t: np.ndarray, comps: np.ndarray) -> np.ndarray:
         """Return the state before ``t0``: the user's ``history`` function, else the constant ``y0``.
