@@ -314,6 +314,7 @@ def rhs_variants(lines):
     cur = [c.replace(OV, "") for c in lines]
     i = next(k for k, c in enumerate(cur) if c.startswith("def _model_rhs("))
     cur[i] = cur[i].replace("def _model_rhs(", "def _model_rhs_cur(", 1)
+    cur[i - 1] = cur[i - 1].replace(", forceinline=True", "", 1)
     if cur[i + 1].startswith("               yc):"):
         cur[i + 1] = "    " + cur[i + 1]
     return plain + cur
@@ -540,7 +541,7 @@ class Generated:
             return [f"ls_{k} = LST[{i}, {idx}]" for i, k in enumerate(self.lst_keys)]
 
         agg = m.path_aggregate
-        r = ["", "", "@njit(cache=True)",  # not inline="always": see _function
+        r = ["", "", "@njit(cache=True, forceinline=True)",  # not inline="always": see _function; forceinline: rhs_variants
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
              "               yc):",
              '    """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen); a lookup inside the step being taken'

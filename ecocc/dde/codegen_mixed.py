@@ -262,7 +262,7 @@ class GeneratedMixed:
                 out += ind(k + 4, body_of(x) or ["pass"])
             return out
 
-        r = ["", "", "@njit(cache=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
+        r = ["", "", "@njit(cache=True, forceinline=True)",  # not inline="always": see codegen._function (numba IR inlining is slow to compile)
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
              "               yc):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',

@@ -675,7 +675,7 @@ def _m0_load_dot(u_w, qd, st_rtt, st_K, du_w, p_epsilon_per_s, p_gamma):
     return float(du_w*math.exp(u_w)/st_rtt)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,
                yc):
     """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""

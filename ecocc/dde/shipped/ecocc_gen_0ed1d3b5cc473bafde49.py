@@ -1361,7 +1361,7 @@ def _law_flow_x(u_w, fb, own, qd, st_rtt, st_K, p_epsilon_per_s, p_gamma, ex_0):
     return (float(p_epsilon_per_s*(1 - (p_gamma*st_rtt*(st_K - min(st_K, fb + own)) + ex_0)/(st_K*st_rtt))),)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,
                yc):
     """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen); a lookup inside the step being taken (overlap, pass n_pass > 0) reads the step's continuous extension QV from yc."""

@@ -1341,7 +1341,7 @@ def _law_link(lc_r, q, y, C, ls_q0, p_alpha_per_s, p_beta_per_s, p_T_s, p_q0_pkt
     return (float(p_beta_per_s*(1 - (y - (ls_q0 - q)/p_T_s)/C)),)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True)
 def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,
                yc):
     """NetworkSystem.rhs of this model, generated (ecocc.dde.codegen); a lookup inside the step being taken (overlap, pass n_pass > 0) reads the step's continuous extension QV from yc."""
