@@ -749,8 +749,11 @@ def plot_simulated_map(ds, ax=None, *, legend="auto", title=None, boundary_kw=No
     ax.set_ylabel(_axis_label(ds["y"]))
     if title is not False:
         if title is None:
+            # the readings that differ from the defaults, as in the map's file names (cli_readings.readings_stem)
+            readings = [f"{k} {ds.attrs[k]}" for k, d in (("past", "silent"), ("load_rtt", "current"))
+                        if str(ds.attrs.get(k, d)) != d]
             head = (f"Stability by simulation: scenario {ds.attrs.get('scenario', '?')}, "
-                    f"model {ds.attrs.get('model', '?')}")
+                    f"model {ds.attrs.get('model', '?')}" + "".join(f", {r}" for r in readings))
             verdict = str(ds.attrs.get("verdict", ""))
             lines = textwrap.wrap(head, 90) + textwrap.wrap(verdict[:1].upper() + verdict[1:], 90)
             if "decay_ratio" in ds.attrs:

@@ -322,6 +322,14 @@ def test_sim_map_under_another_reading_keeps_the_first_maps_files(tmp_path):
         assert _stored(out, "sim_map_past-steady" if extra else "sim_map").attrs["n_run"] == 0
     assert sorted(p.name for p in out.iterdir() if p.suffix in (".nc", ".json")) == [
         "sim_map.json", "sim_map.nc", "sim_map_past-steady.json", "sim_map_past-steady.nc"]
+    # the figures tell the two maps apart too: the title names a reading that differs from the defaults
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ecocc.plotting import plot_simulated_map
+    titles = [plot_simulated_map(ds).axes.get_title() for ds in (st, ss)]
+    plt.close("all")
+    assert "past steady" not in titles[0] and "past steady" in titles[1].splitlines()[0]
 
 
 def test_readings_stem():
