@@ -632,12 +632,21 @@ def plot_trajectory(tr, ax=None, *, panels=TRAJECTORY_PANELS, queue_scale="auto"
     return out
 
 
-def _axis_label(coord) -> str:
-    """``long_name (units)`` of a map axis; ``rtt_scale`` reads "RTT scale factor"."""
+def _axis_label(coord, model=None) -> str:
+    """``words (units)`` of a map axis: the words of :data:`ecocc.stability.maps.WORDS` (the roots map's), else
+    the parameter's description in ``model``'s Params docstring up to its first parenthesis (``ecocc params``),
+    else the name."""
+    from .stability.maps import WORDS
     name = str(coord.attrs.get("long_name", coord.name))
-    if name == "rtt_scale":
-        name = "RTT scale factor"
-    return f"{name} ({coord.attrs.get('units', '-')})"
+    words = WORDS.get(name)
+    if words is None and model:
+        try:
+            from .cli_params import describe
+            desc = {p["name"]: p["description"] for p in describe(str(model))["parameters"]}.get(name, "")
+        except (KeyError, ValueError, InputError):  # a mixed network's protocol__field axis, an unknown model
+            desc = ""
+        words = desc.split(" (")[0].split(",")[0].strip() if desc and not desc.startswith("(") else None
+    return f"{words or name} ({coord.attrs.get('units', '-')})"
 
 
 def _points(n) -> str:
@@ -745,8 +754,8 @@ def plot_simulated_map(ds, ax=None, *, legend="auto", title=None, boundary_kw=No
         res.lines[f"status:{st}"] = ax.plot(X[sel], Y[sel], ls="", **style)
         handles.append(Line2D([], [], ls="", **style, label=f"run {st} ({_points(sel.sum())})"))
 
-    ax.set_xlabel(_axis_label(ds["x"]))
-    ax.set_ylabel(_axis_label(ds["y"]))
+    ax.set_xlabel(_axis_label(ds["x"], ds.attrs.get("model")))
+    ax.set_ylabel(_axis_label(ds["y"], ds.attrs.get("model")))
     if title is not False:
         if title is None:
             # the readings that differ from the defaults, as in the map's file names (cli_readings.readings_stem)

@@ -327,9 +327,13 @@ def test_sim_map_under_another_reading_keeps_the_first_maps_files(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from ecocc.plotting import plot_simulated_map
-    titles = [plot_simulated_map(ds).axes.get_title() for ds in (st, ss)]
+    axes = [plot_simulated_map(ds).axes for ds in (st, ss)]
+    titles = [ax.get_title() for ax in axes]
+    # and its axes in words: Symbiosis' epsilon_per_s from the roots map's table (stability.maps.WORDS)
+    labels = (axes[0].get_xlabel(), axes[0].get_ylabel())
     plt.close("all")
     assert "past steady" not in titles[0] and "past steady" in titles[1].splitlines()[0]
+    assert set(labels) == {"rate ε (1/s)", "RTT scale factor (-)"}
 
 
 def test_readings_stem():
