@@ -479,10 +479,10 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
         matplotlib.use("Agg")
         from .plotting import plot_simulated_map
         fig = plot_simulated_map(ds).figure
-        with atomic_path(out / files["figure"]) as tmp:
-            fig.savefig(tmp, dpi=120)
+        with atomic_path(out / files["figure"]) as tmp:  # tight: the legend below the axes is not clipped
+            fig.savefig(tmp, dpi=120, bbox_inches="tight")
         with atomic_path(out / files["figure_pdf"]) as tmp:
-            fig.savefig(tmp)
+            fig.savefig(tmp, bbox_inches="tight")
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:
