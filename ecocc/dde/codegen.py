@@ -309,7 +309,10 @@ def rhs_variants(lines):
     whose lookups never reach past the last history node), and with them, as ``_model_rhs_cur`` (the passes
     ``n_pass > 0`` of an overlapping step: :func:`ecocc.dde.integrator.adaptive_kernel`).  Two functions, because
     the lookups' mode-4 code in the one right-hand side cost the default run 73 % (AECP dumbbell, 360,037
-    evaluations: 0.127 s against 0.073 s; docs/notes/overlap1.md) though it never ran there."""
+    evaluations: 0.127 s against 0.073 s; docs/notes/overlap1.md) though it never ran there.  ``_model_rhs`` is
+    ``forceinline`` (LLVM alwaysinline) and ``_model_rhs_cur`` not: with the second callee in the kernel,
+    ``numba.pycc`` (the install-time build) stopped inlining ``_model_rhs`` and ran 2.4x slower than the JIT
+    (``benchmarks/aot_vs_jit.py``)."""
     plain = [c for c in lines if not c.endswith(OV)]
     cur = [c.replace(OV, "") for c in lines]
     i = next(k for k, c in enumerate(cur) if c.startswith("def _model_rhs("))
@@ -1590,10 +1593,7 @@ def ship() -> dict:
         gs = Generated(sysm.model, sysm.P, list(sysm.st), list(sysm.lst), sent=True)
         if not gs.sent:
             assert gs.name == g.name, f"{name}: the 'sent' variant reads nothing at the sending time yet differs"
-            import copy
-            ss = copy.copy(sysm)
-            ss.load_rtt = "sent"
-            skey = _laws_key(ss)
+            skey = _laws_key(_read_sent(sysm))
             _write(d / "index" / f"{skey}.json", json.dumps({k: getattr(gs, k) for k in _META}, indent=0))
             keep.add(f"{skey}.json")
     from . import codegen_mixed
@@ -1716,12 +1716,16 @@ def sent_differs(sysm) -> bool:
     bool
         True where the readings differ.
     """
-    if variant_flags(sysm)[2]:
-        return bool(generate(sysm).sent)
+    return bool(generate(sysm if variant_flags(sysm)[2] else _read_sent(sysm)).sent)
+
+
+def _read_sent(sysm):
+    """``sysm`` read at the sending time: a shallow copy with ``load_rtt="sent"`` (only the variant flag and the
+    index key consult it; nothing is rebuilt)."""
     import copy
-    other = copy.copy(sysm)  # the same system read at the sending time (only the variant flag is consulted)
+    other = copy.copy(sysm)
     other.load_rtt = "sent"
-    return bool(generate(other).sent)
+    return other
 
 
 def generate_for(sysm, P) -> Generated:
