@@ -233,15 +233,51 @@ def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
     return swing, mean, rate
 
 
+def _held_links(q, t, t_end, window, buffer_pkts, thr):
+    """Queue samples ``q`` (``(..., time, link)``): per link, whether the queue stayed within ``thr`` packets of a
+    bound (empty, or the buffer ``buffer_pkts`` full) at every sample of the last ``window`` seconds.  Such a
+    queue is flat whatever the flows do (an empty queue passes any arrival rate below the capacity), so it says
+    nothing about whether the flows have settled."""
+    ql = q[..., t >= t_end - window - 1e-9 * t_end, :]
+    return (ql.max(axis=-2) <= thr) | (ql.min(axis=-2) >= np.asarray(buffer_pkts, float) - thr)
+
+
+def _held_rate_swing(t, rate, held, link_flows, t_end, window):
+    """The largest peak-to-peak swing over the last ``window`` seconds of the sending rate (packets/s, ``rate``:
+    ``(time, flow)``) of a flow that crosses a link in ``held`` (``(link,)`` bool; ``link_flows``: ``(link,
+    flow)`` bool incidence); NaN when no link is held."""
+    flows = np.asarray(link_flows)[np.asarray(held, bool)].any(axis=0)
+    if not flows.any():
+        return np.nan
+    r = np.asarray(rate)[t >= t_end - window - 1e-9 * t_end][:, flows]
+    return float((r.max(axis=0) - r.min(axis=0)).max())
+
+
+def _rates_from_states(sysm, P, flow_samples, q, t):
+    """Sending rates (packets/s, ``(time, flow)``) from samples of the flow states (``flow_samples``: the flow
+    blocks of the layout, in order, as integrated: logarithms for log states) and of the queues (packets)."""
+    from .models.base import NUMPY_OPS
+    m, F = sysm.model, sysm.n_flows
+    fv = {}
+    for i, (v, lg) in enumerate(zip(m.flow_states, m.flow_log)):
+        x = flow_samples[:, i * F:(i + 1) * F]
+        fv[v] = np.exp(x) if lg else x
+    qdelay = sysm.a.flow_sum_over_route(q / sysm.C)
+    act = (sysm.start_s[None, :] <= t[:, None]) & (t[:, None] < sysm.a.stop_s[None, :])
+    return m.flow_rate(NUMPY_OPS, fv, qdelay, P, m.flow_static(sysm.net, P)) * act
+
+
 #: codes of ``regime`` in :func:`simulate_map` (NetCDF ``flag_values``/``flag_meanings``)
-REGIMES = {-1: "not_classified", 0: "settled", 1: "decaying_not_settled", 2: "growing_or_limit_cycle"}
+REGIMES = {-1: "not_classified", 0: "settled", 1: "decaying_not_settled", 2: "growing_or_limit_cycle",
+           3: "queue_at_bound_rates_changing"}
 
 
-def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
+def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio, rates_changing=None):
     """Return the regime code per point (see :data:`REGIMES`).
 
     Decaying when ``rate < ln(decay_ratio) / window_s``, i.e. the swing shrank by the factor
-    ``decay_ratio`` from one window to the next.
+    ``decay_ratio`` from one window to the next.  A point whose queues are flat but whose flows' rates are still
+    changing (``rates_changing``: a queue held at a bound, e.g. a link that has not filled yet) is code 3.
 
     Parameters
     ----------
@@ -255,20 +291,26 @@ def classify_regime(ok, settled, rate_per_s, window_s, decay_ratio):
         Window length, seconds.
     decay_ratio : float
         In (0, 1): the factor the swing must shrink by per window.
+    rates_changing : array_like of bool, optional
+        The point's queues passed the settled test only because a queue sat at a bound while the rates of its
+        flows were still changing (``settled`` is False there).  None: no such point.
 
     Returns
     -------
     numpy.ndarray
         ``int8`` codes, shape of ``ok``: 0 settled, 1 decaying but not settled, 2 growing or limit cycle,
-        -1 not classified (failed run, or an unsettled point whose rate is NaN).
+        3 a queue at a bound with its flows' rates still changing, -1 not classified (failed run, or an
+        unsettled point whose rate is NaN).
     """
     ok = np.asarray(ok, bool)
     settled = np.asarray(settled, bool)
     rate = np.asarray(rate_per_s, float)
+    changing = np.zeros(ok.shape, bool) if rates_changing is None else np.asarray(rates_changing, bool)
     limit = math.log(decay_ratio) / window_s
     out = np.full(ok.shape, -1, np.int8)
     out[ok & settled] = 0
-    measured = ok & ~settled & np.isfinite(rate)
+    out[ok & ~settled & changing] = 3
+    measured = ok & ~settled & ~changing & np.isfinite(rate)
     out[measured & (rate < limit)] = 1
     out[measured & ~(rate < limit)] = 2
     return out
@@ -294,7 +336,15 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
       window before to the last one by at least the factor ``decay_ratio``
       (``swing_growth_rate_per_s < ln(decay_ratio) / window_s``): a longer
       run would settle;
-    * **growing or limit cycle**: the swing did not shrink by that factor.
+    * **growing or limit cycle**: the swing did not shrink by that factor;
+    * **queue at a bound, rates still changing** (not settled): the queues are
+      flat, but a queue stayed within ``swing_threshold_pkts`` of a bound
+      (empty, or its buffer full) over the last window while the rate of a
+      flow crossing it moved by ``swing_threshold_pkts / window_s``
+      packets/s or more.  Such a queue is flat whatever the flows do (an
+      empty queue passes any arrival below the capacity): a link that has
+      not filled yet at ``t_end_s`` (Reno's windows still opening at large
+      RTTs) is not a settled point.
 
     Points whose growth rate could not be measured (a run shorter than two
     windows) are ``not classified``; failed and interrupted runs are
@@ -400,7 +450,10 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     -------
     xarray.Dataset
         On ``(y, x)``: ``stable`` (settled), ``regime`` (-1 not classified, 0 settled, 1 decaying but not
-        settled, 2 growing or limit cycle; ``flag_values``/``flag_meanings`` attributes), ``status``,
+        settled, 2 growing or limit cycle, 3 a queue at a bound with the rates still changing;
+        ``flag_values``/``flag_meanings`` attributes), ``held_flow_rate_swing_pps`` (packets/s: the largest
+        swing over the last window of the rate of a flow crossing a queue held at a bound; NaN where none
+        was), ``status``,
         ``n_steps``; on ``(y, x, link)``:
         ``queue_swing_pkts``, ``queue_mean_pkts`` (over the window); on ``(y, x)`` also
         ``swing_growth_rate_per_s``: how fast the swing shrinks (< 0) or grows between the last two
@@ -506,6 +559,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     swing = np.full((B, L), np.nan)
     qmean = np.full((B, L), np.nan)
     rate = np.full(B, np.nan)
+    # the rates' swing of the flows crossing a queue held at a bound (NaN: no such queue, or not settled anyway)
+    held_swing = np.full(B, np.nan)
+    link_flows = np.zeros((L, network.n_flows), bool)
+    link_flows[network.arrays.pair_link, network.arrays.pair_flow] = True
+    buffer_pkts = network.arrays.buffer_pkts
     status = np.array(["interrupted"] * B, dtype=object)
     n_steps = np.zeros(B, dtype=np.int64)
     overlap = bool(overlap) and engine == "numba"
@@ -527,17 +585,24 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         same = (np.array_equal(previous["x"].values, xs) and np.array_equal(previous["y"].values, ys)
                 and all(str(stored.get(k)) == str(v) for k, v in settings.items()))
         check(same, "previous", "a map of other settings", "a map of the same grid, model, scenario and settings")
+        # a map stored before the held-queue test cannot say whether its flat queues had settled flows
+        check("held_flow_rate_swing_pps" in previous, "previous", "a map without held_flow_rate_swing_pps",
+              "a map of this version (maps stored before the rates of flows at a held queue were checked are "
+              "recomputed)")
         kept = previous["status"].values.reshape(-1).astype(str) != "interrupted"
         swing[kept] = previous["queue_swing_pkts"].values.reshape(B, L)[kept]
         qmean[kept] = previous["queue_mean_pkts"].values.reshape(B, L)[kept]
         rate[kept] = previous["swing_growth_rate_per_s"].values.reshape(-1)[kept]
+        held_swing[kept] = previous["held_flow_rate_swing_pps"].values.reshape(-1)[kept]
         status[kept] = previous["status"].values.reshape(-1)[kept]
         n_steps[kept] = previous["n_steps"].values.reshape(-1)[kept]
         todo = np.flatnonzero(~kept)
     def build():
         ok = status == "success"
-        stable = ok & np.all(swing < thr, axis=1)
-        regime = classify_regime(ok, stable, rate, window, ratio)
+        flat = ok & np.all(swing < thr, axis=1)
+        changing = flat & (held_swing * window >= thr)  # NaN (no held queue) compares False
+        stable = flat & ~changing
+        regime = classify_regime(ok, stable, rate, window, ratio, changing)
         shape = (ys.size, xs.size)
         ds = xr.Dataset(
             {"stable": (("y", "x"), stable.reshape(shape), {"long_name": "settled (see attrs verdict)"}),
@@ -550,6 +615,11 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                  "units": "1/s", "long_name": "ln(swing over the last window / swing over the window before) / window, "
                                              "largest swing over the links; NaN without two windows or where a swing "
                                              "is below max(1e-6, 10 rtol max(1, |mean queue|)) packet (not resolved)"}),
+             "held_flow_rate_swing_pps": (("y", "x"), held_swing.reshape(shape), {
+                 "units": "packets/s", "long_name": "largest peak-to-peak swing over the last window of the rate of a "
+                                                   "flow crossing a link whose queue stayed within the threshold of "
+                                                   "a bound (empty or full); NaN where no queue did (or the queues "
+                                                   "were not flat)"}),
              "queue_swing_pkts": (("y", "x", "link"), swing.reshape(shape + (L,)), {"units": "packets"}),
              "queue_mean_pkts": (("y", "x", "link"), qmean.reshape(shape + (L,)), {"units": "packets"})},
             coords={"x": xs, "y": ys, "link": [lk.name for lk in network.links]})
@@ -558,10 +628,12 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         ds.attrs.update(
             **settings, swing_threshold_pkts=thr,
             verdict=(f"settled: run succeeded and every link's queue swings < {thr:g} packet(s) peak to peak over the "
-                     f"last {window:g} s of {t_end:g} s"),
+                     f"last {window:g} s of {t_end:g} s; a queue held within {thr:g} packet(s) of empty or full also "
+                     f"needs its flows' rates to move < {thr / window:g} packets/s"),
             regime_rule=(f"settled as in verdict; otherwise decaying (not settled) when the largest swing over the "
                          f"last {window:g} s is below {ratio:g} x the one over the {window:g} s before, else growing "
-                         "or limit cycle; not classified when that ratio was not measured"),
+                         "or limit cycle; queue at a bound with the rates still changing when only the held-queue "
+                         "test failed (e.g. a link not filled yet); not classified when that ratio was not measured"),
             decay_ratio=ratio,
             packet_bytes=network.packet_bytes, wall_s=time.perf_counter() - wall0,
             n_interrupted=int((status == "interrupted").sum()), n_run=int(todo.size))
@@ -602,6 +674,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 return pset[key]
             per = [params_of(xv, yv) for xv, yv in pts]
             iq = systems[0].layout["queue"].sl
+            n_fc = sum(b.size for k, b in systems[0].layout.items() if k.startswith("flow:"))  # flow blocks first
+            comps = np.r_[np.arange(n_fc), np.arange(iq.start, iq.stop)]
             # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
             # order (blocks of LANES; a model of narrower groups, codegen._lanes_count, splits each block).  A
             # kernel call runs whole groups, and a group's result depends only on its members, so the
@@ -629,10 +703,16 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 out, st, cnt = solve_adaptive_batch(
                     systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
                     max_history_gib=max_history_gib,
-                    t_eval=t_eval, components=np.arange(iq.start, iq.stop), dynamics_only=True, overlap=overlap,
-                    kinks=kinks)
+                    t_eval=t_eval, components=comps, dynamics_only=True, overlap=overlap, kinks=kinks)
                 todo_run[0] = True
-                swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, out, t_end, window, rtol)
+                qs = out[..., n_fc:]
+                swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, qs, t_end, window, rtol)
+                held = _held_links(qs, t_eval, t_end, window, buffer_pkts, thr)
+                for j, b in enumerate(sl):  # the rates only where a flat queue sat at a bound
+                    if st[j].value == "success" and held[j].any() and (swing[b] < thr).all():
+                        sysm = systems[member_system[b]]
+                        r = _rates_from_states(sysm, per[b], out[j, :, :n_fc], qs[j], t_eval)
+                        held_swing[b] = _held_rate_swing(t_eval, r, held[j], link_flows, t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 i0 += per_call
@@ -652,6 +732,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)
+                held = _held_links(tr.queue_pkts, tr.t_s, t_end, window, buffer_pkts, thr)
+                if tr.ok and held.any() and (swing[b] < thr).all():
+                    held_swing[b] = _held_rate_swing(tr.t_s, tr.rate_pps, held, link_flows, t_end, window)
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
                     bar.update(1)

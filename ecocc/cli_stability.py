@@ -452,6 +452,7 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     counts = {"points": int(status.size), "settled": int((ok & (regime == 0)).sum()),
               "decaying_not_settled": int((ok & (regime == 1)).sum()),
               "growing_or_limit_cycle": int((ok & (regime == 2)).sum()),
+              "queue_at_bound_rates_changing": int((ok & (regime == 3)).sum()),
               "not_classified": int((ok & (regime == -1)).sum()),
               "failed": int((~ok & (status != "interrupted")).sum()),
               "interrupted": int((status == "interrupted").sum())}
@@ -490,7 +491,8 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
         click.echo(f"{a['scenario']} ({a['model']}): {ds.sizes['y']} x {ds.sizes['x']} points "
                    f"({y_name} x {x_name}), engine {a['engine']}, {a['wall_s']:.1f} s: {c['settled']} settled, "
                    f"{c['decaying_not_settled']} decaying but not settled, {c['growing_or_limit_cycle']} growing or "
-                   f"limit cycle, {c['not_classified']} not classified, {c['failed']} failed, "
+                   f"limit cycle, {c['queue_at_bound_rates_changing']} with a queue at a bound and the rates still changing, "
+                   f"{c['not_classified']} not classified, {c['failed']} failed, "
                    f"{c['interrupted']} interrupted")
         click.echo(f"  {a['verdict']}")
         click.echo(f"  {a['regime_rule']}")

@@ -196,7 +196,7 @@ class MapPlot:
         when not drawn (a one-row or one-column grid, or no boundary in the plane).
     lines : dict
         Role -> list of Line2D: point markers by regime (``"settled"``, ``"decaying_not_settled"``,
-        ``"growing_or_limit_cycle"``, ``"not_classified"``, ``"failed"``), run statuses
+        ``"growing_or_limit_cycle"``, ``"queue_at_bound_rates_changing"``, ``"not_classified"``), run statuses
         (``"status:<name>"``), ``"critical_delay"``, ``"not_certified"``.
     legend : matplotlib.legend.Legend or None
     """
@@ -667,7 +667,8 @@ def plot_simulated_map(ds, ax=None, *, legend="auto", title=None, boundary_kw=No
     peak over the verdict window; swings below 1e-6 packet are clipped).
     The settled region is outlined (contour of ``stable`` at 0.5); every
     point carries the marker of its regime (settled, decaying but not
-    settled, growing or limit cycle, not classified), counted in the legend;
+    settled, growing or limit cycle, a queue at a bound with the rates still
+    changing, not classified), counted in the legend;
     points whose run did not succeed are marked by status.
     Axis labels come from the ``long_name`` and ``units`` of ``x``/``y``.
 
@@ -735,6 +736,8 @@ def plot_simulated_map(ds, ax=None, *, legend="auto", title=None, boundary_kw=No
               1: ("decaying_not_settled", "decaying, not settled", dict(marker="v", color="c", mec="k", mew=0.4, ms=4)),
               2: ("growing_or_limit_cycle", "growing or limit cycle",
                   dict(marker="^", color="r", mec="k", mew=0.4, ms=4)),
+              3: ("queue_at_bound_rates_changing", "queue at a bound, rates still changing",
+                  dict(marker="D", color="y", mec="k", mew=0.4, ms=4)),
               -1: ("not_classified", "not classified (decay not measured)",
                    dict(marker="s", color="0.6", mec="k", mew=0.4, ms=4)),
               -2: ("not_settled", "not settled (map without regimes)",

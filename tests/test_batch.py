@@ -133,5 +133,40 @@ def test_simulate_map_three_regimes_match_the_linear_critical_delay():
     assert reg[1] == 1 and rate[1] < 0      # 0.45 s: swing > 1 packet after 60 s, but shrinking
     assert not ds["stable"].values[1, 0]    # ... which the settled test alone called "not stable"
     assert reg[2] == 2                      # 1.2 s > 0.6435 s: limit cycle (rate ~ 0, swing ~ 2000 packets)
-    assert set(ds["regime"].attrs["flag_meanings"].split()) == {"not_classified", "settled",
-                                                                 "decaying_not_settled", "growing_or_limit_cycle"}
+    assert set(ds["regime"].attrs["flag_meanings"].split()) == {
+        "not_classified", "settled", "decaying_not_settled", "growing_or_limit_cycle", "queue_at_bound_rates_changing"}
+    assert np.isnan(ds["held_flow_rate_swing_pps"].values).all()  # no queue sat at a bound: the rates not needed
+
+
+def test_map_regime_of_flat_queues_with_changing_rates():
+    # code 3 only where the queues alone passed: flat queues but the held-queue test failed
+    from ecocc.batch import classify_regime
+    ok = np.array([True, True, True, False])
+    settled = np.array([False, False, True, False])
+    changing = np.array([True, False, False, True])
+    r = classify_regime(ok, settled, np.array([np.nan, np.nan, np.nan, np.nan]), 10.0, 0.99, changing)
+    assert r.tolist() == [3, -1, 0, -1]
+
+
+@pytest.mark.parametrize("engine", ["numba", pytest.param("numpy", marks=pytest.mark.slow)])  # numpy: 38 s
+def test_map_point_whose_link_has_not_filled_is_not_settled(engine):
+    # Reno at 10 packets/s on a 15,000 packets/s link, RTTs 0.05-0.4 s scaled by 1.6: the windows open by one
+    # packet per RTT, too slowly to fill the link in 30 s, so the queue stays empty (flat: it once passed as
+    # "settled").  A single run shows it independently: the queue is 0 over the last 10 s while the aggregate
+    # rate is below the capacity and rising.  At scale 0.25 the link fills in a few seconds and the queue
+    # settles at a positive level.
+    from ecocc.batch import simulate_map
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    tr = simulate(net.scaled(rtt_scale=1.6), "reno", t_end_s=30.0, output_dt_s=0.01)  # the map's sampling
+    last = tr.t_s >= 20.0 - 1e-9
+    agg = tr.rate_pps[last].sum(axis=1)
+    assert tr.queue_pkts[last].max() == 0.0 and agg.max() < 15000.0 and agg[-1] > agg[0] + 100.0
+    ds = simulate_map(net, "reno", x_name="red_p_max", x_values=[0.1], y_values=[0.25, 1.6], t_end_s=30.0,
+                      window_s=10.0, engine=engine)
+    assert ds["queue_swing_pkts"].values[1, 0, 0] < 1.0            # the queue alone would pass
+    assert ds["regime"].values[:, 0].tolist()[1] == 3 and not ds["stable"].values[1, 0]
+    # the recorded swing is the flows' own (the largest, flow 1's rise over 10 s), far above 1 packet / 10 s;
+    # two runs at rtol 1e-7 sampled on one grid: 1e-6 relative leaves 10x the tolerance for the two solvers
+    r1 = tr.rate_pps[last]
+    assert ds["held_flow_rate_swing_pps"].values[1, 0] == pytest.approx((r1.max(0) - r1.min(0)).max(), rel=1e-6)
+    assert ds["regime"].values[0, 0] != 3
