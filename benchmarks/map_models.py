@@ -36,7 +36,7 @@ C_PPS = 15000.0
 
 def one_map(name, n, t_end):
     from ecocc import dumbbell
-    from ecocc.batch import simulate_map
+    from ecocc.batch import REGIMES, simulate_map
     from ecocc.models import get_model
     m = get_model(name)
     g0 = getattr(m.make_params(), GAIN[name])
@@ -57,6 +57,7 @@ def one_map(name, n, t_end):
                 simulate_map_wall_s=float(ds.attrs["wall_s"]), first_use_s=first,
                 n_success=int((st == "success").sum()), n_failed=int((st == "failed").sum()),
                 n_settled=int(ds.stable.values.sum()), mean_steps=float(ds.n_steps.values.mean()),
+                regimes={name_: int((ds.regime.values == code).sum()) for code, name_ in REGIMES.items()},
                 kernel=ds.attrs["kernel"], solver=ds.attrs["solver"], loadavg_before=load0,
                 loadavg_after=os.getloadavg())
 
@@ -75,17 +76,17 @@ def main():
         r = one_map(name, a.n, a.t_end_s)
         res["maps"].append(r)
         print(f"{name}: {r['points']} points in {r['wall_s']:.1f} s ({r['cpu_s']:.1f} s of CPU; first use {r['first_use_s']:.1f} s), "
-              f"{r['n_settled']} settled, {r['n_failed']} failed, mean steps {r['mean_steps']:.0f}, load "
+              f"{r['n_settled']} settled, {r['n_failed']} failed, regimes {r['regimes']}, mean steps {r['mean_steps']:.0f}, load "
               f"{r['loadavg_before'][0]:.1f}", flush=True)
         out.write_text(json.dumps(res, indent=1))
     lines = [f"# {a.n} x {a.n} maps by simulation, {a.t_end_s:g} s per point (benchmarks/map_models.py)", "",
              f"machine: {res['machine']}", "",
-             "| model | x axis | points | wall (s) | CPU (s) | first use (s) | settled | failed | mean steps | load avg (1 min) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| model | x axis | points | wall (s) | CPU (s) | first use (s) | settled | queue at a bound, rates changing | failed | mean steps | load avg (1 min) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["maps"]:
         lines.append(f"| {r['model']} | {r['x_name']} | {r['points']} | {r['wall_s']:.1f} | {r.get('cpu_s', float('nan')):.1f} | "
                      f"{r['first_use_s']:.1f} | "
-                     f"{r['n_settled']} | {r['n_failed']} | {r['mean_steps']:.0f} | {r['loadavg_before'][0]:.1f} |")
+                     f"{r['n_settled']} | {r.get('regimes', {}).get('queue_at_bound_rates_changing', '-')} | {r['n_failed']} | {r['mean_steps']:.0f} | {r['loadavg_before'][0]:.1f} |")
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")
 
 
