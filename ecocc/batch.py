@@ -422,7 +422,9 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         numba engine: the shared steps end where a queue's kink reaches the flows (a queue crossing a level at
         which its link's signal has a kink, RED's thresholds; a queue held at or released from a bound: one
         backward delay later), instead of straddling it (default; such a step was rejected several times, and
-        the points of a lock-step group each bring their own kinks).  ``False``: the single kernel's steps.
+        the points of a lock-step group each bring their own kinks).  ``False``: the single kernel's steps
+        (except that a step rejected across one of RED's thresholds is retaken ending at the located
+        crossing either way: :func:`ecocc.dde.engine.solve_adaptive_batch`).
     chunk : int
         At most this many members per kernel call (numba); calls are sized
         (whole lock-step groups, from the measured time per point) to take

@@ -701,7 +701,9 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         queue crosses a level at which its link's signal has a kink (RED's thresholds), or is held at or
         released from a bound, every flow reading it sees the kink one backward delay later, and the shared
         steps end there instead of straddling it (each straddling step was rejected several times).  Off:
-        the single kernel's steps (with identical lanes, exactly its steps).
+        the single kernel's steps (with identical lanes, exactly its steps), except that a model whose AQM
+        drops kink at the same queue levels (RED: Reno, HSTCP, Scalable TCP) retakes a step rejected across
+        such a level at the located crossing either way (docs/notes/redkink.md).
 
     Returns
     -------

@@ -24,7 +24,8 @@ kernel's (:func:`adaptive_kernel`), line by line, with the step decisions taken 
   whose located crossing ended a retaken step (the first crossing over the lanes) is held even a hair inside
   its bound, and a held queue sits exactly on its bound (moved there with the projection's booking).
 
-With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``).  With
+With ``W`` identical lanes it takes exactly the single kernel's steps (``tests/test_lanes.py``; not for a model
+with ``KINK_NOW``, below).  With
 different lanes, each lane's result differs from its own single run by a tolerance-sized amount (another
 mesh).
 
@@ -45,7 +46,9 @@ the model has such kinks (``KINKS``, generated).  Where the link's AQM drop frac
 levels (``KINK_NOW``, generated: RED, whose drops and signal are one probability of the *current* queue), the
 queue's own derivative kinks there too: a step rejected on its error in which a failing lane's queue crossed such
 a level is retaken ending at the first crossing (located on the step's Hermite segment), instead of shrinking by
-the error alone and straddling the kink again (docs/notes/mapsfast.md).
+the error alone and straddling the kink again (docs/notes/mapsfast.md).  This one is done with or without
+``kinks`` (it adds no breakpoint; docs/notes/redkink.md), so for those models (Reno, HSTCP, Scalable TCP) identical
+lanes no longer take exactly the single kernel's steps.
 
 The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
 :data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
@@ -548,10 +551,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     n_rej += 1
                     rej_step = True
                     s_lev = 1.0
-                    if KINKS and KINK_NOW and kinks:  # noqa: F821
+                    if KINKS and KINK_NOW:  # noqa: F821
                         # the current queue's derivative kinks at a level (AQM drops): a failing lane whose queue
                         # crossed one in the step retakes it ending at the first such crossing (located on the
-                        # step's Hermite segment), rather than shrinking past it or straddling it again
+                        # step's Hermite segment), rather than shrinking past it or straddling it again; with or
+                        # without ``kinks`` (it propagates nothing: docs/notes/redkink.md)
                         for l in range(L):
                             for w in range(W):
                                 if not (alive[w] and err_w[w] > 1.0):
