@@ -1,11 +1,11 @@
 """Peak RSS of setting up and running a mixed Symbiosis + drop-tail Reno network (docs/notes/mixlazy.md).
 
-    python docs/notes/mixlazy_tools/mixprobe.py N T_END [warm]
+    python docs/notes/mixlazy_tools/mixprobe.py N T_END [warm|setup]
 
 Builds ``random_network(N, 1000, max_hops=5, seed=0)`` (benchmarks/scaling.py's network), every other flow
 Reno (drop-tail), the others TCP Symbiosis; warms the compiled composite kernel on a small mixed network
 (``warm``: only that, then exits); builds the MixedSystem and the compiled kernel's arguments
-(``engine.generic_args``, no integration) and reads the peak RSS; then runs ``simulate`` to T_END
+(``engine.generic_args``, no integration) and reads the peak RSS (``setup``: only that, then exits); then runs ``simulate`` to T_END
 (engine="numba", past="steady") and reads the peak again.  Peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss``
 (KiB on Linux) in this fresh process.  Prints one ``RESULT {json}`` line.
 """
@@ -40,6 +40,7 @@ PROT = {"reno": {"model": "reno", "aqm": "droptail"}}
 def main():
     N, t_end = int(sys.argv[1]), float(sys.argv[2])
     warm_only = len(sys.argv) > 3 and sys.argv[3] == "warm"
+    setup_only = len(sys.argv) > 3 and sys.argv[3] == "setup"
     import numpy as np
 
     from ecocc import random_network, simulate
@@ -62,6 +63,11 @@ def main():
                                            t_eval=np.linspace(0, t_end, 11))
     t4 = time.perf_counter()
     setup_peak = peak_mib()
+    if setup_only:
+        print("RESULT " + json.dumps(dict(N=N, t_end=t_end, pairs=int(net.arrays.pair_link.size), network_s=t2 - t1,
+                                          system_s=t3 - t2, generic_args_s=t4 - t3, setup_peak_mib=setup_peak,
+                                          load1_start=l0, load1_end=load1(), cpu_s=time.process_time())), flush=True)
+        return
     del gen, args, s
     tr = simulate(net, "symbiosis", protocols=PROT, t_end_s=t_end, output_dt_s=t_end / 10, engine="numba",
                   past="steady")
