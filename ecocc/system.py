@@ -569,7 +569,7 @@ class NetworkSystem:
         """The distinct delays of the arrival entries (of the flows ``k`` with ``flow_mask[k]``; None: all),
         sorted, without building the entries (:func:`arrival_delay_set`)."""
         bwd, fwd, _ = self._arr_src
-        if np.ndim(bwd) != 1 or np.ndim(fwd) != 1:  # batch-shaped delays (a batch stacks them only after the construction)
+        if np.ndim(bwd) != 1 or np.ndim(fwd) != 1:  # batch-shaped delays (a batch stacks them only later)
             ks, dl, _ = self._arr_entries
             return sorted_unique(dl if flow_mask is None else dl[..., np.asarray(flow_mask, dtype=bool)[ks]])
         return arrival_delay_set(self.a, bwd, fwd, self.n_links, flow_mask)

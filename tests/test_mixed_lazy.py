@@ -84,7 +84,8 @@ def _arr_lazy(s):
 
 def _not_built(s):
     lazy = _arr_lazy(s)
-    return bool(lazy) and all(isinstance(lk, LazyLookup) and not lk.built for lk in lazy) and "_mix_cache" not in vars(s)
+    return (bool(lazy) and all(isinstance(lk, LazyLookup) and not lk.built for lk in lazy)
+            and "_mix_cache" not in vars(s))
 
 
 @pytest.mark.parametrize("pk,nn,kw", COMPILED)
