@@ -42,16 +42,18 @@ non-finite state, reported), analytic ``equilibrium`` (None: the tests solve the
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dde.problem import Lookup, sorted_unique
+from .dde.problem import LazyLookup, Lookup, sorted_unique
 from .errors import InputError
 from .models import REGISTRY, get_model
 from .models.base import NUMPY_OPS, ModelParams
 from .network import Network
-from .system import _REDUCE, NetworkSystem, _Block, _spmv, sent_queue_entries
+from .system import (_REDUCE, NetworkSystem, _Block, _spmv, arrival_delay_set, arrival_entries,
+                     arrival_positive_flows, sent_queue_entries)
 
 
 # -- resolving the protocols of a network ------------------------------------------------------------------
@@ -379,15 +381,19 @@ class MixedSystem(NetworkSystem):
         a = self.a
         pl, pf = a.pair_link, a.pair_flow
         lk, self.lk_index, self._recv = [], {}, []
+        #: lookup index -> (member i, member j, queue lookup?) of the arrival lookups (LazyLookup, built on first use)
+        self._arr_of = {}
 
         def add(name, comps, delays, recv):
             self.lk_index[name] = len(lk)
-            lk.append(Lookup(comps, delays))
+            lk.append(comps if delays is None else Lookup(comps, delays))
             self._recv.append(recv)
 
-        fwd_of = {(int(pl[j]), int(pf[j])): self.fwd[j] for j in range(pl.size)}
-        lptr, lflows = a.flows_by_link()  # the routing's CSR structure, without importing scipy.sparse
-        for M in self.mem:
+        L = self.n_links
+        has_flow = np.zeros((len(self.mem), L), dtype=bool)  # links carrying a flow of member j
+        for j in range(len(self.mem)):
+            has_flow[j, pl[self.flow_member_index[pf] == j]] = True
+        for i, M in enumerate(self.mem):
             m, lay = M.model, self.layout
             p_l, p_f = pl[M.pairs], pf[M.pairs]
             comps = [lay[f"link:{M.name}.{v}"].start + p_l for v in m.link_states] + [lay["queue"].start + p_l]
@@ -405,34 +411,124 @@ class MixedSystem(NetworkSystem):
                 idx = np.arange(M.flows.size)
                 add(f"own:{M.name}", np.concatenate([o + idx for o in fv]), np.tile(self.rtt_s[M.flows], len(fv)),
                     np.tile(M.flows, len(fv)))
-            M.arr = []
+            M.arr_names = []
             if m.signal_uses_arrival:
-                # every flow k on the link of each of this member's pairs r, grouped by k's own member
-                rows, ks, dl = [], [], []
-                for r, j in enumerate(M.pairs):
-                    l = pl[j]
-                    on_l = lflows[lptr[l]:lptr[l + 1]]
-                    rows.append(np.full(on_l.size, r))
-                    ks.append(on_l)
-                    dl.append(self.bwd[j] + np.array([fwd_of[(int(l), int(k))] for k in on_l]))
-                rows, ks, dl = np.concatenate(rows), np.concatenate(ks), np.concatenate(dl)
-                for N in self.mem:
-                    sel = self.flow_member_index[ks] == self.mem.index(N)
-                    if not np.any(sel):
+                # every flow k on the link of each of this member's pairs r, grouped by k's own member N: one entry
+                # per (pair of M, flow of N on its link), sum_l n_l^2 of them over the members (9e7 at 1e5 flows on
+                # 1,000 links), built on first use as the single-model arrival lookup (ecocc.system; LazyLookup):
+                # the NumPy composite gathers through them, the compiled composite reads the pairs' own CSR
+                on_m = np.zeros(L, dtype=bool)
+                on_m[p_l] = True
+                for j, N in enumerate(self.mem):
+                    if not np.any(on_m & has_flow[j]):  # no flow of N on a link of M's pairs: no entry
                         continue
-                    k, d, rw = ks[sel], dl[sel], rows[sel]
-                    S = _LazyCSR(rw, M.pairs.size)  # scipy.sparse on the NumPy right-hand side's first call
                     nm = f"arr:{M.name}:{N.name}"
-                    fvN = self._fvars_starts(N)
-                    add(nm, np.concatenate([o + N.loc[k] for o in fvN]), np.tile(d, len(fvN)),
-                        np.tile(pf[M.pairs][rw], len(fvN)))
+                    self._arr_of[len(lk)] = (i, j, False)
+                    add(nm, LazyLookup(functools.partial(self._mix_lookup, i, j),
+                                       functools.partial(self._mix_positive_delays, i, j),
+                                       functools.partial(self._mix_delayed_comps, i, j)),
+                        None, functools.partial(self._mix_recv, i, j, False))
                     qsent = None
                     if self.load_rtt == "sent":  # each entry's flow's path queues at the entry's delay
-                        links, dq_, st_, rq = sent_queue_entries(a, k, d)
-                        add(nm + ":q", lay["queue"].start + links, dq_, pf[M.pairs][rw][rq])
-                        qsent = (nm + ":q", st_, self.C[links])
-                    M.arr.append((nm, N, k, d, S, qsent))
+                        self._arr_of[len(lk)] = (i, j, True)
+                        add(nm + ":q", LazyLookup(functools.partial(self._mix_q_lookup, i, j),
+                                                  functools.partial(self._mix_positive_delays, i, j),
+                                                  functools.partial(self._mix_q_delayed_comps, i, j)),
+                            None, functools.partial(self._mix_recv, i, j, True))
+                        qsent = nm + ":q"
+                    M.arr_names.append((nm, j, qsent))
         self.lookups = lk
+
+    # -- the arrival entries of each (member M, member N), built on first use (the NumPy composite only) --------
+    def _mix_entries(self, i, j):
+        """``(k, d, rw)`` of member i's arrival entries of member j's flows: the flow, the delay and the position
+        of the receiving pair in ``mem[i].pairs`` of each (every member j's split cached at once, from one
+        :func:`ecocc.system.arrival_entries` of member i's pairs)."""
+        cache = self.__dict__.setdefault("_mix_cache", {})
+        if ("e", i, j) not in cache:
+            ks, dl, rows = arrival_entries(self.a, self.bwd, self.fwd, self.mem[i].pairs)
+            mk = self.flow_member_index[ks]
+            for jj in range(len(self.mem)):
+                sel = mk == jj
+                cache[("e", i, jj)] = (ks[sel], dl[sel], rows[sel])
+            del ks, dl, rows, mk
+        return cache[("e", i, j)]
+
+    def _mix_q_entries(self, i, j):
+        """:func:`ecocc.system.sent_queue_entries` of :meth:`_mix_entries` (``load_rtt="sent"``), cached."""
+        cache = self.__dict__.setdefault("_mix_cache", {})
+        if ("q", i, j) not in cache:
+            k, d, _ = self._mix_entries(i, j)
+            cache[("q", i, j)] = sent_queue_entries(self.a, k, d)
+        return cache[("q", i, j)]
+
+    def _mix_lookup(self, i, j):
+        k, d, _ = self._mix_entries(i, j)
+        N = self.mem[j]
+        fvN = self._fvars_starts(N)
+        return np.concatenate([o + N.loc[k] for o in fvN]), np.tile(d, len(fvN))
+
+    def _mix_q_lookup(self, i, j):
+        links, dq_ = self._mix_q_entries(i, j)[:2]
+        return self.layout["queue"].start + links, dq_
+
+    def _mix_recv(self, i, j, q):
+        """The receiving flow of each entry of the lookup (i, j) (``q``: its queue lookup), for
+        :meth:`queueing_delays` (cached)."""
+        cache = self.__dict__.setdefault("_mix_cache", {})
+        if ("r", i, j, q) not in cache:
+            _, _, rw = self._mix_entries(i, j)
+            recv = self.a.pair_flow[self.mem[i].pairs][rw]
+            cache[("r", i, j, q)] = (recv[self._mix_q_entries(i, j)[3]] if q
+                                     else np.tile(recv, len(self.mem[j].model.flow_states)))
+        return cache[("r", i, j, q)]
+
+    def _mix_delay_set(self, i, j, flow_mask=None):
+        """The distinct delays of the entries (i, j) (of the flows with ``flow_mask``), without building them."""
+        mine = self.flow_member_index == j
+        return arrival_delay_set(self.a, self.bwd, self.fwd, self.n_links,
+                                 mine if flow_mask is None else mine & np.asarray(flow_mask, dtype=bool),
+                                 self.mem[i].pairs)
+
+    def _mix_positive_delays(self, i, j):
+        d = self._mix_delay_set(i, j)
+        return d[d > 0]
+
+    def _mix_positive_flows(self, i, j):
+        """Member j's flows (global indices) with an entry of positive delay seen by member i's pairs."""
+        kpos = arrival_positive_flows(self.a, self.bwd, self.fwd, self.n_links, self.n_flows, self.mem[i].pairs)
+        return np.flatnonzero(kpos & (self.flow_member_index == j))
+
+    def _mix_delayed_comps(self, i, j):
+        N = self.mem[j]
+        k = self._mix_positive_flows(i, j)
+        return np.concatenate([o + N.loc[k] for o in self._fvars_starts(N)] + [np.zeros(0, dtype=np.int64)])
+
+    def _mix_q_delayed_comps(self, i, j):
+        a = self.a
+        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+        kk = np.zeros(self.n_flows, dtype=bool)
+        kk[self._mix_positive_flows(i, j)] = True
+        q = np.zeros(self.n_links, dtype=bool)
+        q[pl[kk[pf]]] = True
+        return self.layout["queue"].start + np.flatnonzero(q)
+
+    def _mix_terms(self, i):
+        """Member i's arrival terms for the NumPy right-hand side: ``(lookup name, member N, k, d, S, qsent)``
+        per member N, cached (builds the entries)."""
+        cache = self.__dict__.setdefault("_mix_cache", {})
+        if ("t", i) not in cache:
+            M, out = self.mem[i], []
+            for nm, j, qname in M.arr_names:
+                k, d, rw = self._mix_entries(i, j)
+                S = _LazyCSR(rw, M.pairs.size)  # scipy.sparse on the NumPy right-hand side's first call
+                qsent = None
+                if qname is not None:
+                    links, _, st_, _ = self._mix_q_entries(i, j)
+                    qsent = (qname, st_, self.C[links])
+                out.append((nm, self.mem[j], k, d, S, qsent))
+            cache[("t", i)] = out
+        return cache[("t", i)]
 
     def flow_of_component(self):
         """The flow each state component belongs to (each member's flow-state blocks), ``-1`` for the others
@@ -469,7 +565,12 @@ class MixedSystem(NetworkSystem):
         silent = np.asarray(self.start_s, dtype=float) <= 0.0
         fc = self.flow_of_component()
         parts = [np.zeros(0)]
-        for lk in self.lookups:
+        for il, lk in enumerate(self.lookups):
+            if il in self._arr_of:  # an arrival lookup, without its entries: the delays of its silent flows' entries
+                i, j, q = self._arr_of[il]
+                if not q:  # (its queue lookup reads queues, no flow's activity)
+                    parts.append(self._mix_delay_set(i, j, silent))
+                continue
             fl = fc[lk.comps]
             sel = fl >= 0
             sel[sel] = silent[fl[sel]]
@@ -579,7 +680,7 @@ class MixedSystem(NetworkSystem):
             y_pair = None
             if m.signal_uses_arrival:
                 y_pair = self.cross(t - self.bwd[M.pairs])[..., np.arange(npm), pl[M.pairs]]
-                for nm, N, k, d, S, qsent in M.arr:
+                for nm, N, k, d, S, qsent in self._mix_terms(self.mem.index(M)):
                     fk = self._split(N, Z[self.lk_index[nm]], k.size)
                     stk = {kk: v[k] for kk, v in N.st_all.items()}
                     t_k = t - d
@@ -689,7 +790,7 @@ class MixedSystem(NetworkSystem):
             One entry per lookup: seconds per entry; None for the forward lookups.
         """
         Q = _spmv(self.Rt, y[..., self.layout["queue"].sl] / self.C)
-        return [None if r is None else Q[..., r] for r in self._recv]
+        return [None if r is None else Q[..., r() if callable(r) else r] for r in self._recv]
 
     def state_at(self, flow_values: dict, queue_pkts, link_values: dict | None = None):
         """Build a full state vector from natural values (for the linearization at a rest point).

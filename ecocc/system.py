@@ -140,7 +140,7 @@ def sent_queue_entries(a, ks, delays):
     return pl[pos], np.repeat(np.asarray(delays, dtype=float), cnt, axis=-1), starts, rows
 
 
-def arrival_entries(a, bwd, fwd):
+def arrival_entries(a, bwd, fwd, pairs=None):
     """The arrival entries of a network: one per (link, flow) pair ``r = (l, p)`` and flow ``k`` on link ``l``
     (sum over links of n_l^2 entries), in pair order, each pair's link's flows in CSR order.
 
@@ -150,6 +150,9 @@ def arrival_entries(a, bwd, fwd):
         ``pair_link``, ``pair_flow``, ``flows_by_link()``.
     bwd, fwd : numpy.ndarray
         Backward and forward delay of each pair, seconds.
+    pairs : numpy.ndarray or None, optional
+        The receiving pairs ``r`` (int, ascending; a mixed member's own pairs, :class:`ecocc.mixed.MixedSystem`);
+        None: every pair.
 
     Returns
     -------
@@ -159,17 +162,19 @@ def arrival_entries(a, bwd, fwd):
         Delay of each entry, ``bwd[r] + fwd[(l, k)]`` (the load at link l seen by flow p sums
         ``x_k(t - d_b(l, p) - d_f(l, k))``), seconds.
     rows : numpy.ndarray
-        The pair ``r`` each entry is seen by (int).
+        The pair ``r`` each entry is seen by (int; with ``pairs``, its position in ``pairs``).
     """
     pl, pf = a.pair_link, a.pair_flow
     indptr, indices = a.flows_by_link()  # routing's CSR structure, without scipy.sparse (a compiled run)
     # entries in pair order, each pair's link's flows in CSR order (array operations: sum_l n_l^2 entries,
     # 10^6 for 1,000 flows on one link, were a Python loop of 0.1 s per system)
     indptr, indices = np.asarray(indptr), np.asarray(indices)
-    cnt = np.diff(indptr)[pl]
-    rows = np.repeat(np.arange(pl.size), cnt)
+    rl = pl if pairs is None else np.asarray(pl)[pairs]  # the receiving pairs' links
+    rb = np.asarray(bwd) if pairs is None else np.asarray(bwd)[pairs]
+    cnt = np.diff(indptr)[rl]
+    rows = np.repeat(np.arange(rl.size), cnt)
     first = np.repeat(np.cumsum(cnt) - cnt, cnt)
-    epos = np.repeat(indptr[pl], cnt) + (np.arange(rows.size) - first)  # CSR entry of each (pair, k)
+    epos = np.repeat(indptr[rl], cnt) + (np.arange(rows.size) - first)  # CSR entry of each (pair, k)
     # the forward delay of CSR entry (l, k): the pair (l, k)'s (every routing entry is a pair)
     nP = np.asarray(a.flow_pair_start).size - 1
     pkey = pl.astype(np.int64) * nP + pf
@@ -177,8 +182,93 @@ def arrival_entries(a, bwd, fwd):
     ekey = np.repeat(np.arange(indptr.size - 1), np.diff(indptr)).astype(np.int64) * nP + indices
     fwd_entry = np.asarray(fwd)[order[np.searchsorted(pkey[order], ekey)]]
     ks = indices[epos]
-    dl = np.asarray(bwd)[rows] + fwd_entry[epos]
+    dl = rb[rows] + fwd_entry[epos]
     return ks, dl, rows
+
+
+def arrival_delay_set(a, bwd, fwd, n_links, flow_mask=None, pairs=None):
+    """The distinct delays of the arrival entries (:func:`arrival_entries`) of the flows ``k`` with
+    ``flow_mask[k]`` (None: all), seen by the pairs ``pairs`` (None: all), sorted, without building the
+    entries (O(pairs) without forward delays).
+
+    An entry (pair r = (l, p), flow k on l) has the delay ``bwd[r] + fwd[(l, k)]``: without forward delays
+    the backward delays of the receiving pairs on a link holding a counted flow; with them, per link, every
+    backward delay of its receiving pairs plus every forward delay of its counted flows (the same float
+    additions as :func:`arrival_entries`).
+
+    Parameters
+    ----------
+    a : network arrays
+        ``pair_link``, ``pair_flow``.
+    bwd, fwd : numpy.ndarray
+        Backward and forward delay of each pair, seconds (one network: 1-D).
+    n_links : int
+        Number of links.
+    flow_mask : numpy.ndarray or None, optional
+        Boolean per flow: the flows ``k`` counted.
+    pairs : numpy.ndarray or None, optional
+        The receiving pairs (int).
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted distinct delays, seconds (zeros included).
+    """
+    pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+    bwd, fwd = np.asarray(bwd), np.asarray(fwd)
+    cnt = np.ones(pf.size, dtype=bool) if flow_mask is None else np.asarray(flow_mask, dtype=bool)[pf]
+    if pairs is None:
+        recv = np.ones(pl.size, dtype=bool)
+    else:
+        recv = np.zeros(pl.size, dtype=bool)
+        recv[np.asarray(pairs, dtype=np.int64)] = True
+    if not np.any(fwd > 0):  # every entry's delay is its pair's backward delay (+ a zero forward delay)
+        on = np.zeros(n_links, dtype=bool)
+        on[pl[cnt]] = True
+        return sorted_unique(bwd[on[pl] & recv])
+    order = np.argsort(pl, kind="stable")
+    bounds = np.searchsorted(pl[order], np.arange(n_links + 1))
+    parts = [np.zeros(0)]
+    for ll in range(n_links):
+        j = order[bounds[ll]:bounds[ll + 1]]
+        f = sorted_unique(fwd[j[cnt[j]]])
+        b = sorted_unique(bwd[j[recv[j]]])
+        if f.size and b.size:
+            parts.append(sorted_unique((b[:, None] + f[None, :]).ravel()))
+    return sorted_unique(np.concatenate(parts))
+
+
+def arrival_positive_flows(a, bwd, fwd, n_links, n_flows, pairs=None):
+    """Mask of the flows k with an arrival entry of positive delay seen by the pairs ``pairs`` (None: all),
+    without building the entries: a link on k's path that holds a receiving pair, where some receiving pair's
+    backward delay or k's own forward delay is > 0 (both >= 0: their sum is > 0 iff one is).
+
+    Parameters
+    ----------
+    a : network arrays
+        ``pair_link``, ``pair_flow``.
+    bwd, fwd : numpy.ndarray
+        Backward and forward delay of each pair, seconds.
+    n_links, n_flows : int
+        Numbers of links and flows.
+    pairs : numpy.ndarray or None, optional
+        The receiving pairs (int).
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean, shape ``(n_flows,)``.
+    """
+    pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
+    bwd, fwd = np.asarray(bwd), np.asarray(fwd)
+    rp = np.arange(pl.size) if pairs is None else np.asarray(pairs, dtype=np.int64)
+    lhas = np.zeros(n_links, dtype=bool)
+    lhas[pl[rp]] = True
+    lpos = np.zeros(n_links, dtype=bool)
+    lpos[pl[rp][bwd[rp] > 0]] = True
+    kpos = np.zeros(n_flows, dtype=bool)
+    kpos[pf[lpos[pl] | ((fwd > 0) & lhas[pl])]] = True
+    return kpos
 
 
 #: the readings of the past before t0 = 0 (module docstring): "silent" (default) or "steady"
@@ -477,49 +567,21 @@ class NetworkSystem:
 
     def _arr_delay_set(self, flow_mask=None):
         """The distinct delays of the arrival entries (of the flows ``k`` with ``flow_mask[k]``; None: all),
-        sorted, without building the entries (O(pairs) without forward delays).
-
-        An entry (pair r = (l, p), flow k on l) has the delay ``bwd[r] + fwd[(l, k)]``: without forward delays
-        the backward delays of the pairs on a link holding a counted flow; with them, per link, every backward
-        delay of its pairs plus every forward delay of its counted flows (the same float additions as
-        :func:`arrival_entries`)."""
+        sorted, without building the entries (:func:`arrival_delay_set`)."""
         bwd, fwd, _ = self._arr_src
-        a = self.a
-        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
-        bwd, fwd = np.asarray(bwd), np.asarray(fwd)
-        cnt = np.ones(pf.size, dtype=bool) if flow_mask is None else np.asarray(flow_mask, dtype=bool)[pf]
-        if bwd.ndim != 1 or fwd.ndim != 1:  # batch-shaped delays (a batch stacks them only after the construction)
+        if np.ndim(bwd) != 1 or np.ndim(fwd) != 1:  # batch-shaped delays (a batch stacks them only later)
             ks, dl, _ = self._arr_entries
             return sorted_unique(dl if flow_mask is None else dl[..., np.asarray(flow_mask, dtype=bool)[ks]])
-        if not np.any(fwd > 0):  # every entry's delay is its pair's backward delay (+ a zero forward delay)
-            on = np.zeros(self.n_links, dtype=bool)
-            on[pl[cnt]] = True
-            return sorted_unique(bwd[on[pl]])
-        order = np.argsort(pl, kind="stable")
-        bounds = np.searchsorted(pl[order], np.arange(self.n_links + 1))
-        parts = [np.zeros(0)]
-        for ll in range(self.n_links):
-            j = order[bounds[ll]:bounds[ll + 1]]
-            f = sorted_unique(fwd[j[cnt[j]]])
-            if f.size:
-                parts.append(sorted_unique((sorted_unique(bwd[j])[:, None] + f[None, :]).ravel()))
-        return sorted_unique(np.concatenate(parts))
+        return arrival_delay_set(self.a, bwd, fwd, self.n_links, flow_mask)
 
     def _arr_positive_delays(self):
         d = self._arr_delay_set()
         return d[d > 0]
 
     def _arr_positive_flows(self):
-        """Mask of the flows k with an arrival entry of positive delay: a link on k's path where some pair's
-        backward delay or k's own forward delay is > 0 (both >= 0: their sum is > 0 iff one is)."""
+        """Mask of the flows k with an arrival entry of positive delay (:func:`arrival_positive_flows`)."""
         bwd, fwd, _ = self._arr_src
-        a = self.a
-        pl, pf = np.asarray(a.pair_link), np.asarray(a.pair_flow)
-        lpos = np.zeros(self.n_links, dtype=bool)
-        lpos[pl[np.asarray(bwd) > 0]] = True
-        kpos = np.zeros(self.n_flows, dtype=bool)
-        kpos[pf[lpos[pl] | (np.asarray(fwd) > 0)]] = True
-        return kpos
+        return arrival_positive_flows(self.a, bwd, fwd, self.n_links, self.n_flows)
 
     def _arr_delayed_comps(self):
         k = np.flatnonzero(self._arr_positive_flows())

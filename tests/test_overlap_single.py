@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from ecocc import dumbbell, simulate  # noqa: E402
+from ecocc import dumbbell, parking_lot, simulate  # noqa: E402
 from ecocc.dde import engine  # noqa: E402
 from ecocc.dde.adaptive import solve_dde  # noqa: E402
 from ecocc.errors import InputError  # noqa: E402
@@ -62,6 +62,20 @@ def _system(case):
                        starts_s=[0.0, 0.7, 1.9])
         members, fm = resolve_protocols(net, "aecp", None, None, {})
         return MixedSystem(Mixed(members, fm), net, T_END)
+    if case.endswith(("-rq", "-fwd", "-fwdrq")):
+        # state-dependent delays (rtt_includes_queueing: every feedback delay lengthened by the path's queueing
+        # delay) and forward delays (the propagation split), the two variants of the generated right-hand side
+        # (codegen.variant_flags); networks of tests/test_sdd_compiled.py and of this module
+        model, kind = case.split("-", 1)
+        m = get_model(model)
+        P = m.make_params(r0_pps=10.0) if model == "aecp" else m.make_params()  # test_sdd_compiled's AECP start
+        if kind in ("fwd", "fwdrq"):
+            net = parking_lot([1000.0, 800.0], 0.02, buffer_pkts=60.0, delay_split="propagation")
+        elif model == "reno":
+            net = _dumbbell(1250.0, buffer_pkts=200.0, initial_rate_pps=500.0)
+        else:
+            net = _dumbbell()
+        return NetworkSystem(m, net, P, T_END, rtt_includes_queueing=kind in ("rq", "fwdrq"))
     raise ValueError(case)
 
 
@@ -175,3 +189,33 @@ def test_overlap_is_as_accurate_as_numpy(case, request):
     got, _ = _check(case)
     if case == "mixed":
         assert got.settings["kernel"].startswith("ecocc_mix_")
+
+
+# measured (docs/notes/mixlazy.md, section 2; rtol 1e-7, 10 s): e_got / e_ref in tolerance units, the bound
+# 2 e_ref + 1: aecp-rq 0.46 / 0.062 (1.12), petcp-rq 0.65 / 0.50 (2.0), reno-rq 1.34 / 2.0 (5.0), symbiosis-rq
+# 0.95 / 6.9 (14.7), aecp-fwd 1.23 / 0.16 (1.33), petcp-fwd 4.7 / 5.5 (12.1), reno-fwd 0.55 / 0.68 (2.36),
+# reno-fwdrq 1.29 / 0.33 (1.67); symbiosis-fwd 2.49 / 0.12 (1.25): over the bound, an expected failure (below)
+SDD_FWD_CASES = ["aecp-rq", "petcp-rq", "reno-rq", "symbiosis-rq", "aecp-fwd", "petcp-fwd", "reno-fwd", "reno-fwdrq",
+                 "symbiosis-fwd"]
+
+
+@pytest.mark.slow  # one kernel variant compiled per case (about 2 min on a busy machine), a rtol 1e-10 NumPy run
+@pytest.mark.parametrize("case", SDD_FWD_CASES)
+def test_overlap_with_queueing_or_forward_delays_is_as_accurate_as_numpy(case, request):
+    """Overlap with state-dependent delays (``rtt_includes_queueing``: a delayed read at ``t - tau - Q(t)``,
+    inside the step when the step is longer than the smallest constant delay) and with forward delays (the
+    smallest delay is a forward one, 20 ms on the parking lot): the module's rule against the NumPy reference,
+    steps past the smallest delay, conservation (``_check``)."""
+    if case == "symbiosis-fwd":
+        # measured (docs/notes/mixlazy.md, section 2): the overlap run's error is 2.49 tolerance units (flow 1's
+        # log-window at t = 0.5 s; 111 steps) against a bound of 1.25 (the capped NumPy run: 0.12 units, 503
+        # steps): reported, not widened
+        request.applymarker(pytest.mark.xfail(reason="overlap with forward delays, Symbiosis on the parking lot: "
+                                                     "2.49 tolerance units against a bound of 1.25", strict=False))
+    sysm = _system(case)
+    assert sysm.rtt_includes_queueing == case.endswith("rq")
+    assert sysm.has_fwd == ("fwd" in case)
+    got, ref = _check(case)
+    if sysm.rtt_includes_queueing:  # the queueing delays did move (else the case would test constant delays)
+        q = got.y[:, sysm.layout["queue"].sl]
+        assert float(np.max(q)) > 1.0
