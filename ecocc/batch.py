@@ -31,7 +31,7 @@ from .dde.adaptive import Status
 from .errors import InputError, check, check_finite
 from .models import get_model
 from .network import Network
-from .results import Trajectory
+from .results import Trajectory, active_mask, flow_rates, flow_values
 from .system import NetworkSystem
 
 
@@ -211,6 +211,11 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
 MAP_AXES_NUMBA = ("rtt_scale",)
 
 
+def _last_window(t, t_end, window):
+    """Which sample times ``t`` lie in the last ``window`` seconds before ``t_end`` (with a round-off margin)."""
+    return t >= t_end - window - 1e-9 * t_end
+
+
 def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
     """Queue samples ``q`` (``(..., time, link)``) at times ``t``: per link the swing (peak to peak) and the
     mean over the last ``window`` seconds, and the growth rate of the largest swing over the links between
@@ -219,7 +224,7 @@ def _window_stats(t, q, t_end, window, rtol, floor_pkts=1e-6):
     ``rtol`` resolves swings above that, not below (``benchmarks/run.py`` compares the rates of a map at
     rtol 1e-7 with those at rtol 1e-9)."""
     eps = 1e-9 * t_end
-    last = t >= t_end - window - eps
+    last = _last_window(t, t_end, window)
     prev = (t >= t_end - 2 * window - eps) & (t < t_end - window - eps)
     ql = q[..., last, :]
     swing, mean = ql.max(axis=-2) - ql.min(axis=-2), ql.mean(axis=-2)
@@ -238,7 +243,7 @@ def _held_links(q, t, t_end, window, buffer_pkts, thr):
     bound (empty, or the buffer ``buffer_pkts`` full) at every sample of the last ``window`` seconds.  Such a
     queue is flat whatever the flows do (an empty queue passes any arrival rate below the capacity), so it says
     nothing about whether the flows have settled."""
-    ql = q[..., t >= t_end - window - 1e-9 * t_end, :]
+    ql = q[..., _last_window(t, t_end, window), :]
     return (ql.max(axis=-2) <= thr) | (ql.min(axis=-2) >= np.asarray(buffer_pkts, float) - thr)
 
 
@@ -249,22 +254,8 @@ def _held_rate_swing(t, rate, held, link_flows, t_end, window):
     flows = np.asarray(link_flows)[np.asarray(held, bool)].any(axis=0)
     if not flows.any():
         return np.nan
-    r = np.asarray(rate)[t >= t_end - window - 1e-9 * t_end][:, flows]
+    r = np.asarray(rate)[_last_window(t, t_end, window)][:, flows]
     return float((r.max(axis=0) - r.min(axis=0)).max())
-
-
-def _rates_from_states(sysm, P, flow_samples, q, t):
-    """Sending rates (packets/s, ``(time, flow)``) from samples of the flow states (``flow_samples``: the flow
-    blocks of the layout, in order, as integrated: logarithms for log states) and of the queues (packets)."""
-    from .models.base import NUMPY_OPS
-    m, F = sysm.model, sysm.n_flows
-    fv = {}
-    for i, (v, lg) in enumerate(zip(m.flow_states, m.flow_log)):
-        x = flow_samples[:, i * F:(i + 1) * F]
-        fv[v] = np.exp(x) if lg else x
-    qdelay = sysm.a.flow_sum_over_route(q / sysm.C)
-    act = (sysm.start_s[None, :] <= t[:, None]) & (t[:, None] < sysm.a.stop_s[None, :])
-    return m.flow_rate(NUMPY_OPS, fv, qdelay, P, m.flow_static(sysm.net, P)) * act
 
 
 #: codes of ``regime`` in :func:`simulate_map` (NetCDF ``flag_values``/``flag_meanings``)
@@ -713,7 +704,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 for j, b in enumerate(sl):  # the rates only where a flat queue sat at a bound
                     if st[j].value == "success" and held[j].any() and (swing[b] < thr).all():
                         sysm = systems[member_system[b]]
-                        r = _rates_from_states(sysm, per[b], out[j, :, :n_fc], qs[j], t_eval)
+                        # the flow blocks lead the layout, so the sampled columns index like the state's
+                        r = flow_rates(sysm, flow_values(sysm, out[j]), qs[j], active_mask(sysm.a, t_eval), per[b])
                         held_swing[b] = _held_rate_swing(t_eval, r, held[j], link_flows, t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]

@@ -35,6 +35,53 @@ def jain_index(x, axis=-1):
         return np.where((n > 0) & (s2 > 0), s1 * s1 / (n * s2), np.nan)
 
 
+def flow_values(sysm, Y):
+    """The flow variables of a single-model system in their own units (log states exponentiated).
+
+    Parameters
+    ----------
+    sysm : ecocc.system.NetworkSystem
+        The system whose layout ``Y``'s columns follow (the flow blocks at least: they come first).
+    Y : numpy.ndarray
+        States, ``(time, component)``.
+
+    Returns
+    -------
+    dict
+        Flow variable name -> ``(time, flow)`` array.
+    """
+    lay = sysm.layout
+    return {v: (np.exp(Y[:, lay["flow:" + v].sl]) if lay["flow:" + v].log else Y[:, lay["flow:" + v].sl])
+            for v in getattr(sysm.model, "flow_states", ())}
+
+
+def active_mask(a, t):
+    """Whether each flow is sending at each time, ``(time, flow)`` bool (``start_s <= t < stop_s``, seconds)."""
+    t = np.asarray(t, dtype=float)
+    return (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
+
+
+def flow_rates(sysm, fv, q, act, P=None):
+    """Sending rate of every flow, packets/s, ``(time, flow)``, by the model's ``flow_rate``.
+
+    Parameters
+    ----------
+    sysm : ecocc.system.NetworkSystem
+        A single-model system.
+    fv : dict
+        :func:`flow_values`.
+    q : numpy.ndarray
+        Queues, packets, ``(time, link)``.
+    act : numpy.ndarray
+        :func:`active_mask`.
+    P : ModelParams, optional
+        Parameters other than the system's (a map point's); None: ``sysm.P``.
+    """
+    st = sysm.st if P is None else sysm.model.flow_static(sysm.net, P)
+    qdelay = sysm.a.flow_sum_over_route(q / sysm.C)  # queueing delay along each route, seconds
+    return sysm.model.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P if P is None else P, st) * act
+
+
 @dataclass
 class Trajectory:
     """A simulated run.
@@ -82,20 +129,17 @@ class Trajectory:
         Y = sol.y
         t = sol.t
         lay = sysm.layout
-        fv = {v: (np.exp(Y[:, lay["flow:" + v].sl]) if lay["flow:" + v].log else Y[:, lay["flow:" + v].sl])
-              for v in getattr(m, "flow_states", ())}
+        fv = flow_values(sysm, Y)
         lv = {v: (np.exp(Y[:, lay["link:" + v].sl]) if lay["link:" + v].log else Y[:, lay["link:" + v].sl])
               for v in getattr(m, "link_states", ())}
         q = Y[:, lay["queue"].sl]
-        qdelay = sysm.a.flow_sum_over_route(q / sysm.C)  # queueing delay along each route
-        a = sysm.a
-        act = (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
+        act = active_mask(sysm.a, t)
         if hasattr(sysm, "trajectory_parts"):  # a mixed-protocol composite (ecocc.mixed): series per member
             model_name, params, fv, lv, rate = sysm.trajectory_parts(Y, t)
             eq = None
         else:
             model_name, params = m.name, sysm.P.as_dict()
-            rate = m.flow_rate(NUMPY_OPS, fv, qdelay, sysm.P, sysm.st) * act
+            rate = flow_rates(sysm, fv, q, act)
             # computed on first read of Trajectory.equilibrium (see _DeferredEquilibrium)
             eq = _DeferredEquilibrium(m, net, sysm.P, (act[-1] if len(t) else np.ones(net.n_flows, bool)).copy())
         return cls(name=name, model=model_name, params=params, t_s=t, rate_pps=rate, queue_pkts=q,
