@@ -56,7 +56,20 @@ def flow_values(sysm, Y):
 
 
 def active_mask(a, t):
-    """Whether each flow is sending at each time, ``(time, flow)`` bool (``start_s <= t < stop_s``, seconds)."""
+    """Whether each flow is sending at each time (``start_s <= t < stop_s``).
+
+    Parameters
+    ----------
+    a : network arrays
+        ``start_s``, ``stop_s`` per flow, seconds.
+    t : array_like
+        Times, seconds.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool, ``(time, flow)``.
+    """
     t = np.asarray(t, dtype=float)
     return (a.start_s[None, :] <= t[:, None]) & (t[:, None] < a.stop_s[None, :])
 
@@ -76,6 +89,11 @@ def flow_rates(sysm, fv, q, act, P=None):
         :func:`active_mask`.
     P : ModelParams, optional
         Parameters other than the system's (a map point's); None: ``sysm.P``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Packets/s, ``(time, flow)``; 0 where a flow is not active.
     """
     st = sysm.st if P is None else sysm.model.flow_static(sysm.net, P)
     qdelay = sysm.a.flow_sum_over_route(q / sysm.C)  # queueing delay along each route, seconds
