@@ -246,8 +246,11 @@ _GEN_ARG_TYPES = dict(
 
 #: the extra fields of a mixed composite's ``D`` (:func:`ecocc.dde.codegen_mixed.kernel_data`): each member's flow
 #: count, each flow's member, each flow's index among its member's flows, each link's earliest flow start, the
-#: flows of each (link, member)
-_MIX_D = ("int64[::1]", "int64[::1]", "int64[::1]", "float64[::1]", "int64[::1]", "int64[::1]")
+#: flows of each (link, member); the Chebyshev groups' slots (per link, flows by member, flows, a flow of each), each
+#: flow's queueing-delay interval (centre, half-width), coefficients, cumulative terms, usable slots
+_MIX_D = ("int64[::1]", "int64[::1]", "int64[::1]", "float64[::1]", "int64[::1]", "int64[::1]",
+          "int64[::1]", "int64[::1]", "int64[::1]", "int64[::1]", "float64[::1]", "float64[::1]", "float64[:, ::1]",
+          "int64[::1]", "int64[::1]")
 
 
 def generated_signature(mixed: bool = False):
@@ -258,7 +261,7 @@ def generated_signature(mixed: bool = False):
     Parameters
     ----------
     mixed : bool, optional
-        A mixed composite's kernel (:mod:`ecocc.dde.codegen_mixed`: six more fields in ``D``).
+        A mixed composite's kernel (:mod:`ecocc.dde.codegen_mixed`: fifteen more fields in ``D``).
 
     Returns
     -------

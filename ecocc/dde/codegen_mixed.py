@@ -53,8 +53,46 @@ from .codegen import (OV, Laws, _agg_cur_code, _function, _index_code, _load_dot
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
-MIX_VERSION = 2
+MIX_VERSION = 3
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
+#: the generated functions' names of the composite's ``D`` (:func:`kernel_data`)
+_D_NAMES = ("P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc, "
+            "lsmin, mlptr, mlflows, lsl, sptr, sfl, srep, QA, QB, CF, CNO, SOK")
+#: the most Chebyshev terms a group keeps per slot (rows of ``CF`` per group); a flow needing more is summed per flow
+NT_MAX = 64
+#: a Chebyshev group's interval of the queueing delay reaches this fraction of the path's largest one below 0 and
+#: above it (Runge-Kutta stages may overshoot the clipped queue a little; outside, the pair sums per flow)
+Q_MARGIN = 1.0 / 64.0
+_CHEB_COEFS = f'''
+
+@njit(cache=True)
+def _cheb_coefs(cp, qa, qb, CF, r0, kf):
+    """Chebyshev coefficients of Q -> cp / (cp + Q) on [qa - qb, qa + qb] into CF[r0:r0 + {NT_MAX}, kf] (with
+    x = (Q - qa) / qb, beta = (cp + qa) / qb > 1: cp / qb / (beta + x) = a0 + sum_(n >= 1) 2 a0 (-r)^n T_n(x),
+    a0 = cp / qb / sqrt(beta^2 - 1), r = beta - sqrt(beta^2 - 1)); returns the terms whose truncation leaves a
+    relative error <= 2^-53 on the interval (the tail 2 a0 r^n / (1 - r) against the least value
+    cp / qb / (beta + 1)), or -1 (cp, qb not positive and finite, beta <= 1, or more than {NT_MAX} terms)."""
+    if not (cp > 0.0 and qb > 0.0 and math.isfinite(cp) and math.isfinite(qa) and math.isfinite(qb)):
+        return -1
+    be = (cp + qa) / qb
+    if not be > 1.0:
+        return -1
+    sq = math.sqrt((be - 1.0) * (be + 1.0))
+    rr = 1.0 / (be + sq)
+    a0 = cp / qb / sq
+    CF[r0, kf] = a0
+    an = 2.0 * a0
+    for n in range(1, {NT_MAX}):
+        an *= -rr
+        CF[r0 + n, kf] = an
+    tail = 2.0 * (be + 1.0) / ((1.0 - rr) * sq)
+    nt = 1
+    while tail * rr ** nt > 2.0 ** -53:
+        nt += 1
+        if nt > {NT_MAX}:
+            return -1
+    return nt
+'''
 _gen_cache: dict = {}
 
 
@@ -126,6 +164,26 @@ class _MemberLaws:
         """Whether the delayed law ``law`` reads the current queueing delay (then it cannot be summed per link
         ahead of time: MixedSystem.rhs evaluates the delayed states with the current ``qdelay``)."""
         return self.lw.uses(self.law_expr(law), self.lw.qd)
+
+    def qd_pole(self, law):
+        """The SymPy expression ``c`` (of the static fields and parameters) with ``law(u, qd) = law(u, 0) * c /
+        (c + qd)``, or None if the delayed law ``law`` does not read the queueing delay in that form (Reno's
+        ``W/(tau + qd)``: ``c = tau``).  Such a law is a *Chebyshev group* under ``load_rtt="current"``
+        (:class:`GeneratedMixed`)."""
+        import sympy as sp
+        lw = self.lw
+        e = self.law_expr(law)
+        if not self.reads_qd(law):
+            return None
+        e0 = e.subs(lw.qd, 0)
+        if e0 == 0:
+            return None
+        inv = sp.simplify(e0 / e)  # 1 + qd / c
+        slope = sp.simplify(sp.diff(inv, lw.qd))
+        if (inv.free_symbols & set(lw.u)) or slope == 0 or slope.free_symbols & ({lw.qd} | set(lw.u)):
+            return None
+        c = sp.simplify(1 / slope)
+        return c if sp.simplify(inv - 1 - lw.qd / c) == 0 else None
 
     def flow_vars_read(self, law) -> set:
         """Indices of the flow states the delayed law ``law`` ("load", "rate", "own") reads."""
@@ -216,15 +274,47 @@ class GeneratedMixed:
                 if (z.model.flow_states and (self._sent[(z.i, law)] or not z.reads_qd(law))
                         and [z.i, law] not in self.agg_groups):
                     self.agg_groups.append([z.i, law])
+        # the Chebyshev groups (docs/notes/mixcur.md): a delayed law read with the *current* queueing delay,
+        # law(u(t - d), Q(t)) = g(u(t - d)) c / (c + Q(t)) (Reno's W/(tau + Q), Symbiosis' rate), cannot be summed per
+        # link ahead of time; expanded in Chebyshev polynomials of Q on [0, the path's largest queueing delay],
+        # c / (c + Q) = sum_n a_n(c) T_n(x(Q)), the sums sum_k a_n(c_k) g(u_k) are one time's state: kept per
+        # (link, path) slot and term in the history as the aggregated groups, a pair reads them in O(terms)
+        # (one group per member and expression: Reno's load is its rate)
+        self._pole, self._cheb_of = {}, {}
+        self.cheb_groups = []
+        for x in ml:
+            if not x.uses_y:
+                continue
+            for z in ml:
+                law = "load" if z is x else "rate"
+                if not z.model.flow_states or self._sent[(z.i, law)] or (z.i, law) in self._cheb_of:
+                    continue
+                c = z.qd_pole(law)
+                if c is None:
+                    continue
+                same = [g for g, (zi, lw2) in enumerate(self.cheb_groups)
+                        if zi == z.i and z.law_expr(lw2) == z.law_expr(law)]
+                if same:
+                    self._cheb_of[(z.i, law)] = same[0]
+                else:
+                    self._pole[(z.i, law)] = c
+                    self._cheb_of[(z.i, law)] = len(self.cheb_groups)
+                    self.cheb_groups.append([z.i, law])
         src = ["import math  # noqa", "import numpy as np  # noqa", "from numba import njit  # noqa"]
         for x, other in zip(ml, any_other_y):
             src += x.source(other)
-        for zi, law in self.agg_groups:
+        for zi, law in self.agg_groups + self.cheb_groups:
             z = ml[zi]
             src += _load_dot_function(f"_m{zi}_{law}_dot", z.lw, z.law_expr(law), z.fn_rate, z.par_args,
-                                      qd=self._sent[(zi, law)])
+                                      qd=self._sent.get((zi, law), False))
+        for zi, law in self.cheb_groups:
+            z = ml[zi]
+            src += _function(f"_m{zi}_{law}_pole", [x.name for x in z.lw.st] + z.par_args, [self._pole[(zi, law)]],
+                             False)
         r = rhs_variants(self._rhs(ml))
-        if self.agg_groups:
+        if self.agg_groups or self.cheb_groups:
+            if self.cheb_groups:
+                r += _CHEB_COEFS.splitlines()
             r += self._agg_hooks(ml)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the fixed-step RK4 method ---\n"
                     + (_HERE / "rk4.py").read_text())
@@ -266,8 +356,7 @@ class GeneratedMixed:
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
              "               yc):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
-             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
-              " lsmin, mlptr, mlflows = D"),
+             f"    {_D_NAMES} = D",
              "    qdel, rate, arrival, kcur, kown = Wk",
              "    tt = s + nud",
              "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0"]
@@ -281,12 +370,15 @@ class GeneratedMixed:
             for j in self.link_used[x.i]:
                 r += [f"    HL{x.i}_{j} = hc", "    hc += L"]
         r += ["    HQ = hc"]
-        if self.agg_groups:
+        if self.agg_groups or self.cheb_groups:
             # after the delayed components (hsrc): per aggregated group g and link its value at the segment's left
-            # end (XA; slopes in HFA, HFB) and right end (XB); absent in the fixed-step kernel's history (it shares
-            # this function): the per-flow sum there
+            # end (XA; slopes in HFA, HFB) and right end (XB); then per Chebyshev group, term and slot the same
+            # (from XC); absent in the fixed-step kernel's history (it shares this function): the per-flow sum there
             r += [f"    XH = HQ + {'L' if self.q_used else '0'}",
-                  f"    use_agg = HY.shape[1] >= XH + {2 * len(self.agg_groups)} * L"]
+                  "    use_agg = HY.shape[1] > XH",
+                  f"    XC = XH + {2 * len(self.agg_groups)} * L",
+                  "    NS = srep.size",
+                  "    use_ch = HY.shape[1] > XC"]
         if any(x.uses_y for x in ml):  # the per-link sums before t0 (_flow_block), computed on first use in the call
             r += [f"    LM = L * {self.n_members}",
                   "    PRE = np.full(2 * LM, math.nan)"]
@@ -362,27 +454,72 @@ class GeneratedMixed:
         see): per aggregated group ``g`` (member ``z``, law) and link ``l``, over ``z``'s flows on ``l`` active on
         the accepted segment (at its midpoint), the sum of the law at the segment's left end (``HY`` column
         ``nh + 2 g L + l``), its slopes at both ends (``HFA``, ``HFB``: the chain rule through the stored states)
-        and its value at the right end (column ``nh + (2 g + 1) L + l``: the left limit)."""
+        and its value at the right end (column ``nh + (2 g + 1) L + l``: the left limit).  Per Chebyshev group
+        ``c`` (from column ``XC = nh + 2 G L``, ``G`` aggregated groups), term ``n`` and slot ``s`` (a link and a
+        path, ``NS`` slots) the same for ``sum_k a_n(c_k) g(u_k)`` over ``z``'s flows in the slot (``g`` the law at
+        ``qd = 0``): left end and slopes at column ``XC + 2 (CNO[c] + n) NS + s``, right end ``NS`` columns on.
+        ``_model_hist_cols`` computes the coefficients (``CF``, ``CNO``, ``SOK``: :func:`_cheb_coefs`) first."""
         nm1 = self.n_members + 1
+        ng = len(self.agg_groups)
         r = ["", "", "@njit(cache=True)",
              "def _model_hist_cols(D):",
-             '    """The aggregated groups\' history columns (ecocc.dde.codegen_mixed)."""',
-             f"    return {2 * len(self.agg_groups)} * D[1]",
-             "", "", "@njit(cache=True)",
-             "def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):",
-             '    """The aggregated groups of history row r (ecocc.dde.codegen_mixed)."""',
-             ("    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc,"
-              " lsmin, mlptr, mlflows = D")]
-        r += self._offsets(ml)
-        r += ["    tm = t + 0.5 * h"]
-        for g, (zi, law) in enumerate(self.agg_groups):
+             ('    """The aggregated groups\' history columns (ecocc.dde.codegen_mixed); first the Chebyshev groups\' '
+              'coefficients (CF), terms (CNO) and usable slots (SOK)."""'),
+             f"    {_D_NAMES} = D",
+             "    NS = srep.size"]
+        if self.cheb_groups:
+            r += ["    nt_k = np.zeros(P, dtype=np.int64)",
+                  "    CNO[0] = 0"]
+        for c, (zi, law) in enumerate(self.cheb_groups):
             z = ml[zi]
             r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
-            sq = self._sent[(zi, law)]  # the law at the sending time: its queueing delay from the path's queues
+            r += ["    ntc = 0",
+                  "    for kf in range(P):",
+                  f"        if fmem[kf] == {zi}:"]
+            r += [f"            st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
+            r += [f"            cp = _m{zi}_{law}_pole({', '.join([x.name for x in z.lw.st] + z.par_loc)})",
+                  f"            nt_k[kf] = _cheb_coefs(cp, QA[kf], QB[kf], CF, {c * NT_MAX}, kf)",
+                  "            ntc = max(ntc, nt_k[kf])",
+                  f"    CNO[{c + 1}] = CNO[{c}] + ntc",
+                  "    for ss in range(NS):",
+                  "        ok = 1",
+                  f"        for jj in range(sptr[ss * {nm1} + {zi}], sptr[ss * {nm1} + {zi} + 1]):",
+                  "            if nt_k[sfl[jj]] < 0:",
+                  "                ok = 0",
+                  f"        SOK[{c} * NS + ss] = ok"]
+        r += [f"    return {2 * ng} * L" + (f" + 2 * CNO[{len(self.cheb_groups)}] * NS" if self.cheb_groups else ""),
+              "", "", "@njit(cache=True)",
+              "def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):",
+              '    """The aggregated and Chebyshev groups of history row r (ecocc.dde.codegen_mixed)."""',
+              f"    {_D_NAMES} = D"]
+        r += self._offsets(ml)
+        r += ["    tm = t + 0.5 * h", "    NS = srep.size", f"    XC = nh + {2 * ng} * L"]
+
+        def law_lines(zi, law, ind):
+            """Per flow ``kf`` (member ``zi``, index ``ik``): ``a0, d0`` / ``a1, d1`` the law and its slope at the
+            segment's ends (at qd = 0 for a Chebyshev group)."""
+            z = ml[zi]
+            x = " " * ind
+            sq = self._sent.get((zi, law), False) and [zi, law] in self.agg_groups
             args = ", ".join([("qd_e" if sq else "0.0") if a == "qd" else a for a in z.fn_rate] + z.par_loc)
             dargs = ", ".join([("qd_e" if sq else "0.0") if a == "qd" else a for a in z.fn_rate]
                               + [f"du_{v}" for v in z.model.flow_states] + (["dqd_e"] if sq else []) + z.par_loc)
             used = z.flow_vars_read(law)
+            out = [f"{x}st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
+            for ys, fs, a, d in (("y", "fa", "a0", "d0"), ("y_new", "fe", "a1", "d1")):
+                for jv, v in enumerate(z.model.flow_states):
+                    if jv in used:
+                        out += [f"{x}u_{v} = {ys}[OF{zi}_{v} + ik]", f"{x}du_{v} = {fs}[OF{zi}_{v} + ik]"]
+                    else:
+                        out += [f"{x}u_{v} = 0.0  # not read by the law", f"{x}du_{v} = 0.0"]
+                if sq:
+                    out += [x + t[16:] for t in codegen._sent_qd_segment_lines(ys, fs)]
+                out += [f"{x}{a} += _m{zi}_{law}({args})", f"{x}{d} += _m{zi}_{law}_dot({dargs})"]
+            return out
+
+        for g, (zi, law) in enumerate(self.agg_groups):
+            z = ml[zi]
+            r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
             r += [f"    XA = nh + {2 * g} * L",
                   "    XB = XA + L",
                   "    for l in range(L):",
@@ -394,23 +531,80 @@ class GeneratedMixed:
                   "            kf = mlflows[jj]",
                   "            if start[kf] <= tm and tm < stop[kf]:",
                   "                ik = floc[kf]"]
-            r += [f"                st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
-            for ys, fs, a, d in (("y", "fa", "a0", "d0"), ("y_new", "fe", "a1", "d1")):
-                for jv, v in enumerate(z.model.flow_states):
-                    if jv in used:
-                        r += [f"                u_{v} = {ys}[OF{zi}_{v} + ik]",
-                              f"                du_{v} = {fs}[OF{zi}_{v} + ik]"]
-                    else:
-                        r += [f"                u_{v} = 0.0  # not read by the law", f"                du_{v} = 0.0"]
-                if sq:
-                    r += codegen._sent_qd_segment_lines(ys, fs)
-                r += [f"                {a} += _m{zi}_{law}({args})",
-                      f"                {d} += _m{zi}_{law}_dot({dargs})"]
+            r += law_lines(zi, law, 16)
             r += ["        HY[r, XA + l] = a0",
                   "        HFA[r, XA + l] = d0",
                   "        HFB[r, XA + l] = d1",
                   "        HY[r, XB + l] = a1"]
+        for c, (zi, law) in enumerate(self.cheb_groups):
+            z = ml[zi]
+            r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
+            r += ["    for ss in range(NS):",
+                  f"        for nn in range(CNO[{c}], CNO[{c + 1}]):",
+                  "            ca = XC + 2 * nn * NS + ss",
+                  "            HY[r, ca] = 0.0",
+                  "            HFA[r, ca] = 0.0",
+                  "            HFB[r, ca] = 0.0",
+                  "            HY[r, ca + NS] = 0.0",
+                  f"        if SOK[{c} * NS + ss] == 0:",
+                  "            continue",
+                  f"        for jj in range(sptr[ss * {nm1} + {zi}], sptr[ss * {nm1} + {zi} + 1]):",
+                  "            kf = sfl[jj]",
+                  "            if start[kf] <= tm and tm < stop[kf]:",
+                  "                ik = floc[kf]",
+                  "                a0 = 0.0",
+                  "                a1 = 0.0",
+                  "                d0 = 0.0",
+                  "                d1 = 0.0"]
+            r += law_lines(zi, law, 16)
+            r += [f"                for nn in range(CNO[{c + 1}] - CNO[{c}]):",
+                  f"                    cf = CF[{c * NT_MAX} + nn, kf]",
+                  f"                    ca = XC + 2 * (CNO[{c}] + nn) * NS + ss",
+                  "                    HY[r, ca] += cf * a0",
+                  "                    HFA[r, ca] += cf * d0",
+                  "                    HFB[r, ca] += cf * d1",
+                  "                    HY[r, ca + NS] += cf * a1"]
         return r
+
+    def _cheb_read(self, c, zi):
+        """Source (indent 0, in a pair's load sum on link ``l``): ``cok``, whether Chebyshev group ``c`` (member
+        ``zi``'s flows) is read here -- inside a stored segment or the step being taken (as the aggregated groups),
+        each of the link's slots holding ``zi``'s flows usable and its path's current queueing delay inside the
+        expansion's interval -- and then ``yy`` plus, per slot, the Clenshaw sum ``sum_n G_n T_n(x)`` of the
+        terms' Hermite values ``G_n`` at ``td`` (``x`` from the slot's current queueing delay, ``qdel`` of its
+        first flow: every flow of a slot has that path, so the same value)."""
+        nm1 = self.n_members + 1
+        return ["cok = False",
+                "if use_ch and (ina or inc):",
+                "    cok = True",
+                "    cs = 0.0",
+                "    if inc:",
+                "        th2 = th * th",
+                "        th3 = th2 * th",
+                "        w0 = 2 * th3 - 3 * th2 + 1",
+                "        w1 = (th3 - 2 * th2 + th) * h_cur",
+                "        w2 = -2 * th3 + 3 * th2",
+                "        w3 = (th3 - th2) * h_cur",
+                "        k = m - 1",
+                "    for ss in range(lsl[l], lsl[l + 1]):",
+                f"        if sptr[ss * {nm1} + {zi}] == sptr[ss * {nm1} + {zi} + 1]:",
+                "            continue",
+                "        kr = srep[ss]",
+                "        xc = (qdel[kr] - QA[kr]) / QB[kr]",
+                f"        if SOK[{c} * NS + ss] == 0 or not (-1.0 <= xc and xc <= 1.0):",
+                "            cok = False",
+                "            break",
+                "        b1 = 0.0",
+                "        b2 = 0.0",
+                f"        for nn in range(CNO[{c + 1}] - 1, CNO[{c}], -1):",
+                "            ca = XC + 2 * nn * NS + ss",
+                "            b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])",
+                "            b2 = b1",
+                "            b1 = b0",
+                f"        ca = XC + 2 * CNO[{c}] * NS + ss",
+                "        cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])",
+                "    if cok:",
+                "        yy += cs"]
 
     def _flow_block(self, ml, x, pars, stf, lsf):
         """The body (indent 0) for an active flow ``p`` of member ``x``: its feedback along the path, its own
@@ -438,15 +632,18 @@ class GeneratedMixed:
                   "yy = 0.0",
                   # before the link's earliest flow start no flow on it is active at td: no per-flow loop
                   "if td >= lsmin[l]:"]
-            if groups:
+            cheb_of = {z.i: self._cheb_of[(z.i, law)] for z in ml for law in ("load" if z is x else "rate",)
+                       if (z.i, law) in self._cheb_of}  # member -> its Chebyshev group for this signal
+            if groups or cheb_of:
                 # a segment inside the history (not the extrapolated last one, not before t0): the aggregated groups'
                 # sums, O(1); flow starts and stops are nodes, so the segment's activity is the activity at td
                 # overlap (codegen's single kernel alike): the last segment extrapolated (pass 0, td past the last
                 # node: only while overlapping) and the step being taken (mode 4: row m - 1, filled by the kernel
                 # from the previous pass, codegen._agg_cur_code)
                 ld += ["    ina = use_agg and md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2)",
-                       "    inc = use_agg and md == 4",
-                       "    if ina:"]
+                       "    inc = use_agg and md == 4"]
+            if groups:
+                ld += ["    if ina:"]
                 ld += [f"        yy += (w0 * HY[k, XH + {2 * g} * L + l] + w1 * HFA[k, XH + {2 * g} * L + l]"
                        f" + w2 * HY[k, XH + {2 * g + 1} * L + l] + w3 * HFB[k, XH + {2 * g} * L + l])" for g in groups]
                 ld += [f"    elif inc:{OV}"]
@@ -491,6 +688,8 @@ class GeneratedMixed:
                     "        bp = max(bp, stop[kf])"]
                 if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
                     loops += ["if not (ina or inc):"] + ["    " + s for s in loop]
+                elif z.i in cheb_of:  # the Chebyshev group's terms where they can be read, else the per-flow sum
+                    loops += self._cheb_read(cheb_of[z.i], z.i) + ["if not cok:"] + ["    " + s for s in loop]
                 else:
                     loops += loop
             ld += ["    pre = False",
@@ -571,7 +770,7 @@ def _member_spec(M):
 
 
 _META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
-         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups")
+         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups", "cheb_groups")
 
 
 class _CachedMixed(GeneratedMixed):
@@ -739,9 +938,33 @@ def kernel_data(sysm, gen: GeneratedMixed):
         on = on[np.argsort(fmem[on], kind="stable")]
         mlflows[lptr[l]:lptr[l + 1]] = on
         mlptr[l * (nm + 1):(l + 1) * (nm + 1)] = lptr[l] + np.searchsorted(fmem[on], np.arange(nm + 1))
+    # the Chebyshev groups' slots (GeneratedMixed): per link its flows grouped by path (first appearance), each
+    # slot's flows grouped by member; per flow its path's interval of the queueing delay [QA - QB, QA + QB] s
+    fps, pl = np.asarray(a.flow_pair_start), np.asarray(a.pair_link)
+    paths = [tuple(pl[fps[k]:fps[k + 1]].tolist()) for k in range(nP)]
+    lsl, sptr, sfl, srep = [0], [], [], []
+    for l in range(L):
+        slots = {}
+        for k in lflows[lptr[l]:lptr[l + 1]]:
+            slots.setdefault(paths[k], []).append(int(k))
+        for on in slots.values():
+            on = np.asarray(on, dtype=np.int64)
+            on = on[np.argsort(fmem[on], kind="stable")]
+            sptr += (len(sfl) + np.searchsorted(fmem[on], np.arange(nm + 1))).tolist()
+            srep.append(int(on[0]))
+            sfl += on.tolist()
+        lsl.append(len(srep))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        qmax = np.array([float(np.sum(np.asarray(sysm.a.buffer_pkts, dtype=float)[list(pt)] / np.asarray(sysm.C)[list(pt)]))
+                         for pt in paths])
+    QA = 0.5 * qmax
+    QB = (0.5 + Q_MARGIN) * qmax
+    nc = len(gen.cheb_groups)
     D = (int(nP), int(L), i64(a.flow_pair_start), i64(a.pair_link), f64(sysm.bwd), f64(a.rtt_s), i64(lptr),
          i64(lflows), f64(start), f64(a.stop_s), f64(sysm.C), f64(sysm.cross_times), f64(sysm.cross_table),
-         f64(FST), f64(LST), f64(par), NF, i64(fmem), i64(floc), f64(lsmin), i64(mlptr), i64(mlflows))
+         f64(FST), f64(LST), f64(par), NF, i64(fmem), i64(floc), f64(lsmin), i64(mlptr), i64(mlflows),
+         i64(lsl), i64(sptr), i64(sfl), i64(srep), f64(QA), f64(QB), np.zeros((max(nc, 1) * NT_MAX, nP)),
+         np.zeros(nc + 1, dtype=np.int64), np.zeros(max(nc, 1) * len(srep), dtype=np.int64))
     npair = a.pair_link.size
     Wk = (np.zeros(nP), np.zeros(nP), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(nP, dtype=np.int64))
     return D, Wk
