@@ -85,7 +85,8 @@ def _compare(sysm, t_end, rtol=RTOL, dt=0.05, until=None):
     only (conservation over the whole run)."""
     from ecocc.dde import codegen_mixed as cm
     from ecocc.dde import engine
-    agg = bool(cm.generate(sysm).agg_groups)
+    g = cm.generate(sysm)
+    agg = bool(g.agg_groups or g.cheb_groups)  # summed per link / per slot: the aggregated rules
     te = output_grid(t_end, dt)
     atol = sysm.default_atol()
     got = engine.solve_adaptive(sysm, t_end, rtol=rtol, atol=atol, t_eval=te)
@@ -161,10 +162,45 @@ def test_composite_sums_per_link_what_it_can_and_the_load_only_where_read():
     for fn in ("_model_hist_cols", "_model_hist_seg", "_m0_load_dot", "_m1_reads_y"):
         assert f"def {fn}(" in g.source, fn
     assert "if _m1_reads_y(" in g.source and "def _m0_reads_y(" not in g.source  # Symbiosis' K - A: always
+    # the laws read with the current queueing delay, g(u) c / (c + Q(t)) with c = tau: Chebyshev groups
+    # (docs/notes/mixcur.md) -- Reno's rate (= its load, one group) and Symbiosis' rate in Reno's drop-tail sum
+    assert g.cheb_groups == [[1, "rate"], [0, "rate"]]
+    assert "def _m1_rate_pole(st_rtt" in g.source and "return float(st_rtt)" in g.source
     # measured available bandwidth: Symbiosis' load is its rate, which reads the current queueing delay
-    assert cm.generate(_system(net, 1.0, reno__aqm="droptail", symbiosis__available="measured")).agg_groups == []
-    # RED does not read the load at all: only Symbiosis' signal sums (its own load: a group)
-    assert cm.generate(_system(net, 1.0)).agg_groups == [[0, "load"]]
+    gm = cm.generate(_system(net, 1.0, reno__aqm="droptail", symbiosis__available="measured"))
+    assert gm.agg_groups == [] and gm.cheb_groups == [[0, "load"], [1, "rate"]]
+    # RED does not read the load at all: only Symbiosis' signal sums (its own load: a group; Reno's rate)
+    gr = cm.generate(_system(net, 1.0))
+    assert gr.agg_groups == [[0, "load"]] and gr.cheb_groups == [[1, "rate"]]
+    # load_rtt="sent": every such law is read at the sending time, summed per link (no Chebyshev group)
+    members, fm = resolve_protocols(net, "aecp", None, None, {"reno__aqm": "droptail"})
+    gs = cm.generate(MixedSystem(Mixed(members, fm), net, 1.0, load_rtt="sent"))
+    assert gs.cheb_groups == [] and "_cheb_coefs" not in gs.source
+
+
+def test_chebyshev_coefficients_reach_round_off_on_the_interval():
+    """``_cheb_coefs`` (the closed form of c / (c + Q) in Chebyshev polynomials): with the terms it reports, the
+    sum is within a few round-offs of c / (c + Q) on the whole interval; -1 where no expansion is kept (an
+    infinite buffer, c not above the interval's negative margin, more than NT_MAX terms)."""
+    from numba import njit
+    from ecocc.dde import codegen_mixed as cm
+    ns = {"njit": lambda cache: njit, "math": math, "np": np}  # compiled, not cached (no file)
+    exec(cm._CHEB_COEFS, ns)  # noqa: S102  (the generator's own source of the function)
+    f = ns["_cheb_coefs"]
+    q = np.linspace(-1.0, 1.0, 2001)
+    for cp, qm in ((0.01, 500 / 15000), (0.5, 500 / 15000), (0.02, 0.05), (0.1, 1e-4)):
+        qa, qb = 0.5 * qm, (0.5 + cm.Q_MARGIN) * qm
+        CF = np.zeros((cm.NT_MAX, 1))
+        nt = f(cp, qa, qb, CF, 0, 0)
+        assert 1 <= nt <= cm.NT_MAX
+        got = np.polynomial.chebyshev.chebval(q, CF[:nt, 0])
+        want = cp / (cp + qa + qb * q)
+        # truncation <= 2^-53 relative by construction, plus the sum's round-off (a few ulps of its terms)
+        assert np.max(np.abs(got - want) / want) < 1e-14, (cp, qm)
+    CF = np.zeros((cm.NT_MAX, 1))
+    assert f(0.01, math.inf, math.inf, CF, 0, 0) == -1  # no finite buffer: the per-flow sum
+    assert f(1e-6, 0.5, 0.5 + cm.Q_MARGIN, CF, 0, 0) == -1  # pole inside the interval's margin
+    assert f(0.004, 0.025, (0.5 + cm.Q_MARGIN) * 0.05, CF, 0, 0) == -1  # RTT 4 ms, 50 ms of buffer: > NT_MAX terms
 
 
 def test_kernel_data_groups_each_links_flows_by_member():
@@ -188,6 +224,22 @@ def test_kernel_data_groups_each_links_flows_by_member():
             assert all(fmem[k] == z for k in part)
             got += part
         assert sorted(got) == sorted(on) and mlptr[l * nm1 + len(sysm.mem)] == lptr[l + 1]
+    # the Chebyshev groups' slots: per link its flows by path, each slot's flows by member, a flow of the slot
+    lsl, sptr, sfl, srep, QA, QB = D[22:28]
+    paths = {k: tuple(sysm.a.pair_link[sysm.a.flow_pair_start[k]:sysm.a.flow_pair_start[k + 1]]) for k in range(4)}
+    for l in range(2):
+        on = lflows[lptr[l]:lptr[l + 1]].tolist()
+        assert lsl[l + 1] - lsl[l] == len({paths[k] for k in on})
+        seen = []
+        for ss in range(lsl[l], lsl[l + 1]):
+            part = sfl[sptr[ss * nm1]:sptr[ss * nm1 + len(sysm.mem)]].tolist()
+            assert srep[ss] in part and {paths[k] for k in part} == {paths[srep[ss]]}
+            assert [fmem[k] for k in part] == sorted(fmem[k] for k in part)
+            seen += part
+        assert sorted(seen) == sorted(on)
+    # each flow's interval: [0, its path's largest queueing delay] with the margin on both sides
+    qmax = np.array([sum(50.0 / sysm.C[l] for l in paths[k]) for k in range(4)])
+    assert np.allclose(QA - QB, -cm.Q_MARGIN * qmax) and np.allclose(QA + QB, (1 + cm.Q_MARGIN) * qmax)
 
 
 def test_compiled_refusals_name_what_runs_instead():
