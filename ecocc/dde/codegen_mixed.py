@@ -598,11 +598,13 @@ class GeneratedMixed:
                 "        b2 = 0.0",
                 f"        for nn in range(CNO[{c + 1}] - 1, CNO[{c}], -1):",
                 "            ca = XC + 2 * nn * NS + ss",
-                "            b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])",
+                "            gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]",
+                "            b0 = 2.0 * xc * b1 - b2 + gv",
                 "            b2 = b1",
                 "            b1 = b0",
                 f"        ca = XC + 2 * CNO[{c}] * NS + ss",
-                "        cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])",
+                "        gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]",
+                "        cs += xc * b1 - b2 + gv",
                 "    if cok:",
                 "        yy += cs"]
 
@@ -954,9 +956,8 @@ def kernel_data(sysm, gen: GeneratedMixed):
             srep.append(int(on[0]))
             sfl += on.tolist()
         lsl.append(len(srep))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        qmax = np.array([float(np.sum(np.asarray(sysm.a.buffer_pkts, dtype=float)[list(pt)] / np.asarray(sysm.C)[list(pt)]))
-                         for pt in paths])
+    qlink = np.asarray(sysm.a.buffer_pkts, dtype=float) / np.asarray(sysm.C, dtype=float)  # s (inf: no buffer)
+    qmax = np.array([float(np.sum(qlink[list(pt)])) for pt in paths])
     QA = 0.5 * qmax
     QB = (0.5 + Q_MARGIN) * qmax
     nc = len(gen.cheb_groups)

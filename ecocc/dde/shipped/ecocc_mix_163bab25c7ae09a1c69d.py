@@ -907,11 +907,13 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                                 b2 = 0.0
                                 for nn in range(CNO[1] - 1, CNO[0], -1):
                                     ca = XC + 2 * nn * NS + ss
-                                    b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    b0 = 2.0 * xc * b1 - b2 + gv
                                     b2 = b1
                                     b1 = b0
                                 ca = XC + 2 * CNO[0] * NS + ss
-                                cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                cs += xc * b1 - b2 + gv
                             if cok:
                                 yy += cs
                         if not cok:
@@ -1110,11 +1112,13 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                                     b2 = 0.0
                                     for nn in range(CNO[2] - 1, CNO[1], -1):
                                         ca = XC + 2 * nn * NS + ss
-                                        b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                        gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                        b0 = 2.0 * xc * b1 - b2 + gv
                                         b2 = b1
                                         b1 = b0
                                     ca = XC + 2 * CNO[1] * NS + ss
-                                    cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    cs += xc * b1 - b2 + gv
                                 if cok:
                                     yy += cs
                             if not cok:
@@ -1157,11 +1161,13 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                                     b2 = 0.0
                                     for nn in range(CNO[1] - 1, CNO[0], -1):
                                         ca = XC + 2 * nn * NS + ss
-                                        b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                        gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                        b0 = 2.0 * xc * b1 - b2 + gv
                                         b2 = b1
                                         b1 = b0
                                     ca = XC + 2 * CNO[0] * NS + ss
-                                    cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    cs += xc * b1 - b2 + gv
                                 if cok:
                                     yy += cs
                             if not cok:
@@ -1498,11 +1504,13 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                                 b2 = 0.0
                                 for nn in range(CNO[1] - 1, CNO[0], -1):
                                     ca = XC + 2 * nn * NS + ss
-                                    b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    b0 = 2.0 * xc * b1 - b2 + gv
                                     b2 = b1
                                     b1 = b0
                                 ca = XC + 2 * CNO[0] * NS + ss
-                                cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                cs += xc * b1 - b2 + gv
                             if cok:
                                 yy += cs
                         if not cok:
@@ -1742,11 +1750,13 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                                     b2 = 0.0
                                     for nn in range(CNO[2] - 1, CNO[1], -1):
                                         ca = XC + 2 * nn * NS + ss
-                                        b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                        gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                        b0 = 2.0 * xc * b1 - b2 + gv
                                         b2 = b1
                                         b1 = b0
                                     ca = XC + 2 * CNO[1] * NS + ss
-                                    cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    cs += xc * b1 - b2 + gv
                                 if cok:
                                     yy += cs
                             if not cok:
@@ -1796,11 +1806,13 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                                     b2 = 0.0
                                     for nn in range(CNO[1] - 1, CNO[0], -1):
                                         ca = XC + 2 * nn * NS + ss
-                                        b0 = 2.0 * xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                        gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                        b0 = 2.0 * xc * b1 - b2 + gv
                                         b2 = b1
                                         b1 = b0
                                     ca = XC + 2 * CNO[0] * NS + ss
-                                    cs += xc * b1 - b2 + (w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca])
+                                    gv = w0 * HY[k, ca] + w1 * HFA[k, ca] + w2 * HY[k, ca + NS] + w3 * HFB[k, ca]
+                                    cs += xc * b1 - b2 + gv
                                 if cok:
                                     yy += cs
                             if not cok:
