@@ -275,12 +275,15 @@ def test_symbiosis_and_reno_droptail_compiled_matches_numpy():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("buf", [400.0, 25.0])
+@pytest.mark.parametrize("buf", [400.0, 100.0, 25.0])
 def test_symbiosis_and_reno_aggregated_groups_on_a_network(buf):
-    """Aggregated groups and the lazy drop-tail sum on three links, flows of both protocols on routes of one to
-    three links with distinct RTTs, some starting and stopping mid-run, a cross-traffic burst.  Buffers 400: never
-    full (Symbiosis' group and the per-flow Reno sum), the whole run; buffers 25: links overflow (the drop-tail
-    branch reads the load), compared up to 0.4 s after the first loss, as tests/test_codegen.py's
+    """Aggregated groups, Chebyshev groups and the lazy drop-tail sum on three links, flows of both protocols on
+    routes of one to three links (several path slots per link) with distinct RTTs, some starting and stopping
+    mid-run, a cross-traffic burst.  Buffers 400: never full, the whole run; Reno's rates in Symbiosis' signal read
+    with the current queueing delay: by the Chebyshev group on f4's slot, per flow on f2's and f5's (RTTs of 41 and
+    62 ms against 0.4 and 0.67 s of buffer delay need more than NT_MAX terms); buffers 100 and 25: every flow's
+    expansion kept (14 to 35 terms at 100), links overflow (the drop-tail branch reads the load through two
+    Chebyshev groups), compared up to 0.4 s after the first loss, as tests/test_codegen.py's
     test_reno_family_load_compiled_matches_numpy (after it drop-tail is ill-conditioned: the jump at a full
     buffer is not located); conservation over the whole run."""
     b = buf
