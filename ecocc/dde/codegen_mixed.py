@@ -22,9 +22,12 @@ The load sums follow the single-model kernels (docs/notes/mixagg.md): a delayed 
 queueing delay (TCP Symbiosis' own ``w/tau``, PE-TCP's load, AECP's rate) is an *aggregated group*, summed per link
 over the member's flows in the history at each accepted step (value and slopes, as
 :func:`ecocc.dde.codegen._agg_hooks`), so a pair reads it in O(1) where its delayed time falls in a stored
-segment; a law that reads the current queueing delay (Reno's ``W/(tau + Q(t))``, Symbiosis' rate) stays a
-per-flow sum (MixedSystem.rhs evaluates the delayed windows with the current ``qdelay``: no per-link sum exists
-ahead of time for distinct RTTs, docs/notes/renoagg.md) -- unless ``load_rtt="sent"``: then such a law is read at
+segment; a law that reads the current queueing delay (Reno's ``W/(tau + Q(t))``, Symbiosis' rate) has no per-link
+sum ahead of time for distinct RTTs (MixedSystem.rhs evaluates the delayed windows with the current ``qdelay``,
+docs/notes/renoagg.md): where it has the form ``g(u) c/(c + Q)`` it is a *Chebyshev group* (docs/notes/mixcur.md:
+``c/(c + Q)`` expanded in Chebyshev polynomials of ``Q`` on the path's range, truncated at round-off; the
+per-term sums kept per (link, path) slot like the aggregated groups, a pair reads them in O(terms)), else, and
+where a group cannot be read, a per-flow sum -- unless ``load_rtt="sent"``: then such a law is read at
 the sending time (its queueing delay from the path queues' history) and is an aggregated group too, its slopes
 through the queues' (docs/notes/renosent.md); a piecewise signal reads the load only where its
 branch does (drop-tail: at a full buffer, ``_m<i>_reads_y``, :func:`ecocc.dde.codegen._reads_when`).
@@ -162,7 +165,8 @@ class _MemberLaws:
 
     def reads_qd(self, law) -> bool:
         """Whether the delayed law ``law`` reads the current queueing delay (then it cannot be summed per link
-        ahead of time: MixedSystem.rhs evaluates the delayed states with the current ``qdelay``)."""
+        ahead of time: MixedSystem.rhs evaluates the delayed states with the current ``qdelay``; see
+        :meth:`qd_pole`)."""
         return self.lw.uses(self.law_expr(law), self.lw.qd)
 
     def qd_pole(self, law):
@@ -902,8 +906,10 @@ def kernel_data(sysm, gen: GeneratedMixed):
     tuple
         ``(D, Wk)``: the network's arrays (sizes, routing, backward delays in s, RTTs in s, start/stop times in
         s, capacities in packets/s, cross traffic in packets/s), the members' stacked static fields and
-        parameters, each member's flow count, each flow's member and index among its member's flows; the work
-        arrays.
+        parameters, each member's flow count, each flow's member and index among its member's flows, each link's
+        earliest start in s and flows by member; the Chebyshev groups' slots (per link, their flows by member,
+        the flows, a flow of each), each flow's queueing-delay interval (centre and half-width in s) and the
+        arrays the kernel fills (coefficients, cumulative terms, usable slots); the work arrays.
     """
     a = sysm.a
     nP, L = sysm.n_flows, sysm.n_links
