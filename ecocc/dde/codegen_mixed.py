@@ -58,7 +58,7 @@ _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
 MIX_VERSION = 3
 _AGG_INIT = {"min": "math.inf", "max": "-math.inf", "sum": "0.0"}
-#: the generated functions' names of the composite's ``D`` (:func:`kernel_data`)
+#: the names the generated functions give the fields of the composite's ``D`` (:func:`kernel_data`)
 _D_NAMES = ("P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc, "
             "lsmin, mlptr, mlflows, lsl, sptr, sfl, srep, QA, QB, CF, CNO, SOK")
 #: the most Chebyshev terms a group keeps per slot (rows of ``CF`` per group); a flow needing more is summed per flow
