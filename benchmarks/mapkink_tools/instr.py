@@ -9,7 +9,8 @@ segment the history lookups read) per lane.  The kernel's arithmetic is unchange
 
 Outcome codes: 0 accepted, 1 overlap passes not converged (halved), 2 non-finite (quartered), 3 rejected on the
 error (shrunk by the error factor), 4 rejected on the error and retaken to end at a located kink (a RED level
-crossing, ``KINK_NOW``; with kinks, a release or a sign change of a flow law's switching function), 5 a lane failed at the smallest step, 6 retaken to end at a located queue bound crossing or
+crossing, ``KINK_NOW``; with docs/notes/mapkink_tools/retake_release_switch.patch applied, also a release or a sign
+change of a flow law's switching function), 5 a lane failed at the smallest step, 6 retaken to end at a located queue bound crossing or
 release.  Breakpoint kinds (accepted steps): 0 none, 1 a static breakpoint or ``t_end``, 2 a propagated kink.
 
 ``MAPKINK_VARIANT=rel``: the experiment of docs/notes/mapkink.md -- a queue's release is propagated to the flows

@@ -1088,51 +1088,6 @@ def _linear_in(expr, sym):
     return e.is_polynomial(sym) and sp.degree(e, sym) == 1
 
 
-def _flow_switches(lw):
-    """The switching functions of the flow law: where one changes sign the law switches branch, and the flow's
-    derivative has a kink or a jump there (HSTCP's ``max(W, Low_Window)``: ``W - Low_Window``; the loss models'
-    ``min(W(t - tau) p, 1)``: ``W(t - tau) p - 1``).  The argument differences of every ``Min``/``Max`` and the
-    ``lhs - rhs`` of every relation (a piecewise law's condition) in ``lw.dflow``, in the law's symbols (the
-    flow's state now, the delayed signal ``fb`` and own load ``own``, the queueing delay, static fields,
-    parameters).
-
-    Parameters
-    ----------
-    lw : Laws
-        The model's laws.
-
-    Returns
-    -------
-    list of sympy.Expr
-        The switching functions (dimension of the compared quantities), in a fixed order, without repeats or
-        constants.
-    """
-    import sympy as sp
-    out = []
-    for e in lw.dflow:
-        diffs = [a.lhs - a.rhs for a in e.atoms(sp.core.relational.Relational)]
-        for f in e.atoms(sp.Min, sp.Max):
-            args = list(f.args)
-            diffs += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))]
-        for d in diffs:
-            d = sp.expand(d)
-            if d.free_symbols and all(sp.simplify(d - o) != 0 and sp.simplify(d + o) != 0 for o in out):
-                out.append(d)
-    return sorted(out, key=sp.default_sort_key)
-
-
-def _switch_code(lw, fn_flow, par_args, kinks):
-    """Source of ``LANES_NSW`` (the flow law's switching functions per flow, :func:`_flow_switches`; 0 unless
-    the kinks code is compiled in, ``kinks``) and ``_law_switch`` (their values, the flow law's arguments)."""
-    sw = _flow_switches(lw) if kinks else []
-    r = ["", "", f"LANES_NSW = {len(sw)}  # the flow law's switching functions per flow (kinks)"]
-    if sw:
-        r += _function("_law_switch", fn_flow + par_args, sw, True)
-    else:
-        r += ["", "", "@njit(cache=True)", f"def _law_switch({', '.join(fn_flow + par_args)}):", "    return (0.0,)"]
-    return r
-
-
 def _kinks_code(lw, par_args, lst_keys, q_used):
     """Source of the propagated breakpoints' model part (:mod:`ecocc.dde.lanes`, ``kinks``): ``LANES_NLEV`` and
     ``_model_levels(D, l, w, out)`` (the queue levels of link ``l``'s signal in lane ``w``, :func:`_queue_levels`,
@@ -1204,8 +1159,6 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r = ["", "", f"LANES_NEXP = {max(len(shared), 1)}  # the shared exponentials' slots per flow and lane",
          f"LANES_NS = {len(link_used) + (1 if q_used else 0) or 1}  # the signal's delayed link values, slots per lane"]
     r += _kinks_code(lw, par_args, lst_keys, q_used)
-    nsw = len(_flow_switches(lw)) if _has_kinks(lw, q_used) else 0
-    r += _switch_code(lw, fn_flow, par_args, nsw > 0)
     # not inline="always" (numba's IR-level inlining: see _function), and _nrt=False: the function allocates
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
@@ -1214,7 +1167,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          "                     h_cur, QV, yc):",
          '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
-         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw, gsw = Wk",
+         "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk",
          "    W = LANES",
          "    nd = QV.shape[0]",
          "    tt = s + nud",
@@ -1263,9 +1216,6 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
           "        if not (start[p] <= tt and tt < stop[p]):",
           "            for w in range(W):"]
     r += [f"                out[({i} * P + p) * W + w] = 0.0" for i in range(nF)]
-    # the flow law's switching functions (kinks: a rejected step is retaken where one changes sign, lanes.py):
-    # none for an inactive flow
-    r += [f"                gsw[({i} * P + p) * W + w] = math.nan" for i in range(nsw)]
     r += ["            continue",
           "        for w in range(W):",
           f"            fbw[w] = {_AGG_INIT[agg]}",
@@ -1374,9 +1324,6 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     r += [f"            ex_{i} = ew[({i} * P + p) * W + w]" for i in range(len(shared))]
     r += [f"            d = _law_flow{'_x' if shared else ''}({', '.join(fn_flow + par_args)}{ex_args})"]
     r += [f"            out[({i} * P + p) * W + w] = d[{i}]" for i in range(nF)]
-    if nsw:
-        r += [f"            sv = _law_switch({', '.join(fn_flow + par_args)})"]
-        r += [f"            gsw[({i} * P + p) * W + w] = sv[{i}]" for i in range(nsw)]
     r += ["    for l in range(L):",
           "        C_l = C[l]",
           "        for w in range(W):",

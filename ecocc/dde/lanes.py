@@ -48,13 +48,7 @@ queue's own derivative kinks there too: a step rejected on its error in which a 
 a level is retaken ending at the first crossing (located on the step's Hermite segment), instead of shrinking by
 the error alone and straddling the kink again (docs/notes/mapsfast.md).  This one is done with or without
 ``kinks`` (it adds no breakpoint; docs/notes/redkink.md), so for those models (Reno, HSTCP, Scalable TCP) identical
-lanes no longer take exactly the single kernel's steps.  With ``kinks``, a step rejected on its error is retaken
-the same way at two more kinks of a failing lane's flows that no level locates (docs/notes/mapkink.md): the
-release of a held queue in the step (the first over its queues: located on the linear interpolant of its raw
-derivative, as the release of an accepted step), and a sign change of one of the flow law's switching functions
-(``LANES_NSW`` per flow, ``_law_switch``, generated from the law's ``min``/``max`` and conditions: HSTCP's
-``max(W, Low_Window)``, the loss models' ``min(W(t - tau) p, 1)``, FAST's ``min``), located on the linear
-interpolant of its values at the step's ends, which the right-hand side writes.
+lanes no longer take exactly the single kernel's steps.
 
 The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
 :data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
@@ -143,9 +137,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
     extrapolated (the generated adaptive kernel's method).
 
-    ``kinks``: breakpoints where a queue's kink reaches the flows, and a rejected step retaken at a located
-    release or switch of a flow law (module docstring; only where the generated ``KINKS`` is true, else
-    ignored): pending breakpoints in ``dbp[:dbn[0]]``, the earliest in the scalar ``dnext``."""
+    ``kinks``: breakpoints where a queue's kink reaches the flows (module docstring; only where the generated
+    ``KINKS`` is true, else ignored): pending ones in ``dbp[:dbn[0]]``, the earliest in the scalar ``dnext``."""
     W = LANES
     nW = y0.size
     n = nW // W
@@ -198,12 +191,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     dbn = np.zeros(1, dtype=np.int64)
     dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
     klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
-    # the flow law's switching functions (LANES_NSW per flow, generated), per flow and lane: the right-hand side
-    # writes them (gsw); their values at the step's start (GA) and at its end (GB)
-    gsw = Wk[11]
-    GA = np.zeros(gsw.size)
-    GB = np.zeros(gsw.size)
-    ev_arr = False  # the arrival evaluated the right-hand side at t
     spow = np.empty(nd)
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
@@ -284,7 +271,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     while True:
         # arrival at t (the start, or after an accepted step): the derivative there, the masks, f
         nud = _tiny(t, h_last)
-        ev_arr = False
         for rep in range(2):
             if rep == 0:
                 if not need_eval:
@@ -343,7 +329,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             _model_rhs_lanes(t, nud, Y[YY], sat_lo, sat_hi, F[fr], full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
                              n_pass, t_cur, h_cur, QV, Y[YY])
             nfev += 1
-            ev_arr = True
             if rep == 1:
                 for q in range(n):
                     for w in range(W):
@@ -358,9 +343,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     if alive[w] and ((sat_lo[lw] and not used_lo[lw]) or (sat_hi[lw] and not used_hi[lw])):
                         dnext = _add_kink(dbp, dbn, pl_, bwd_, t, l, t_end)
                         break
-        if KINKS and kinks and LANES_NSW > 0:  # noqa: F821 (the switching functions at t: evaluated, or the step's end)
-            for k in range(gsw.size):
-                GA[k] = gsw[k] if ev_arr else GB[k]
         for k in range(nW):
             F[FF, k] = F[FRAW, k]
         clamp(FF)
@@ -452,9 +434,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     if i == n_st:  # unclamped: the derivative at the step's end if it is accepted
                         for k in range(nW):
                             F[FNEW, k] = F[i, k]
-                        if KINKS and kinks and LANES_NSW > 0:  # noqa: F821
-                            for k in range(gsw.size):
-                                GB[k] = gsw[k]
                     clamp(i)
                 if not overlapping:
                     break
@@ -588,26 +567,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                     lev = klev[i_]
                                     if (ya < lev) != (yb < lev):
                                         s_lev = min(s_lev, _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev))
-                    if KINKS and kinks:  # noqa: F821
-                        # the same for the kinks of a failing lane's flow derivatives that no level locates
-                        # (docs/notes/mapkink.md): a held queue released in the step (its raw derivative turns
-                        # outward: located on its linear interpolant, as the release of an accepted step below),
-                        # and a switching function of the flow law that changes sign in the step (located on
-                        # the linear interpolant of its values at the step's ends)
-                        for w in range(W):
-                            if not (alive[w] and err_w[w] > 1.0):
-                                continue
-                            for l in range(L):
-                                lw = l * W + w
-                                k = (iq + l) * W + w
-                                d_a, d_b = F[FRAW, k], F[FNEW, k]
-                                if ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)) \
-                                        and _release_matters(d_a, h, atol_v[iq + l], rtol, Y[YY, k]):
-                                    s_lev = min(s_lev, d_a / (d_a - d_b))
-                            for i_ in range(w, gsw.size if LANES_NSW > 0 else 0, W):  # noqa: F821
-                                ga, gb = GA[i_], GB[i_]
-                                if ga * gb < 0.0:  # a sign change (not a NaN: an inactive flow)
-                                    s_lev = min(s_lev, ga / (ga - gb))
                     if s_lev < 1.0 - 1e-9 and s_lev * h > 4 * hmin:
                         h *= s_lev
                     else:
@@ -762,9 +721,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
         D = (P, Lg, fps, pl, bwd[g], rtt[g], lptr, lflows, start, stop, C, ctimes, ctable, FST[g], LST[g], par[g])
         Wk = (np.zeros(P * W), np.zeros(P * W), np.zeros(Lg * W), np.zeros(pl.size, dtype=np.int64),
               np.zeros(P, dtype=np.int64), np.zeros(W), np.zeros(Pd.shape[1]),
-              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W),  # noqa: F821
-              np.zeros(max(LANES_NSW, 1) * P * W))  # noqa: F821
-        # (LANES_NEXP, LANES_NS, LANES_NSW: generated with the model, codegen._lanes_rhs)
+              np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
+        # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
                      t_eval, out_y[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
                      dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
