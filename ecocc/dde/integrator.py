@@ -156,6 +156,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     status = 0
     retake = False
     rej_step = False  # an attempt of the current step was rejected
+    # where the attempts go (counters[6:11] when the caller passes 11 counters: a measurement's, not the engine's)
+    n_att = 0
+    n_retake = 0
+    n_retake_rel = 0
+    n_pred = 0
+    n_pred_retaken = 0
     eps = 2.220446049250313e-16
     while t < t_end:
         while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
@@ -207,6 +213,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 h = s_star * h
                 hit_bp = False
                 predicted = True
+                n_pred += 1
+        n_att += 1
         tn = _tiny(t, h)
         K[0, :] = f
         t_cur, h_cur = t, h
@@ -337,6 +345,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 qv = y_new[iq + l]
                 ci = iq + l
                 s_cross[l] = 1.0
+                s_rel[l] = 1.0
                 if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                     level = 0.0 if qv < 0.0 else buf[l]
                     s_cross[l] = _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level)
@@ -346,7 +355,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 d_a, d_b = f_raw[ci], f_new_raw[ci]
                 if ((sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a)) and \
                         _release_matters(d_a, h, atol_v[ci], rtol, y[ci]):
-                    s_star = min(s_star, d_a / (d_a - d_b))
+                    s_rel[l] = d_a / (d_a - d_b)
+                    s_star = min(s_star, s_rel[l])
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 # the queues whose crossing ends the retaken step: held at their bound after it (below)
                 for l in range(L):
@@ -355,6 +365,13 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     loc_hi[l] = located and y_new[iq + l] > buf[l]
                 h = s_star * h
                 retake = True
+                n_retake += 1
+                for l in range(L):
+                    if s_rel[l] <= s_star:
+                        n_retake_rel += 1
+                        break
+                if predicted:
+                    n_pred_retaken += 1
                 predicted = False
                 continue
         # the crossing prediction of the next step extrapolates this step's cubic (not across a breakpoint, nor
@@ -488,6 +505,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     counters[3] = n_clamp
     counters[4] = 0  # steps accepted above tolerance: none (underflow fails, code 4)
     counters[5] = ie
+    if counters.size >= 11:
+        counters[6] = n_att
+        counters[7] = n_retake
+        counters[8] = n_retake_rel
+        counters[9] = n_pred
+        counters[10] = n_pred_retaken
     reals[0] = hmin_seen
     reals[1] = hmax_seen
     reals[2] = t
