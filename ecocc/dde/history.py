@@ -82,6 +82,122 @@ def release_matters(d_a, h, atol_q, rtol, q):
     return 3.0 * h * abs(d_a) > RELEASE_NEGLIGIBLE * (atol_q + rtol * abs(q))
 
 
+#: the crossing prediction's target (queue-event prediction, :func:`ecocc.dde.adaptive.solve_dde`): a predicted
+#: step ends where the extrapolated component reaches this fraction of its tolerance inside its bound (inside the
+#: 10 tolerances within which the step's end is held at the bound, see there)
+PREDICT_MARGIN = 0.1
+
+
+def release_negligible(h, atol_q, rtol, q):
+    """The inward raw derivative whose release the next step need not locate, after a step ``h``.
+
+    The step after ``h`` is at most ``5 h`` (the solvers' largest growth), so a derivative below
+    ``RELEASE_NEGLIGIBLE (atol + rtol |q|) / (3 x 5 h)`` in size is one that :func:`release_matters` lets
+    pass unlocated there.  The release prediction ends a step where the extrapolated raw derivative of a held
+    component comes within half of it, and releases the component at that step's end when its raw derivative
+    is within it.  Plain arithmetic: :mod:`ecocc.dde.kernels` compiles this same function.
+
+    Parameters
+    ----------
+    h : float
+        The step being taken (s).
+    atol_q, rtol : float
+        The component's absolute tolerance (its units) and the relative tolerance.
+    q : float
+        The component at the step start (the bound it is held at).
+
+    Returns
+    -------
+    float
+        The size, in the component's units per second (> 0 when ``atol_q + rtol |q| > 0``).
+    """
+    return RELEASE_NEGLIGIBLE * (atol_q + rtol * abs(q)) / (15.0 * h)
+
+
+def segment_tail(y0, y1, f0, f1, h):
+    """The second and third Taylor coefficients of a cubic Hermite segment at its end.
+
+    The segment's cubic continued past its end ``t1`` is ``y1 + f1 u + c2 u^2 + c3 u^3`` (``u = t - t1``);
+    the crossing prediction extrapolates it over the next step (:func:`cubic_end`).  Plain arithmetic, on
+    floats or arrays alike: :mod:`ecocc.dde.kernels` compiles this same function.
+
+    Parameters
+    ----------
+    y0, y1 : float or numpy.ndarray
+        State at the start and at the end of the segment.
+    f0, f1 : float or numpy.ndarray
+        Derivative of the segment at its start and its end (state units per second).
+    h : float
+        Segment length, seconds (> 0).
+
+    Returns
+    -------
+    tuple
+        ``(c2, c3)``, state units per s^2 and per s^3.
+    """
+    a = 2 * (y0 - y1) + h * (f0 + f1)
+    b = 3 * (y1 - y0) - h * (2 * f0 + f1)
+    h2 = h * h
+    return (3 * a + b) / h2, a / (h2 * h)
+
+
+def cubic_end(y0, f0, c2, c3, h):
+    """The value and the derivative at ``u = h`` of the cubic ``y0 + f0 u + c2 u^2 + c3 u^3``.
+
+    With ``(y0, f0)`` they are the Hermite data of that cubic over ``[0, h]``, which is how the predictions
+    pass it to :func:`first_crossing`.  Plain arithmetic, on floats or arrays alike: :mod:`ecocc.dde.kernels`
+    compiles this same function.
+
+    Parameters
+    ----------
+    y0, f0 : float or numpy.ndarray
+        Value and derivative at ``u = 0``.
+    c2, c3 : float or numpy.ndarray
+        Second and third coefficients (units per s^2 and per s^3).
+    h : float
+        How far to extrapolate, seconds.
+
+    Returns
+    -------
+    tuple
+        ``(y(h), y'(h))``.
+    """
+    return y0 + h * (f0 + h * (c2 + h * c3)), f0 + h * (2 * c2 + 3 * h * c3)
+
+
+def derivative_fit(x1, x2, x3, d0, d1, d2, d3, npts):
+    """The polynomial through a component's raw derivative at its last accepted points, about the last one.
+
+    Newton's divided differences through ``(0, d0), (x1, d1), (x2, d2)`` and, with ``npts == 4``,
+    ``(x3, d3)`` (``0 > x1 > x2 > x3``: the earlier points' times relative to the last one), expanded to
+    ``d0 + c1 u + c2 u^2 + c3 u^3`` (``c3 = 0`` with three points).  The release prediction extrapolates it
+    over the next step (:func:`cubic_end`).  Plain arithmetic, on floats or arrays of ``d`` alike:
+    :mod:`ecocc.dde.kernels` compiles this same function.
+
+    Parameters
+    ----------
+    x1, x2, x3 : float
+        Times of the earlier points relative to the last one, seconds (distinct, negative; ``x3`` unused with
+        three points).
+    d0, d1, d2, d3 : float or numpy.ndarray
+        The derivative at the last point and at the earlier ones (``d3`` unused with three points).
+    npts : int
+        3 or 4.
+
+    Returns
+    -------
+    tuple
+        ``(c1, c2, c3)``.
+    """
+    a1 = (d1 - d0) / x1
+    d12 = (d2 - d1) / (x2 - x1)
+    a2 = (d12 - a1) / x2
+    a3 = 0.0 * a2
+    if npts == 4:
+        a3 = (((d3 - d2) / (x3 - x2) - d12) / (x3 - x1) - a2) / x3
+    return a1 - a2 * x1 + a3 * x1 * x2, a2 - a3 * (x1 + x2), a3
+
+
 def first_crossing(y0, y1, f0, f1, h, level):
     """Find the smallest s in (0, 1] where a cubic Hermite segment crosses ``level`` (1.0 if none).
 

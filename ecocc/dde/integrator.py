@@ -31,10 +31,11 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (OVERLAP_TOL, _absmax, _clamp, _first_crossing, _hermite,  # noqa: F401
-                               _history_grow, _history_grow_cm, _history_new, _history_new_cm, _masks,
-                               _overlap_diff, _overlap_done, _overlap_extension, _overlap_first_stage, _overlap_inside,
-                               _project, _release_matters, _shift_segments, _tiny)
+from ecocc.dde.kernels import (OVERLAP_TOL, PREDICT_MARGIN, _absmax, _clamp, _cubic_end,  # noqa: F401
+                               _derivative_fit, _first_crossing, _hermite, _history_grow, _history_grow_cm,
+                               _history_new, _history_new_cm, _masks, _overlap_diff, _overlap_done, _overlap_extension,
+                               _overlap_first_stage, _overlap_inside, _project, _release_matters, _release_negligible,
+                               _segment_tail, _shift_segments, _tiny)
 
 
 @njit(cache=True)
@@ -91,6 +92,18 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     loc_lo = np.zeros(L, dtype=np.bool_)
     loc_hi = np.zeros(L, dtype=np.bool_)
     s_cross = np.ones(L)
+    # queue-event prediction (as solve_dde): per queue, whether its last step's cubic may be extrapolated
+    # (pred_ok) and that cubic's second and third Taylor coefficients at the step's end; its raw derivative at the
+    # last dv_n (<= 4) accepted points (times dv_t, newest first); the predicted crossings' and releases' places
+    pred_ok = np.zeros(L, dtype=np.bool_)
+    pred_c2 = np.zeros(L)
+    pred_c3 = np.zeros(L)
+    dv_t = np.zeros(4)
+    dv = np.zeros((4, L))
+    s_lo = np.ones(L)
+    s_rel = np.ones(L)
+    pred_rel = np.zeros(L, dtype=np.bool_)
+    pred_negl = np.zeros(L)
     nd = Pd.shape[1]
     half_pow = np.empty(nd)
     for j in range(nd):
@@ -111,6 +124,10 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         nfev += 1
     f[:] = f_raw
     _clamp(f, sat_lo, sat_hi, iq, L)
+    dv_t[0] = t0
+    for l in range(L):
+        dv[0, l] = f_raw[iq + l]
+    dv_n = 1
     for i in range(n):
         if not math.isfinite(f[i]):
             counters[0] = 0
@@ -139,6 +156,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     status = 0
     retake = False
     rej_step = False  # an attempt of the current step was rejected
+    # where the attempts go (counters[6:11] when the caller passes 11 counters: a measurement's, not the engine's)
+    n_att = 0
+    n_retake = 0
+    n_retake_rel = 0
+    n_pred = 0
+    n_pred_retaken = 0
     eps = 2.220446049250313e-16
     while t < t_end:
         while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
@@ -151,6 +174,49 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
             h = next_bp - t
             hit_bp = True
+        # queue-event prediction (as solve_dde; not for a step retaken to end at a located event): end the step
+        # where a free queue's last cubic, extrapolated, reaches PREDICT_MARGIN tolerances above zero, or where an
+        # empty held queue's raw derivative, extrapolated, comes within half the negligible size
+        # (history.release_negligible) of turning inward; a step that overshoots after all is located and retaken
+        # Not in overlap mode (steps past the smallest delay, which solve_dde never takes): there it made the overlap
+        # runs with queueing delays less accurate than tests/test_overlap_single.py allows (docs/notes/xpred2.md)
+        predicted = False
+        if L > 0 and not retake and not overlap:
+            s_star = 1.0
+            x1 = dv_t[1] - dv_t[0]
+            x2 = dv_t[2] - dv_t[0]
+            x3 = dv_t[3] - dv_t[0]
+            for l in range(L):
+                ci = iq + l
+                q = y[ci]
+                s_lo[l] = 1.0
+                s_rel[l] = 1.0
+                if pred_ok[l] and not (sat_lo[l] or sat_hi[l]):
+                    lev = 0.0 + PREDICT_MARGIN * (atol_v[ci] + rtol * 0.0)
+                    y1, f1 = _cubic_end(q, f[ci], pred_c2[l], pred_c3[l], h)
+                    if q > lev and y1 < lev:
+                        s_lo[l] = _first_crossing(q, y1, f[ci], f1, h, lev)
+                pred_negl[l] = _release_negligible(h, atol_v[ci], rtol, q)
+                if dv_n >= 3 and sat_lo[l]:
+                    d0 = dv[0, l]
+                    c1, c2, c3 = _derivative_fit(x1, x2, x3, d0, dv[1, l], dv[2, l], dv[3, l], dv_n)
+                    e1, g1 = _cubic_end(d0, c1, c2, c3, h)
+                    lev = -0.5 * pred_negl[l]
+                    if _release_matters(d0, h, atol_v[ci], rtol, q) and d0 < lev and e1 > lev:
+                        s_rel[l] = _first_crossing(d0, e1, c1, g1, h, lev)
+                s_star = min(s_star, s_lo[l], s_rel[l])
+            if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
+                # the queues predicted to reach zero are held there after the step as if it were retaken to end at
+                # their located crossing (below); those predicted to turn inward are released
+                for l in range(L):
+                    loc_lo[l] = s_lo[l] <= s_star * (1 + 1e-9)
+                    loc_hi[l] = False
+                    pred_rel[l] = s_rel[l] <= s_star * (1 + 1e-9)
+                h = s_star * h
+                hit_bp = False
+                predicted = True
+                n_pred += 1
+        n_att += 1
         tn = _tiny(t, h)
         K[0, :] = f
         t_cur, h_cur = t, h
@@ -281,6 +347,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 qv = y_new[iq + l]
                 ci = iq + l
                 s_cross[l] = 1.0
+                s_rel[l] = 1.0
                 if not (sat_lo[l] or sat_hi[l]) and (qv < 0.0 or qv > buf[l]):
                     level = 0.0 if qv < 0.0 else buf[l]
                     s_cross[l] = _first_crossing(y[ci], y_new[ci], f[ci], K[n_st, ci], h, level)
@@ -290,7 +357,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 d_a, d_b = f_raw[ci], f_new_raw[ci]
                 if ((sat_lo[l] and d_a <= 0.0 < d_b) or (sat_hi[l] and d_b < 0.0 <= d_a)) and \
                         _release_matters(d_a, h, atol_v[ci], rtol, y[ci]):
-                    s_star = min(s_star, d_a / (d_a - d_b))
+                    s_rel[l] = d_a / (d_a - d_b)
+                    s_star = min(s_star, s_rel[l])
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 # the queues whose crossing ends the retaken step: held at their bound after it (below)
                 for l in range(L):
@@ -299,11 +367,27 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     loc_hi[l] = located and y_new[iq + l] > buf[l]
                 h = s_star * h
                 retake = True
+                n_retake += 1
+                for l in range(L):
+                    if s_rel[l] <= s_star:
+                        n_retake_rel += 1
+                        break
+                if predicted:
+                    n_pred_retaken += 1
+                predicted = False
                 continue
+        # the crossing prediction of the next step extrapolates this step's cubic (not across a breakpoint, nor
+        # for a queue held or projected in it)
+        for l in range(L):
+            ci = iq + l
+            qv = y_new[ci]
+            pred_c2[l], pred_c3[l] = _segment_tail(y[ci], qv, f[ci], K[n_st, ci], h)
+            pred_ok[l] = not (sat_lo[l] or sat_hi[l] or qv < 0.0 or qv > buf[l] or hit_bp)
         if any_viol:
             n_clamp += 1
             _project(y_new, iq, iq + L, iq + 3 * L, L, buf)
-        was_retake = retake
+        # a predicted step that landed inside the bounds ends at its events as a retaken one does
+        was_retake = retake or predicted
         retake = False
         # accept: history append (prune / grow first, within max_hist_bytes)
         if m + 1 > HT.size:
@@ -372,6 +456,10 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 elif (used_hi[l] or (was_retake and loc_hi[l])) and f_raw[ci] >= 0.0 and \
                         buf[l] - y[ci] <= 10.0 * (atol_v[ci] + rtol * abs(buf[l])):
                     sat_hi[l] = True
+            # a step predicted to end where a held queue's raw derivative comes within half the negligible size
+            # of turning inward releases it if it is within that size (as solve_dde)
+            if predicted and pred_rel[l] and f_raw[ci] >= -pred_negl[l]:
+                sat_lo[l] = False
             if sat_lo[l] != used_lo[l] or sat_hi[l] != used_hi[l]:
                 changed = True
             # a held queue sits exactly on its bound: moved there from a hair inside, booked (departed or
@@ -394,6 +482,16 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             nfev += 1
         f[:] = f_raw
         _clamp(f, sat_lo, sat_hi, iq, L)
+        # the raw derivatives at the last accepted points, for the release prediction (from the breakpoint on,
+        # after one: the derivative jumps there)
+        dv_n = 1 if hit_bp else min(dv_n + 1, 4)
+        for k in range(3, 0, -1):
+            dv_t[k] = dv_t[k - 1]
+            for l in range(L):
+                dv[k, l] = dv[k - 1, l]
+        dv_t[0] = t
+        for l in range(L):
+            dv[0, l] = f_raw[iq + l]
         gmax = 1.0 if rej_step else 5.0  # no growth right after a rejected attempt
         rej_step = False
         if err > 0:
@@ -409,6 +507,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     counters[3] = n_clamp
     counters[4] = 0  # steps accepted above tolerance: none (underflow fails, code 4)
     counters[5] = ie
+    if counters.size >= 11:
+        counters[6] = n_att
+        counters[7] = n_retake
+        counters[8] = n_retake_rel
+        counters[9] = n_pred
+        counters[10] = n_pred_retaken
     reals[0] = hmin_seen
     reals[1] = hmax_seen
     reals[2] = t

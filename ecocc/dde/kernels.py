@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .history import first_crossing, grown_capacity, hermite, nudge, release_matters
+from .history import (PREDICT_MARGIN, cubic_end, derivative_fit, first_crossing, grown_capacity, hermite,  # noqa: F401
+                      nudge, release_matters, release_negligible, segment_tail)
 
 #: overlap mode (steps longer than the smallest delay; the lock-step kernel, :mod:`ecocc.dde.lanes`, and the
 #: single adaptive kernel, :mod:`ecocc.dde.integrator`): a step's passes stop when two successive end values
@@ -136,6 +137,10 @@ _hermite = njit(cache=True)(hermite)
 _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)
 _release_matters = njit(cache=True)(release_matters)
+_release_negligible = njit(cache=True)(release_negligible)
+_segment_tail = njit(cache=True)(segment_tail)
+_cubic_end = njit(cache=True)(cubic_end)
+_derivative_fit = njit(cache=True)(derivative_fit)
 _grown_capacity = njit(cache=True)(grown_capacity)
 
 
