@@ -212,6 +212,12 @@ def test_overlap_with_queueing_or_forward_delays_is_as_accurate_as_numpy(case, r
         # steps): reported, not widened
         request.applymarker(pytest.mark.xfail(reason="overlap with forward delays, Symbiosis on the parking lot: "
                                                      "2.49 tolerance units against a bound of 1.25", strict=False))
+    if case == "aecp-fwd":
+        # since both capped solvers predict queue events (docs/notes/xpred2.md; not in overlap mode) the NumPy
+        # run's error fell from 0.16 to 0.053 units, so the bound fell from 1.33 to 1.105; the overlap run is
+        # unchanged at 1.23 units (measured 2026-11-26): reported, not widened
+        request.applymarker(pytest.mark.xfail(reason="overlap with forward delays, AECP on the parking lot: 1.23 "
+                                                     "tolerance units against a bound of 1.105", strict=False))
     sysm = _system(case)
     assert sysm.rtt_includes_queueing == case.endswith("rq")
     assert sysm.has_fwd == ("fwd" in case)
