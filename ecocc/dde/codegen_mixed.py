@@ -269,15 +269,12 @@ class GeneratedMixed:
         # z's signal, z's rate for another member's -- kept per link in the history (value and slopes per
         # accepted segment) where the law does not read the current queueing delay (MixedSystem.rhs evaluates
         # the delayed states with the current qdelay: a sum over the flows that cannot be formed ahead of time)
+        summed = [(z, "load" if z is x else "rate") for x in ml if x.uses_y for z in ml]
         self.agg_groups = []
-        for x in ml:
-            if not x.uses_y:
-                continue
-            for z in ml:
-                law = "load" if z is x else "rate"
-                if (z.model.flow_states and (self._sent[(z.i, law)] or not z.reads_qd(law))
-                        and [z.i, law] not in self.agg_groups):
-                    self.agg_groups.append([z.i, law])
+        for z, law in summed:
+            if (z.model.flow_states and (self._sent[(z.i, law)] or not z.reads_qd(law))
+                    and [z.i, law] not in self.agg_groups):
+                self.agg_groups.append([z.i, law])
         # the Chebyshev groups (docs/notes/mixcur.md): a delayed law read with the *current* queueing delay,
         # law(u(t - d), Q(t)) = g(u(t - d)) c / (c + Q(t)) (Reno's W/(tau + Q), Symbiosis' rate), cannot be summed per
         # link ahead of time; expanded in Chebyshev polynomials of Q on [0, the path's largest queueing delay],
@@ -286,24 +283,20 @@ class GeneratedMixed:
         # (one group per member and expression: Reno's load is its rate)
         self._pole, self._cheb_of = {}, {}
         self.cheb_groups = []
-        for x in ml:
-            if not x.uses_y:
+        for z, law in summed:
+            if not z.model.flow_states or self._sent[(z.i, law)] or (z.i, law) in self._cheb_of:
                 continue
-            for z in ml:
-                law = "load" if z is x else "rate"
-                if not z.model.flow_states or self._sent[(z.i, law)] or (z.i, law) in self._cheb_of:
-                    continue
-                c = z.qd_pole(law)
-                if c is None:
-                    continue
-                same = [g for g, (zi, lw2) in enumerate(self.cheb_groups)
-                        if zi == z.i and z.law_expr(lw2) == z.law_expr(law)]
-                if same:
-                    self._cheb_of[(z.i, law)] = same[0]
-                else:
-                    self._pole[(z.i, law)] = c
-                    self._cheb_of[(z.i, law)] = len(self.cheb_groups)
-                    self.cheb_groups.append([z.i, law])
+            c = z.qd_pole(law)
+            if c is None:
+                continue
+            same = [g for g, (zi, lw2) in enumerate(self.cheb_groups)
+                    if zi == z.i and z.law_expr(lw2) == z.law_expr(law)]
+            if same:
+                self._cheb_of[(z.i, law)] = same[0]
+            else:
+                self._pole[(z.i, law)] = c
+                self._cheb_of[(z.i, law)] = len(self.cheb_groups)
+                self.cheb_groups.append([z.i, law])
         src = ["import math  # noqa", "import numpy as np  # noqa", "from numba import njit  # noqa"]
         for x, other in zip(ml, any_other_y):
             src += x.source(other)
