@@ -14,6 +14,7 @@ derivative jump at t = 0 and its images t = tau_i).
 """
 import numpy as np
 import pytest
+from reference_child import reference  # jitcdde in a child process
 
 from ecocc import dumbbell, simulate
 
@@ -42,7 +43,7 @@ def _jitcdde_reference(ts):
 
 def test_aecp_dumbbell_matches_jitcdde():
     ts = np.arange(0.5, T_END + 1e-9, 0.5)
-    J = _jitcdde_reference(ts)
+    J = reference(_jitcdde_reference, ts)
     tr = simulate(dumbbell(C, RTTS, initial_rate_pps=10.0), "aecp", t_end_s=T_END, r0_pps=10.0,
                   output_dt_s=0.5, rtol=1e-10)
     assert tr.ok, tr.message

@@ -8,6 +8,7 @@ Reno in tests/test_state_dependent_delays.py, both engines), and for conservatio
 """
 import numpy as np
 import pytest
+from reference_child import reference  # jitcdde in a child process
 
 from ecocc import InputError, dumbbell, parking_lot, simulate
 from ecocc.dde import engine
@@ -159,7 +160,7 @@ def _petcp_jitcdde(ts, with_queueing, max_delay):
 def test_petcp_queueing_delay_matches_jitcdde():
     t_end = 20.0
     ts = np.arange(0.25, t_end + 1e-9, 0.25)
-    J = _petcp_jitcdde(ts, True, max(RTTS) + 1.0)
+    J = reference(_petcp_jitcdde, ts, True, max(RTTS) + 1.0)
     N = len(RTTS)
     assert J[:, N].max() < 1000.0  # queue below 1000 packets: delays below max(RTTS) + 1 s, jitcdde's max_delay
     net = dumbbell(C, RTTS, initial_rate_pps=10.0)

@@ -13,6 +13,7 @@ its own state-dependent delays:
 """
 import numpy as np
 import pytest
+from reference_child import reference  # jitcdde in a child process
 
 from ecocc import InputError, dumbbell, simulate
 
@@ -60,7 +61,7 @@ def _ecocc(with_queueing, engine="numpy"):
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 def test_queueing_delay_in_the_rtt_matches_jitcdde(engine):
     ts = np.arange(0.25, T_END + 1e-9, 0.25)
-    J = _jitcdde(ts, with_queueing=True)
+    J = reference(_jitcdde, ts, True)
     tr = _ecocc(True, engine)
     assert tr.ok, tr.message
     idx = np.searchsorted(tr.t_s, ts - 1e-9)
@@ -155,7 +156,7 @@ def test_reno_queueing_delay_matches_jitcdde(engine):
     # with the option both round trips include q(t)/C, as the Misra-Gong-Towsley model's R(t)
     rtts, C_r, t_end = [0.1, 0.25], 1000.0, 20.0
     ts = np.arange(0.25, t_end + 1e-9, 0.25)
-    J = _reno_jitcdde(ts, rtts, C_r, True)
+    J = reference(_reno_jitcdde, ts, rtts, C_r, True)
     assert J[:, -1].max() < 1000.0  # queue below 1000 packets: delays below max(rtts) + 1 s, jitcdde's max_delay
     # atol 1e-10 on every component: the default queue atol (1e-4 packets) limits W to ~1e-6 relative here,
     # since the RED loss reads the queue directly (measured 1.5e-6 with the default, 2e-8 with this)

@@ -5,6 +5,7 @@ The compiled tests compile a kernel on first use (tens of seconds on a loaded ma
 """
 import numpy as np
 import pytest
+from reference_child import reference  # jitcdde in a child process
 import sympy as sp
 
 from ecocc.dde.user import sympy_dde, t, y
@@ -149,7 +150,7 @@ def test_mackey_glass_compiled_matches_numpy_and_jitcdde(kernel):
     # measured 4e-14: round-off of the evaluation order; 1e-11 (1/10 of rtol) would still catch any changed
     # step decision (tolerance-sized) or a wrong delayed value
     assert np.abs(a.y - b.y).max() < 1e-11
-    J = _jitcdde_mackey_glass(ts, 1e-10)
+    J = reference(_jitcdde_mackey_glass, ts, 1e-10)
     # jitcdde (another RK pair, its own step control and past interpolation) at the same tolerance: measured
     # 2.6e-9 up to t = 200 (the chaotic attractor amplifies the per-step errors).  1e-7 is 40x that, and far
     # below what a wrong delay or coefficient does (the solutions separate by O(1))
