@@ -9,7 +9,16 @@ the first run of a registry model after installing loads its kernel without gene
 run-time one.  The extensions are optional: if a build fails (no C compiler, no ``numba.pycc``), pip says
 so and the install goes on; the kernel is then built on first use into the kernel cache
 (:mod:`ecocc.dde.aot`).  Everything else is in ``pyproject.toml``.
+
+The kernels are compiled in parallel worker processes on Linux (one per CPU, at most one per kernel; numba's
+compiler holds a global lock, so threads would not help), and a module already built for this source and CPU (its
+``stamp()``) is kept: ``pip install -e ".[extra]"`` after ``pip install -e .`` does not compile them again.
 """
+import concurrent.futures
+import functools
+import importlib.util
+import multiprocessing
+import os
 import sys
 import types
 from pathlib import Path
@@ -38,22 +47,66 @@ def _kernel_modules():
     return aot
 
 
+def _built_stamp(path: Path, name: str):
+    """The ``stamp()`` of the extension module at ``path`` (it loads without numba), or None."""
+    if not path.is_file():
+        return None
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.stamp()
+    except Exception:  # a broken or foreign file: built again
+        return None
+
+
 class BuildKernel(build_ext):
-    def build_extension(self, ext):
-        if ext.name not in SHIPPED and ext.name != USERINT:
-            return super().build_extension(ext)
-        out = Path(self.get_ext_fullpath(ext.name))
-        try:
-            if ext.name == USERINT:
-                _kernel_modules()  # the stand-in ecocc package first
-                from ecocc.dde import userint
-                built = userint.compile_installed(out.parent, quiet=True)
-            else:
-                built = _kernel_modules().compile_shipped(SHIPPED[ext.name], out.parent, quiet=True)
-            built.replace(out)
-        except Exception as exc:  # optional extension: setuptools reports it and goes on
-            raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built ({type(exc).__name__}: "
-                               f"{exc}); it will be built on first use if numba is installed") from exc
+    def _kernel_job(self, ext):
+        """``(callable building ext into a temporary file, its expected stamp)``."""
+        aot = _kernel_modules()
+        out_dir = Path(self.get_ext_fullpath(ext.name)).parent
+        if ext.name == USERINT:
+            from ecocc.dde import userint
+            return functools.partial(userint.compile_installed, out_dir, quiet=True), userint.stamp()
+        src = SHIPPED[ext.name]
+        return functools.partial(aot.compile_shipped, src, out_dir, quiet=True), aot.generated_stamp(src.stem)
+
+    def build_extensions(self):
+        kernels = [e for e in self.extensions if e.name in SHIPPED or e.name == USERINT]
+        for ext in self.extensions:
+            if ext not in kernels:
+                with self._filter_build_errors(ext):
+                    self.build_extension(ext)
+        todo = []
+        for ext in kernels:
+            out = Path(self.get_ext_fullpath(ext.name))
+            job, stamp = self._kernel_job(ext)
+            if _built_stamp(out, ext.name) != stamp:  # else: built for this source and CPU already
+                todo.append((ext, out, job))
+        jobs = min(len(todo), os.cpu_count() or 1)
+        if jobs > 1 and sys.platform.startswith("linux"):
+            # forked workers: the stand-in ``ecocc`` package and the job functions are already in sys.modules
+            ctx = multiprocessing.get_context("fork")
+            with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+                futures = [(ext, out, pool.submit(job)) for ext, out, job in todo]
+                results = [(ext, out, _outcome(fut.result)) for ext, out, fut in futures]
+        else:
+            results = [(ext, out, _outcome(job)) for ext, out, job in todo]
+        for ext, out, (built, exc) in results:
+            with self._filter_build_errors(ext):  # optional extension: setuptools reports it and goes on
+                if exc is not None:
+                    raise CompileError(f"ecocc: the ahead-of-time kernel {ext.name} was not built "
+                                       f"({type(exc).__name__}: {exc}); it will be built on first use if numba is "
+                                       f"installed") from exc
+                built.replace(out)
+
+
+def _outcome(call):
+    """``(call(), None)``, or ``(None, the exception)``."""
+    try:
+        return call(), None
+    except Exception as exc:  # noqa: BLE001  (a worker's crash included: BrokenProcessPool)
+        return None, exc
 
 
 setup(ext_modules=[Extension(name, sources=[], optional=True) for name in [*SHIPPED, USERINT]],
