@@ -211,3 +211,20 @@ def test_generated_signature_of_a_mixed_composite_is_the_arguments_types():
                                        max_step=np.inf, first_step=None, max_steps=10**6)
     sig = aot.generated_signature(mixed=True)
     assert tuple(sig.args) == tuple(numba.typeof(kw[k]) for k in ADAPTIVE_ARGS)
+
+
+def test_build_lock_is_per_module(monkeypatch, tmp_path):
+    """While a process builds one kernel module, another can take the build lock of another module (the two
+    compile at once) but not of the same one (it waits, then loads what the first built)."""
+    fcntl = pytest.importorskip("fcntl")
+    monkeypatch.setenv("ECOCC_CACHE_DIR", str(tmp_path))
+    with aot._build_lock("ecocc_aot_a"):
+        for name, free in (("ecocc_aot_a", False), ("ecocc_aot_b", True)):
+            with open(tmp_path / f".build-{name}.lock", "a") as fh:  # another open file: flock conflicts
+                try:
+                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fh, fcntl.LOCK_UN)
+                    got = True
+                except BlockingIOError:
+                    got = False
+            assert got == free, name

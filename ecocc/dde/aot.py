@@ -26,7 +26,8 @@ this order:
    source, the kernel kind, this CPU, numba's and Python's versions.  The first run without a module builds
    it (15 s to a few minutes on a busy machine); ``python -m ecocc.dde.aot`` does it now for every model.
    The module is written under a temporary name and renamed, so no process loads a partial file, and the
-   build holds a lock in the directory, so concurrent processes (a sweep's workers) build it once.  Old
+   build holds a lock named after the module, so concurrent processes (a sweep's workers) build it once
+   and build different kernels at the same time.  Old
    modules (about 1 MB each) are not removed; delete the directory to clean up.
 2. **numba's JIT** (cached on disk by numba) if that build fails; the run's ``settings`` / the map's
    ``attrs["kernel"]`` say why.
@@ -203,9 +204,10 @@ def _load(path: Path, name: str):
 
 
 @contextlib.contextmanager
-def _build_lock():
-    """An exclusive lock on ``cache_dir()/.build.lock`` (POSIX ``flock``; elsewhere no lock: concurrent
-    builds then both finish and the atomic rename keeps one)."""
+def _build_lock(name: str):
+    """An exclusive lock on ``cache_dir()/.build-<name>.lock``, one per module, so that processes building
+    different kernels do not wait for each other (POSIX ``flock``; elsewhere no lock: concurrent builds then
+    both finish and the atomic rename keeps one)."""
     d = cache_dir()
     d.mkdir(parents=True, exist_ok=True)
     try:
@@ -213,7 +215,7 @@ def _build_lock():
     except ImportError:  # pragma: no cover - not POSIX
         yield
         return
-    with open(d / ".build.lock", "w") as fh:
+    with open(d / f".build-{name}.lock", "w") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
             yield

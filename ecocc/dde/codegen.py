@@ -1451,7 +1451,7 @@ def kernel(gen: Generated, args: dict, kind: str = "adaptive"):
             path = aot._module_path(name)
             built = False
             if path is None:
-                with aot._build_lock():  # a concurrent process waits, then loads the module
+                with aot._build_lock(name):  # a concurrent process building it waits, then loads it
                     path = aot._module_path(name)
                     if path is None:
                         import numba
