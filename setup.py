@@ -77,21 +77,23 @@ class BuildKernel(build_ext):
             if ext not in kernels:
                 with self._filter_build_errors(ext):
                     self.build_extension(ext)
-        todo = []
+        todo, results = [], []
         for ext in kernels:
             out = Path(self.get_ext_fullpath(ext.name))
-            job, stamp = self._kernel_job(ext)
-            if _built_stamp(out, ext.name) != stamp:  # else: built for this source and CPU already
-                todo.append((ext, out, job))
+            job_stamp, exc = _outcome(functools.partial(self._kernel_job, ext))
+            if exc is not None:
+                results.append((ext, out, (None, exc)))
+            elif _built_stamp(out, ext.name) != job_stamp[1]:  # else: built for this source and CPU already
+                todo.append((ext, out, job_stamp[0]))
         jobs = min(len(todo), os.cpu_count() or 1)
         if jobs > 1 and sys.platform.startswith("linux"):
             # forked workers: the stand-in ``ecocc`` package and the job functions are already in sys.modules
             ctx = multiprocessing.get_context("fork")
             with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
                 futures = [(ext, out, pool.submit(job)) for ext, out, job in todo]
-                results = [(ext, out, _outcome(fut.result)) for ext, out, fut in futures]
+                results += [(ext, out, _outcome(fut.result)) for ext, out, fut in futures]
         else:
-            results = [(ext, out, _outcome(job)) for ext, out, job in todo]
+            results += [(ext, out, _outcome(job)) for ext, out, job in todo]
         for ext, out, (built, exc) in results:
             with self._filter_build_errors(ext):  # optional extension: setuptools reports it and goes on
                 if exc is not None:
