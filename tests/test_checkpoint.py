@@ -45,29 +45,8 @@ def test_interrupt_then_resume_is_bit_identical(tmp_path):
     assert np.array_equal(full.y, ref.y)
 
 
-def test_checkpoint_of_another_problem_is_refused(tmp_path):
-    sysm = _system()
-    path = tmp_path / "run.ckpt.npz"
-    prob = sysm.problem()
-    rhs = prob.rhs
-
-    def stop_at_5(t, *a):
-        if t > 5.0 and not getattr(stop_at_5, "done", False):
-            stop_at_5.done = True
-            os.kill(os.getpid(), signal.SIGINT)
-        return rhs(t, *a)
-
-    prob.rhs = stop_at_5
-    solve_dde(prob, 60.0, rtol=1e-7, atol=sysm.default_atol(), checkpoint=path)
-    with pytest.raises(InputError, match="checkpoint"):
-        solve_dde(sysm.problem(), 60.0, rtol=1e-6, atol=sysm.default_atol(), checkpoint=path)
-
-
-def test_checkpoint_of_an_older_version_is_refused(tmp_path):
-    """A checkpoint written before the solver kept its queue-event prediction state (the same problem, the six
-    prediction keys absent) is refused with a message naming what it lacks, not resumed with a state guessed."""
-    sysm = _system()
-    path = tmp_path / "run.ckpt.npz"
+def _interrupted_at_5_s(sysm, path):
+    """The run of ``sysm`` stopped by a Ctrl-C once it passes 5 s: its checkpoint is at ``path``."""
     prob = sysm.problem()
     rhs = prob.rhs
 
@@ -79,7 +58,23 @@ def test_checkpoint_of_an_older_version_is_refused(tmp_path):
 
     prob.rhs = stop_at_5
     part = solve_dde(prob, 60.0, rtol=1e-7, atol=sysm.default_atol(), checkpoint=path)
-    assert part.status == Status.INTERRUPTED
+    assert part.status == Status.INTERRUPTED and path.exists()
+
+
+def test_checkpoint_of_another_problem_is_refused(tmp_path):
+    sysm = _system()
+    path = tmp_path / "run.ckpt.npz"
+    _interrupted_at_5_s(sysm, path)
+    with pytest.raises(InputError, match="checkpoint"):
+        solve_dde(sysm.problem(), 60.0, rtol=1e-6, atol=sysm.default_atol(), checkpoint=path)
+
+
+def test_checkpoint_of_an_older_version_is_refused(tmp_path):
+    """A checkpoint written before the solver kept its queue-event prediction state (the same problem, the six
+    prediction keys absent) is refused with a message naming what it lacks, not resumed with a state guessed."""
+    sysm = _system()
+    path = tmp_path / "run.ckpt.npz"
+    _interrupted_at_5_s(sysm, path)
     old = ("pred_ok", "pred_c2", "pred_c3", "dv_t", "dv", "dv_n")
     with np.load(path) as d:
         assert set(old) <= set(d.files)  # this version writes them
