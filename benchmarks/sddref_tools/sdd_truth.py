@@ -4,7 +4,8 @@ Usage (from the worktree root, PYTHONPATH=.):
     python benchmarks/sddref_tools/sdd_truth.py run NAME   # one run, saved to $OUT/NAME.npz (OUT default /tmp/sddref)
     python benchmarks/sddref_tools/sdd_truth.py compare    # the table of every saved run against every tight one
 
-Runs (NAME): ecocc_test, jit_test: the test's settings; ecocc_t2 / ecocc_t3: ecocc NumPy at rtol and atol 1e2 /
+Runs (NAME): ecocc_test, jit_test: the test's settings when this was written (ecocc's default atol; the test now
+passes atol = 1e-10, the run ecocc_atol10); ecocc_t2 / ecocc_t3: ecocc NumPy at rtol and atol 1e2 /
 1e3 times tighter than the test's (atol: NetworkSystem.default_atol scaled); ecocc_t4: rtol 2.5e-14 (ecocc's floor
 is 2.22e-14), atol 1e4 times tighter; ecocc_qatol: the test's rtol with the queue's atol 1e-10 packets;
 ecocc_atol10(_numba): the test's rtol with atol = 1e-10 on every component (NumPy / compiled engine); jit_t12 / jit_t13: jitcdde at
