@@ -16,7 +16,6 @@ compiler holds a global lock, so threads would not help), and a module already b
 """
 import concurrent.futures
 import functools
-import importlib.util
 import multiprocessing
 import os
 import sys
@@ -52,10 +51,7 @@ def _built_stamp(path: Path, name: str):
     if not path.is_file():
         return None
     try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod.stamp()
+        return _kernel_modules()._load(path, name).stamp()
     except Exception:  # a broken or foreign file: built again
         return None
 
