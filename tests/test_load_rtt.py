@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from reference_child import reference  # jitcdde in a child process
 
 from ecocc import simulate
 from ecocc.dde import codegen
@@ -256,6 +257,29 @@ def test_sent_symbiosis_and_reno_compiled_matches_numpy(case):
 
 # -- ecocc against jitcdde on the same model (slow) -----------------------------------------------------------
 
+def _jitcdde_net():
+    # both flows start at 800 packets/s on a 1,000 packets/s link: the queue builds at once (Reno never backs off
+    # without a loss, Symbiosis yields), so the queueing delay is comparable to the RTTs
+    return dumbbell(1000.0, [0.05, 0.2], buffer_pkts=1e6, protocols=["symbiosis", "reno"], initial_rate_pps=800.0)
+
+
+def _jitcdde_queue(T, ts):
+    """jitcdde's queue (packets) at ``ts`` for :func:`_jitcdde_net` under "sent" (benchmarks/jitc_models.py)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import jitc_models
+    from jitcdde import jitcdde
+
+    sysm = _mixed(_jitcdde_net(), T, "sent", reno__aqm="droptail")
+    f, y0, lay = jitc_models.equations(sysm)
+    dde = jitcdde(f, max_delay=0.2, verbose=False)
+    dde.constant_past(y0)
+    dde.set_integration_parameters(rtol=1e-9, atol=1e-9, first_step=1e-4, max_step=0.05)
+    dde.adjust_diff()
+    return np.array([dde.integrate(t) for t in ts])[:, lay["queue"]]
+
+
 @pytest.mark.slow
 def test_sent_matches_jitcdde_and_current_does_not():
     """TCP Symbiosis + Reno on a link whose buffer never fills (so no drop-tail jump: the comparison measures the
@@ -263,26 +287,10 @@ def test_sent_matches_jitcdde_and_current_does_not():
     rate continuously.  jitcdde (benchmarks/jitc_models.py, the same laws, the rate at the sending time) against
     ecocc under "sent" and under "current", both solvers tight (rtol 1e-9); the queue builds to ~45 packets (a
     queueing delay comparable to the RTTs), so the two readings differ."""
-    pytest.importorskip("jitcdde")
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import jitc_models
-    from jitcdde import jitcdde
-
     T = 10.0
-    # both flows start at 800 packets/s on a 1,000 packets/s link: the queue builds at once (Reno never backs off
-    # without a loss, Symbiosis yields), so the queueing delay is comparable to the RTTs
-    net = dumbbell(1000.0, [0.05, 0.2], buffer_pkts=1e6, protocols=["symbiosis", "reno"], initial_rate_pps=800.0)
-    sysm = _mixed(net, T, "sent", reno__aqm="droptail")
-    f, y0, lay = jitc_models.equations(sysm)
-    dde = jitcdde(f, max_delay=0.2, verbose=False)
-    dde.constant_past(y0)
-    dde.set_integration_parameters(rtol=1e-9, atol=1e-9, first_step=1e-4, max_step=0.05)
-    dde.adjust_diff()
+    net = _jitcdde_net()
     ts = np.arange(0.5, T + 1e-9, 0.5)
-    J = np.array([dde.integrate(t) for t in ts])
-    qj = J[:, lay["queue"]]
+    qj = reference(_jitcdde_queue, T, ts)
     out = {}
     for lr in ("sent", "current"):
         tr = simulate(net, "symbiosis", t_end_s=T, output_dt_s=0.5, rtol=1e-9, load_rtt=lr, engine="numpy",
