@@ -34,6 +34,37 @@ import sys  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+def jitcdde_hoisted(f, **kwargs):
+    """``jitcdde(f, **kwargs)`` with every lookup of the past done at each evaluation of ``f`` (anchor helpers).
+
+    jitcdde 1.8.3 keeps one search cursor per ``anchors(...)`` call site of its generated C code, pointing into
+    its linked list of past anchors, and ``forget`` frees the anchors older than ``max_delay`` without moving
+    the cursors (it only asserts, in a debug build, that none points at a freed one).  A call site that is not
+    evaluated at every step -- a delayed value inside a branch of a ``Piecewise`` that is not taken, such as
+    RED's ramp past ``min_th`` or a ``min(W(t - d) p, 1)`` -- keeps its cursor on an anchor that is freed
+    meanwhile, and its next search starts from freed memory: a segmentation fault (3 of 5 Reno runs of
+    ``first_run.py`` on 2026-11-27) or, when the memory still holds anchors, a result that changes from run
+    to run (eleven runs of the N = 4 Reno case gave five different queues at 60 s, 24.295-24.358 packets).
+    Reproduced every time with the C compiled at ``-O0``.  jitcdde's own ``automatic_anchor_helpers`` does
+    the same substitution, but matches the anchors through a simplified delay (not always the expression
+    in ``f``) and resets a given ``max_delay`` when it computes the delays, so it is done here: each distinct
+    ``anchors(tt)`` of ``f`` becomes a helper computed before ``f`` on every evaluation, so every cursor moves
+    at every step.  (docs/notes/jitcuaf.md)
+    """
+    import symengine
+    from jitcdde import anchors, jitcdde
+    from jitcxde_common.symbolic import collect_arguments
+
+    f = [symengine.sympify(e) for e in f]
+    times = sorted(set().union(*(collect_arguments(e, anchors) for e in f)), key=str)
+    helpers, subs = [], {}
+    for k, (tt,) in enumerate(times):
+        h = symengine.Symbol(f"past_anchor_{k}")
+        helpers.append((h, anchors(tt)))
+        subs[anchors(tt)] = h
+    return jitcdde([e.subs(subs) for e in f], helpers=helpers + list(kwargs.pop("helpers", None) or []), **kwargs)
+
+
 def _members(sysm):
     """(name, model, params, flow indices, per-flow static, per-link static) of each member: the one model of a
     NetworkSystem, or each protocol of a mixed composite (:class:`ecocc.mixed.MixedSystem`)."""
@@ -242,7 +273,6 @@ def run(case: dict, out_path: str, t_wall0: float | None = None) -> dict:
         ``setup_s``, ``compile_s``, ``integrate_s``, ``wall_s`` (seconds).
     """
     t_wall0 = time.perf_counter() if t_wall0 is None else t_wall0
-    from jitcdde import jitcdde
 
     from ecocc.models import get_model
     from ecocc.network import dumbbell
@@ -260,7 +290,7 @@ def run(case: dict, out_path: str, t_wall0: float | None = None) -> dict:
         m = get_model(case["model"])
         sysm = NetworkSystem(m, net, m.make_params(**case.get("params", {})), case["t_end_s"])
     f, y0, lay = equations(sysm)
-    dde = jitcdde(f, max_delay=float(max(case["rtts_s"])), verbose=False)
+    dde = jitcdde_hoisted(f, max_delay=float(max(case["rtts_s"])), verbose=False)
     dde.constant_past(list(y0))
     t_setup = time.perf_counter()
     dde.compile_C(simplify=False, do_cse=False, chunk_size=100)

@@ -5,6 +5,11 @@ an xdist worker to a fatal signal in ``test_state_dependent_delays.py::test_reno
 [numba]``, right after that worker had compiled and loaded its fourth jitcdde module; the part of the output kept
 did not say whether jitcdde's integration or ecocc's kernel compilation (``numba.pycc``, in the same process) died.
 Five runs of that test here (fresh caches each time, one with numba's bounds checks on) did not crash.
+The cause was found later (2026-11-27) in jitcdde itself: a delayed value inside a branch of a ``Piecewise`` (that
+test's RED ramp) leaves jitcdde's search cursor on a freed anchor, a use-after-free that crashes some runs and
+changes the numbers of others.  References with such branches are built with :func:`jitcdde_hoisted` (every lookup
+of the past done at each evaluation; ``benchmarks/jitc_models.py``), which removes both; the child process stays
+as the guard against whatever else a compiled reference can do.
 
 :func:`reference` runs ``fn(*args)`` in a spawned child.  A child killed by a signal is reported on stderr with
 the signal and run once more (the reference is deterministic: a second run either gives the same numbers or
@@ -21,6 +26,17 @@ import traceback
 import pytest
 
 _CACHE: dict = {}
+
+
+def jitcdde_hoisted(f, **kwargs):
+    """``jitcdde(f, **kwargs)`` without jitcdde 1.8.3's use-after-free at delayed values inside branches
+    (``benchmarks/jitc_models.py``'s :func:`jitcdde_hoisted`, docs/notes/jitcuaf.md)."""
+    from pathlib import Path
+    bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    from jitc_models import jitcdde_hoisted as hoisted
+    return hoisted(f, **kwargs)
 
 
 def _child(conn, fn, args):

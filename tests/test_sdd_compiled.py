@@ -8,7 +8,7 @@ Reno in tests/test_state_dependent_delays.py, both engines), and for conservatio
 """
 import numpy as np
 import pytest
-from reference_child import reference  # jitcdde in a child process
+from reference_child import jitcdde_hoisted, reference  # jitcdde in a child process
 
 from ecocc import InputError, dumbbell, parking_lot, simulate
 from ecocc.dde import engine
@@ -149,7 +149,8 @@ def _petcp_jitcdde(ts, with_queueing, max_delay):
     X = sum(se.exp(y(i)) for i in range(N))
     dq = X - C
     f.append(se.Piecewise((dq, se.Or(q > 0, dq > 0)), (0, True)))
-    dde = jitcdde_mod.jitcdde(f, max_delay=max_delay, verbose=False)
+    # the load's branch (flows not yet sending) holds delayed values: jitcdde_hoisted (reference_child.py)
+    dde = jitcdde_hoisted(f, max_delay=max_delay, verbose=False)
     dde.constant_past([np.log(10.0)] * N + [0.0])
     dde.set_integration_parameters(rtol=1e-10, atol=1e-10, max_step=0.01, first_step=0.001, min_step=1e-14)
     dde.adjust_diff()

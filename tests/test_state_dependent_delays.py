@@ -13,7 +13,7 @@ its own state-dependent delays:
 """
 import numpy as np
 import pytest
-from reference_child import reference  # jitcdde in a child process
+from reference_child import jitcdde_hoisted, reference  # jitcdde in a child process
 
 from ecocc import InputError, dumbbell, simulate
 
@@ -140,7 +140,9 @@ def _reno_jitcdde(ts, rtts, C_r, with_queueing):
     f = [1 / R[i] - y(i) * events(y(i, t - D[i]), y(N, t - D[i])) / (2 * R[i]) for i in range(N)]
     dq = (1 - red(q)) * sum(y(i) / R[i] for i in range(N)) - C_r
     f.append(se.Piecewise((dq, se.Or(q > 0, dq > 0)), (0, True)))
-    dde = jitcdde_mod.jitcdde(f, max_delay=max(rtts) + 1.0, verbose=False)
+    # RED's ramp and the min() are branches with delayed values in them: jitcdde_hoisted, not jitcdde (a
+    # use-after-free in jitcdde otherwise, reference_child.py)
+    dde = jitcdde_hoisted(f, max_delay=max(rtts) + 1.0, verbose=False)
     W0 = [max(10.0 * r, 1.0) for r in rtts]  # ecocc's Reno start: W = max(x0 * rtt, 1) with x0 = 10 packets/s
     dde.constant_past(W0 + [0.0])
     # no SymPy simplification before compiling: it cannot convert the conditions of the nested Piecewise back
