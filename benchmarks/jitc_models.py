@@ -46,22 +46,32 @@ def jitcdde_hoisted(f, **kwargs):
     ``first_run.py`` on 2026-11-27) or, when the memory still holds anchors, a result that changes from run
     to run (eleven runs of the N = 4 Reno case gave five different queues at 60 s, 24.295-24.358 packets).
     Reproduced every time with the C compiled at ``-O0``.  jitcdde's own ``automatic_anchor_helpers`` does
-    the same substitution, but matches the anchors through a simplified delay (not always the expression
-    in ``f``) and resets a given ``max_delay`` when it computes the delays, so it is done here: each distinct
-    ``anchors(tt)`` of ``f`` becomes a helper computed before ``f`` on every evaluation, so every cursor moves
-    at every step.  (docs/notes/jitcuaf.md)
+    the substitution for every lookup, but matches the anchors through a simplified delay (not always the
+    expression in ``f``), resets a given ``max_delay`` when it computes the delays, and holds anchors (too big
+    for the C stack at N = 1,000), so it is done here: each distinct delayed value (``y(i, tt)``, ``dy(i, tt)``)
+    inside a ``Piecewise`` of ``f`` becomes a helper computed before ``f`` on every evaluation, so every cursor
+    moves at every step.  (docs/notes/jitcuaf.md)
     """
     import symengine
-    from jitcdde import anchors, jitcdde
+    from jitcdde import jitcdde
+    from jitcdde._jitcdde import past_dy, past_y
     from jitcxde_common.symbolic import collect_arguments
 
     f = [symengine.sympify(e) for e in f]
-    times = sorted(set().union(*(collect_arguments(e, anchors) for e in f)), key=str)
+    # only the lookups inside a branch can go stale (min/max become fmin/fmax, both arguments evaluated; jitcxde's
+    # conditional is smooth): the other call sites, and so the peers of the models without such branches, stay
+    # as jitcdde builds them.  The helpers hold the looked-up values (doubles), not the anchors: an anchor helper
+    # is a local copy of two anchors (2 n doubles each) per delay, which at N = 1,000 overflows the C stack
+    branches = [pw for e in f for pw in e.atoms(symengine.Piecewise)]
+    lookups = sorted({fn(*args) for fn in (past_y, past_dy) for pw in branches for args in collect_arguments(pw, fn)},
+                     key=str)
     helpers, subs = [], {}
-    for k, (tt,) in enumerate(times):
-        h = symengine.Symbol(f"past_anchor_{k}")
-        helpers.append((h, anchors(tt)))
-        subs[anchors(tt)] = h
+    for k, call in enumerate(lookups):
+        h = symengine.Symbol(f"past_value_{k}")
+        helpers.append((h, call))
+        subs[call] = h
+    # jitcdde sorts its helpers recursively, one level per helper (N = 1,000 Reno: 2,000 of them)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * len(helpers) + 1000))
     return jitcdde([e.subs(subs) for e in f], helpers=helpers + list(kwargs.pop("helpers", None) or []), **kwargs)
 
 
