@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 
 def jitcdde_hoisted(f, **kwargs):
-    """``jitcdde(f, **kwargs)`` with every lookup of the past done at each evaluation of ``f`` (anchor helpers).
+    """``jitcdde(f, **kwargs)`` with the delayed values inside branches computed at every evaluation (helpers).
 
     jitcdde 1.8.3 keeps one search cursor per ``anchors(...)`` call site of its generated C code, pointing into
     its linked list of past anchors, and ``forget`` frees the anchors older than ``max_delay`` without moving

@@ -7,8 +7,8 @@ did not say whether jitcdde's integration or ecocc's kernel compilation (``numba
 Five runs of that test here (fresh caches each time, one with numba's bounds checks on) did not crash.
 The cause was found later (2026-11-27) in jitcdde itself: a delayed value inside a branch of a ``Piecewise`` (that
 test's RED ramp) leaves jitcdde's search cursor on a freed anchor, a use-after-free that crashes some runs and
-changes the numbers of others.  References with such branches are built with :func:`jitcdde_hoisted` (every lookup
-of the past done at each evaluation; ``benchmarks/jitc_models.py``), which removes both; the child process stays
+changes the numbers of others.  References with such branches are built with :func:`jitcdde_hoisted` (those delayed
+values computed at every evaluation; ``benchmarks/jitc_models.py``), which removes both; the child process stays
 as the guard against whatever else a compiled reference can do.
 
 :func:`reference` runs ``fn(*args)`` in a spawned child.  A child killed by a signal is reported on stderr with
