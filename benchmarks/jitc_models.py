@@ -41,7 +41,7 @@ def jitcdde_hoisted(f, **kwargs):
     its linked list of past anchors, and ``forget`` frees the anchors older than ``max_delay`` without moving
     the cursors (it only asserts, in a debug build, that none points at a freed one).  A call site that is not
     evaluated at every step -- a delayed value inside a branch of a ``Piecewise`` that is not taken, such as
-    RED's ramp past ``min_th`` or a ``min(W(t - d) p, 1)`` -- keeps its cursor on an anchor that is freed
+    RED's ramp past ``min_th``, or a ``min(W(t - d) p, 1)`` written as one -- keeps its cursor on an anchor that is freed
     meanwhile, and its next search starts from freed memory: a segmentation fault (3 of 5 Reno runs of
     ``first_run.py`` on 2026-11-27) or, when the memory still holds anchors, a result that changes from run
     to run (eleven runs of the N = 4 Reno case gave five different queues at 60 s, 24.295-24.358 packets).

@@ -28,15 +28,20 @@ import pytest
 _CACHE: dict = {}
 
 
-def jitcdde_hoisted(f, **kwargs):
-    """``jitcdde(f, **kwargs)`` without jitcdde 1.8.3's use-after-free at delayed values inside branches
-    (``benchmarks/jitc_models.py``'s :func:`jitcdde_hoisted`, docs/notes/jitcuaf.md)."""
+def jitc_models():
+    """``benchmarks/jitc_models.py`` (the model laws written for jitcdde), imported from the checkout."""
     from pathlib import Path
     bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
     if bench not in sys.path:
         sys.path.insert(0, bench)
-    from jitc_models import jitcdde_hoisted as hoisted
-    return hoisted(f, **kwargs)
+    import jitc_models as mod
+    return mod
+
+
+def jitcdde_hoisted(f, **kwargs):
+    """``jitcdde(f, **kwargs)`` without jitcdde 1.8.3's use-after-free at delayed values inside branches
+    (``benchmarks/jitc_models.py``'s :func:`jitcdde_hoisted`, docs/notes/jitcuaf.md)."""
+    return jitc_models().jitcdde_hoisted(f, **kwargs)
 
 
 def _child(conn, fn, args):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from reference_child import jitcdde_hoisted, reference  # jitcdde in a child process
+from reference_child import jitc_models, jitcdde_hoisted, reference  # jitcdde in a child process
 
 from ecocc import simulate
 from ecocc.dde import codegen
@@ -265,13 +265,8 @@ def _jitcdde_net():
 
 def _jitcdde_queue(T, ts):
     """jitcdde's queue (packets) at ``ts`` for :func:`_jitcdde_net` under "sent" (benchmarks/jitc_models.py)."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    import jitc_models
-
     sysm = _mixed(_jitcdde_net(), T, "sent", reno__aqm="droptail")
-    f, y0, lay = jitc_models.equations(sysm)
+    f, y0, lay = jitc_models().equations(sysm)
     dde = jitcdde_hoisted(f, max_delay=0.2, verbose=False)  # (jitcdde's use-after-free: reference_child.py)
     dde.constant_past(y0)
     dde.set_integration_parameters(rtol=1e-9, atol=1e-9, first_step=1e-4, max_step=0.05)
