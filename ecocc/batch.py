@@ -669,10 +669,6 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             iq = systems[0].layout["queue"].sl
             n_fc = sum(b.size for k, b in systems[0].layout.items() if k.startswith("flow:"))  # flow blocks first
             comps = np.r_[np.arange(n_fc), np.arange(iq.start, iq.stop)]
-            # the flow states serve only the held-queue test, over the last window: output there only (the
-            # kernel skips their interpolation before it; NaN there)
-            last = _last_window(t_eval, t_end, window)
-            comps_from = np.r_[np.full(n_fc, t_eval[last][0] if last.any() else np.inf), np.zeros(iq.stop - iq.start)]
             # lock-step groups fixed over the whole grid: the points of one RTT scale, LANES at a time in grid
             # order (blocks of LANES; a model of narrower groups, codegen._lanes_count, splits each block).  A
             # kernel call runs whole groups, and a group's result depends only on its members, so the
@@ -700,8 +696,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 out, st, cnt = solve_adaptive_batch(
                     systems, member_system[sl], [per[b] for b in sl], t_end, rtol=rtol, atol=atol,
                     max_history_gib=max_history_gib,
-                    t_eval=t_eval, components=comps, components_from_s=comps_from, dynamics_only=True, overlap=overlap,
-                    kinks=kinks)
+                    t_eval=t_eval, components=comps, dynamics_only=True, overlap=overlap, kinks=kinks)
                 todo_run[0] = True
                 qs = out[..., n_fc:]
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, qs, t_end, window, rtol)
@@ -710,9 +705,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                     if st[j].value == "success" and held[j].any() and (swing[b] < thr).all():
                         sysm = systems[member_system[b]]
                         # the flow blocks lead the layout, so the sampled columns index like the state's
-                        r = flow_rates(sysm, flow_values(sysm, out[j, last]), qs[j, last],
-                                       active_mask(sysm.a, t_eval[last]), per[b])
-                        held_swing[b] = _held_rate_swing(t_eval[last], r, held[j], link_flows, t_end, window)
+                        r = flow_rates(sysm, flow_values(sysm, out[j]), qs[j], active_mask(sysm.a, t_eval), per[b])
+                        held_swing[b] = _held_rate_swing(t_eval, r, held[j], link_flows, t_end, window)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 i0 += per_call

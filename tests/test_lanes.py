@@ -149,25 +149,6 @@ def test_components_must_be_integrated():
                dynamics_only=True)
 
 
-def test_components_from_a_time_are_the_full_outputs_there():
-    """Components output only from a time on (the map's flow states over its last window): NaN before, the same
-    numbers as the full output from that time on (the same steps: the outputs do not feed back)."""
-    sysm = _small_rtt_row()
-    iq = sysm.layout["queue"].start
-    te = output_grid(10.0, 0.05)
-    kw = dict(rtol=1e-7, t_eval=te, components=[0, iq], dynamics_only=True, overlap=True)
-    full, _, c_full = _batch(sysm, [1.0, 2.0], 10.0, **kw)
-    part, st, c_part = _batch(sysm, [1.0, 2.0], 10.0, components_from_s=[7.5, 0.0], **kw)
-    late = te >= 7.5
-    assert [s.value for s in st] == ["success", "success"] and (c_full == c_part).all()
-    assert np.isnan(part[:, ~late, 0]).all()
-    np.testing.assert_array_equal(part[:, late, 0], full[:, late, 0])
-    np.testing.assert_array_equal(part[:, :, 1], full[:, :, 1])
-    with pytest.raises(InputError, match="components_from_s"):
-        _batch(sysm, [1.0], 1.0, rtol=1e-7, t_eval=[1.0], components=[iq], components_from_s=[0.0, 1.0],
-               dynamics_only=True)
-
-
 def test_simulate_map_overlap_and_capped_steps_agree():
     """The map's default (steps past the smallest delay) and capped steps: same verdicts, swings within
     tolerance, the method recorded in the attributes."""

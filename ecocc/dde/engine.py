@@ -422,8 +422,8 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_ste
                  "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
-              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "ofrom", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo",
-              "dmin", "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
+              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
+              "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
               "counters", "reals", "codes")
 #: length of the adaptive kernels' ``reals`` output: smallest and largest step, time reached, and (status 5)
 #: the step size, the largest ``|y|``, the history's bytes and its nodes
@@ -655,8 +655,8 @@ def _n_threads() -> int:
 
 
 def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1e-7, atol=None, t_eval,
-                         max_step=math.inf, max_steps=10_000_000, components=None, components_from_s=None, dynamics_only=False,
-                         overlap=False, method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB, kinks=False):
+                         max_step=math.inf, max_steps=10_000_000, components=None, dynamics_only=False, overlap=False,
+                         method="RK45", max_history_gib=DEFAULT_MAX_HISTORY_GIB, kinks=False):
     """The adaptive kernel for ``B`` members of any model, in lock-step groups (:mod:`ecocc.dde.lanes`).
 
     Members of one system are advanced :data:`ecocc.dde.aot.LANES` at a time on shared steps, the groups in
@@ -684,10 +684,6 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     max_steps : int
     components : sequence of int, optional
         The state components to output (default all).
-    components_from_s : sequence of float, optional
-        Per output component, the time (seconds) from which it is output: NaN at the output times before it,
-        and the kernel skips its interpolation there (e.g. flow states needed over a last window only).
-        Default: every component at every output time.
     dynamics_only : bool
         Integrate (and control the error of) only the flow states, link states and queues, not the counters
         that follow them in the state (lost, arrived, departed, queue area, sent), which feed nothing back;
@@ -785,13 +781,6 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         raise InputError("components", components, f"a non-empty list of state indices in [0, {n_int})"
                          + (" (dynamics_only: flow states, link states and queues)" if dynamics_only else ""))
     no = ocomp.size
-    if components_from_s is None:
-        ofrom = np.zeros(no, dtype=np.int64)
-    else:
-        fr = np.asarray(components_from_s, dtype=float)
-        if fr.shape != (no,) or np.isnan(fr).any():
-            raise InputError("components_from_s", components_from_s, f"one time in seconds per output component ({no})")
-        ofrom = np.searchsorted(np.asarray(t_eval, dtype=float), fr, side="left").astype(np.int64)
 
     def lane_flat(arrs):  # W member arrays (n,) or (k, n) -> lane-flat (n * W,) or (k, n * W): [q * W + w]
         a = np.stack(arrs)
@@ -812,7 +801,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         rtt=np.ascontiguousarray(np.stack([data[i][5] for i in sys_of])),
         hsrc=gen.hsrc(s0.n_flows, L), iq=iq, L=L, buf=np.array(s0.a.buffer_pkts, dtype=float, order="C"),
         Dg=tuple(D0[k] for k in (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12)),
-        n_int=int(n_int), ocomp=ocomp, ofrom=ofrom, overlap=bool(overlap), kinks=bool(kinks), counters=np.zeros((G, W, 6), dtype=np.int64),
+        n_int=int(n_int), ocomp=ocomp, overlap=bool(overlap), kinks=bool(kinks), counters=np.zeros((G, W, 6), dtype=np.int64),
         reals=np.zeros((G, W, N_REALS)), codes=np.zeros((G, W), dtype=np.int64), first=0, stride=1)
     run, info = codegen.kernel(gen, col, "lanes")  # releases the GIL: one call per thread, each taking every n-th group
     _last_lanes_info.clear()

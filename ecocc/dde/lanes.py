@@ -115,15 +115,14 @@ def _pop_kinks(dbp, dbn, t):
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, ofrom, overlap, kinks,
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap, kinks,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
                  codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
     ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
     ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
     :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
-    (components ``ocomp``, component ``c`` from the output index ``ofrom[c]`` on, NaN before it: a caller that
-    needs some components only over the last times skips their interpolation before), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
+    (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
     the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
     past would need more stops, every live lane with code 5 (``reals[:, 3:7]``, the single kernel's figures for
     that message, are not filled: the batch reports a status only).
@@ -249,7 +248,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     while ie < ne and t_eval[ie] <= t0:
         for c in range(no):
             for w in range(W):
-                out_y[ie, c * W + w] = y0[ocomp[c] * W + w] if ie >= ofrom[c] else np.nan
+                out_y[ie, c * W + w] = y0[ocomp[c] * W + w]
         ie += 1
     n_alive = W
     t = t0
@@ -659,15 +658,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         m += 1
         # dense output from the pair's continuous extension (coefficients once per step)
         if ie < ne and t_eval[ie] <= t + h:
-            ie_hi = ie  # one past the last output time in this step
-            while ie_hi < ne and t_eval[ie_hi] <= t + h:
-                ie_hi += 1
             for j in range(nd):
                 for c in range(no):
-                    if ofrom[c] < ie_hi:
-                        ext_coeff(j, ocomp[c] * W)
-                        for w in range(W):
-                            Qd[j, c * W + w] = acc[w]
+                    ext_coeff(j, ocomp[c] * W)
+                    for w in range(W):
+                        Qd[j, c * W + w] = acc[w]
         while ie < ne and t_eval[ie] <= t + h:
             s = (t_eval[ie] - t) / h
             sp_ = 1.0
@@ -676,10 +671,6 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 spow[j] = sp_
             for c in range(no):
                 q = ocomp[c]
-                if ie < ofrom[c]:
-                    for w in range(W):
-                        out_y[ie, c * W + w] = np.nan
-                    continue
                 for w in range(W):
                     val = 0.0
                     for j in range(nd):
@@ -716,7 +707,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
 def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
-                         out_y, n_int, ocomp, ofrom, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
+                         out_y, n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
                          iq, L, buf, Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
     arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
@@ -733,5 +724,5 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
               np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
         # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
-                     t_eval, out_y[g], n_int, ocomp, ofrom, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
+                     t_eval, out_y[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
                      dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
