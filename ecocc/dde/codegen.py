@@ -1898,10 +1898,10 @@ def member_fields(sysm, gen: Generated, P):
     nP, nL = sysm.n_flows, sysm.n_links
     FST = np.zeros((len(gen.st_keys), nP))
     for i, k in enumerate(gen.st_keys):
-        FST[i] = np.broadcast_to(np.asarray(st[k], dtype=float), (nP,))
+        FST[i] = st[k]  # a scalar or one value per flow (numpy's broadcasting rejects any other shape)
     LST = np.zeros((len(gen.lst_keys), nL))
     for i, k in enumerate(gen.lst_keys):
-        LST[i] = np.broadcast_to(np.asarray(lst[k], dtype=float), (nL,))
+        LST[i] = lst[k]
     par = np.array([float(getattr(P, nm)) for nm in gen.param_names])
     return y0, FST, LST, par
 

@@ -422,7 +422,7 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_ste
                  "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
-              "bps_ptr", "t_eval", "out_y", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
+              "bps_ptr", "t_eval", "out_y", "orow", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
               "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
               "counters", "reals", "codes")
 #: length of the adaptive kernels' ``reals`` output: smallest and largest step, time reached, and (status 5)
@@ -766,6 +766,12 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
             members = idx[g0:g0 + W]
             lanes_of.append(np.concatenate([members, np.full(W - members.size, members[-1])]))
     grp = np.array(lanes_of, dtype=np.int64)  # (G, W) member of each lane
+    # each member's own lane (its first: a padding copy comes after it) and where each lane writes its outputs:
+    # its member's row, a padding copy into a spare row B
+    own = np.unique(grp.ravel(), return_index=True)[1]
+    orow = np.full(grp.size, B, dtype=np.int64)
+    orow[own] = np.arange(B)
+    orow = orow.reshape(grp.shape)
     G = grp.shape[0]
     sys_of = ms[grp[:, 0]]
     bl = [per_sys[i]["bps"] for i in sys_of]
@@ -795,7 +801,7 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         FST=np.ascontiguousarray(np.stack([lane_flat([f[1] for f in row]) for row in f_of])),
         LST=np.ascontiguousarray(np.stack([lane_flat([f[2] for f in row]) for row in f_of])),
         par=np.ascontiguousarray(np.stack([lane_flat([f[3] for f in row]) for row in f_of])),
-        bps=np.concatenate(bl), bps_ptr=ptr, out_y=np.empty((G, ne, no * W)),
+        bps=np.concatenate(bl), bps_ptr=ptr, out_y=np.empty((B + 1, ne, no)), orow=orow,
         dmin=np.array([per_sys[i]["dmin"] for i in sys_of]), keep_s=np.array([per_sys[i]["keep_s"] for i in sys_of]),
         bwd=np.ascontiguousarray(np.stack([data[i][4] for i in sys_of])),
         rtt=np.ascontiguousarray(np.stack([data[i][5] for i in sys_of])),
@@ -812,18 +818,11 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     with ThreadPoolExecutor(max_workers=nt) as pool:
         for _ in pool.map(lambda first: run(first, nt, *args), range(nt)):  # re-raises a thread's exception
             pass
-    codes = col["codes"]
-    out = np.full((B, ne, no), np.nan)
-    counters = np.zeros((B, 6), dtype=np.int64)
-    reals = np.zeros((B, N_REALS))
-    code_of = np.zeros(B, dtype=np.int64)
-    out_l = col["out_y"].reshape(G, ne, no, W)
-    for g in range(G):  # lanes backwards: a member's own lane is read last, after any padding copy of it
-        for w in range(W - 1, -1, -1):
-            b = grp[g, w]
-            counters[b], reals[b], code_of[b] = col["counters"][g, w], col["reals"][g, w], codes[g, w]
-            n_out = counters[b, 5]
-            out[b, :n_out] = out_l[g, :n_out, :, w]
+    out = col["out_y"][:B]
+    counters, reals = col["counters"].reshape(G * W, 6)[own], col["reals"].reshape(G * W, N_REALS)[own]
+    code_of = col["codes"].ravel()[own]
+    for b in np.flatnonzero(counters[:, 5] < ne):  # NaN after a member failed
+        out[b, counters[b, 5]:] = np.nan
     status = [_adaptive_status(int(c), counters[b], reals[b], max_steps)[0] for b, c in enumerate(code_of)]
     return out, status, counters
 

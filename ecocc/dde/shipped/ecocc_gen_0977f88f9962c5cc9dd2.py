@@ -640,15 +640,17 @@ def _pop_kinks(dbp, dbn, t):
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, n_int, ocomp, overlap, kinks,
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, orow, n_int, ocomp, overlap,
+                 kinks,
                  Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
                  codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
     ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
     ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
-    :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y`` ``(len(t_eval), len(ocomp) * W)``
-    (components ``ocomp``), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as
-    the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
+    :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y[orow[w]]`` ``(len(t_eval), len(ocomp))`` for lane ``w``
+    (components ``ocomp``; ``out_y`` holds every member of the batch, so that a member's outputs need no copy
+    afterwards; a failed lane's rows from ``counters[w, 5]`` on mean nothing), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes``
+    ``(W,)`` as the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
     past would need more stops, every live lane with code 5 (``reals[:, 3:7]``, the single kernel's figures for
     that message, are not filled: the batch reports a status only).
 
@@ -773,7 +775,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     while ie < ne and t_eval[ie] <= t0:
         for c in range(no):
             for w in range(W):
-                out_y[ie, c * W + w] = y0[ocomp[c] * W + w]
+                out_y[orow[w], ie, c] = y0[ocomp[c] * W + w]
         ie += 1
     n_alive = W
     t = t0
@@ -1203,7 +1205,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     v = Y[YY, q * W + w] + h * val
                     if iq <= q < iq + L:
                         v = min(max(v, 0.0), buf[q - iq])
-                    out_y[ie, c * W + w] = v
+                    out_y[orow[w], ie, c] = v
             ie += 1
         n_steps += 1
         hmin_seen = min(hmin_seen, h)
@@ -1232,10 +1234,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
 
 @njit(cache=True, nogil=True)  # nogil: engine.solve_adaptive_batch calls it from a thread pool
 def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, bps_ptr, t_eval,
-                         out_y, n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
+                         out_y, orow, n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc,
                          iq, L, buf, Dg, FST, LST, par, bwd, rtt, counters, reals, codes):
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
-    arrays: ``y0``, ``out_y``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
+    arrays: ``y0``, ``orow``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
     ``reals``, ``codes``; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``; ``Dg``: the fields of ``D`` the groups
     share).  One call per thread: neighbouring groups cost about the same (the caller orders them by delays),
     so striding balances the threads, and the arguments are converted once per thread rather than once per
@@ -1249,7 +1251,7 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
               np.zeros(LANES_NEXP * P * W), np.zeros(W), np.zeros(W), np.zeros(LANES_NS * W))  # noqa: F821
         # (LANES_NEXP, LANES_NS: generated with the model, codegen._lanes_rhs)
         lanes_kernel(y0[g], t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps[bps_ptr[g]:bps_ptr[g + 1]],
-                     t_eval, out_y[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
+                     t_eval, out_y, orow[g], n_int, ocomp, overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin[g], keep_s[g], max_hist_bytes,
                      dcomp, hsrc, iq, L, buf, D, Wk, counters[g], reals[g], codes[g])
 
 
