@@ -422,8 +422,8 @@ ADAPTIVE_ARGS = ("y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_ste
                  "buf", "D", "Wk", "counters", "reals")
 #: the arguments of the generated lock-step kernel (:func:`ecocc.dde.lanes.lanes_kernel_strided`), in order
 LANES_ARGS = ("first", "stride", "y0", "t_end", "rtol", "atol_v", "logc", "max_step", "first_step", "max_steps", "bps",
-              "bps_ptr", "t_eval", "out_y", "orow", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo", "dmin",
-              "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
+              "bps_ptr", "t_eval", "out_y", "orow", "n_int", "ocomp", "overlap", "kinks", "Cc", "A", "Bw", "E", "Pd", "expo",
+              "dmin", "keep_s", "max_hist_bytes", "dcomp", "hsrc", "iq", "L", "buf", "Dg", "FST", "LST", "par", "bwd", "rtt",
               "counters", "reals", "codes")
 #: length of the adaptive kernels' ``reals`` output: smallest and largest step, time reached, and (status 5)
 #: the step size, the largest ``|y|``, the history's bytes and its nodes

@@ -115,19 +115,19 @@ def _pop_kinks(dbp, dbn, t):
 
 
 @njit(cache=True)
-def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, orow, n_int, ocomp, overlap,
-                 kinks,
-                 Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters, reals,
-                 codes):
+def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, orow, n_int, ocomp,
+                 overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk,
+                 counters, reals, codes):
     """The generated adaptive kernel (:func:`adaptive_kernel`) for ``W = LANES`` lanes of one model: ``y0``
     ``(n * W,)`` flat (``[q * W + w]``); the per-lane fields of ``D`` (static fields ``FST`` ``(n_st, P * W)``,
     ``LST`` ``(n_lst, L * W)``, parameters ``par`` ``(n_par * W,)``) and work arrays ``Wk`` as
-    :func:`ecocc.dde.codegen.lanes_data` builds them; outputs ``out_y[orow[w]]`` ``(len(t_eval), len(ocomp))`` for lane ``w``
-    (components ``ocomp``; ``out_y`` holds every member of the batch, so that a member's outputs need no copy
-    afterwards; a failed lane's rows from ``counters[w, 5]`` on mean nothing), ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes``
-    ``(W,)`` as the single kernel's.  ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose
-    past would need more stops, every live lane with code 5 (``reals[:, 3:7]``, the single kernel's figures for
-    that message, are not filled: the batch reports a status only).
+    :func:`ecocc.dde.codegen.lanes_data` builds them; outputs: lane ``w``'s in ``out_y[orow[w]]``
+    ``(len(t_eval), len(ocomp))`` (components ``ocomp``; ``out_y`` holds every member of the batch, so that a
+    member's outputs need no copy afterwards; a failed lane's rows from ``counters[w, 5]`` on mean nothing),
+    ``counters`` ``(W, 6)``, ``reals`` ``(W, 7)`` and status ``codes`` ``(W,)`` as the single kernel's.
+    ``max_hist_bytes`` bounds the group's history as in the single kernel: a group whose past would need more
+    stops, every live lane with code 5 (``reals[:, 3:7]``, the single kernel's figures for that message, are not
+    filled: the batch reports a status only).
 
     Only the first ``n_int`` components are integrated and error-controlled: ``n`` for the whole state,
     or ``iq + L`` for the dynamics (flow states, link states, queues).  ``ocomp`` must lie below ``n_int``.
