@@ -34,6 +34,16 @@ import sys  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+def values_in_branches(f):
+    """The delayed values (jitcdde's ``past_y(...)`` / ``past_dy(...)`` calls) inside a ``Piecewise`` of the
+    expressions ``f``, as a set: the lookups :func:`jitcdde_hoisted` turns into helpers."""
+    import symengine
+    from jitcdde._jitcdde import past_dy, past_y
+    from jitcxde_common.symbolic import collect_arguments
+    return {fn(*args) for e in f for pw in symengine.sympify(e).atoms(symengine.Piecewise) for fn in (past_y, past_dy)
+            for args in collect_arguments(pw, fn)}
+
+
 def jitcdde_hoisted(f, **kwargs):
     """``jitcdde(f, **kwargs)`` with the delayed values inside branches computed at every evaluation (helpers).
 
@@ -41,8 +51,8 @@ def jitcdde_hoisted(f, **kwargs):
     its linked list of past anchors, and ``forget`` frees the anchors older than ``max_delay`` without moving
     the cursors (it only asserts, in a debug build, that none points at a freed one).  A call site that is not
     evaluated at every step -- a delayed value inside a branch of a ``Piecewise`` that is not taken, such as
-    RED's ramp past ``min_th``, or a ``min(W(t - d) p, 1)`` written as one -- keeps its cursor on an anchor that is freed
-    meanwhile, and its next search starts from freed memory: a segmentation fault (3 of 5 Reno runs of
+    RED's ramp past ``min_th``, or a ``min(W(t - d) p, 1)`` written as one -- keeps its cursor on an anchor that
+    is freed meanwhile, and its next search starts from freed memory: a segmentation fault (3 of 5 Reno runs of
     ``first_run.py`` on 2026-11-27) or, when the memory still holds anchors, a result that changes from run
     to run (eleven runs of the N = 4 Reno case gave five different queues at 60 s, 24.295-24.358 packets).
     Reproduced every time with the C compiled at ``-O0``.  jitcdde's own ``automatic_anchor_helpers`` does
@@ -54,17 +64,13 @@ def jitcdde_hoisted(f, **kwargs):
     """
     import symengine
     from jitcdde import jitcdde
-    from jitcdde._jitcdde import past_dy, past_y
-    from jitcxde_common.symbolic import collect_arguments
 
     f = [symengine.sympify(e) for e in f]
     # only the lookups inside a branch can go stale (min/max become fmin/fmax, both arguments evaluated; jitcxde's
     # conditional is smooth): the other call sites, and so the peers of the models without such branches, stay
     # as jitcdde builds them.  The helpers hold the looked-up values (doubles), not the anchors: an anchor helper
     # is a local copy of two anchors (2 n doubles each) per delay, which at N = 1,000 overflows the C stack
-    branches = [pw for e in f for pw in e.atoms(symengine.Piecewise)]
-    lookups = sorted({fn(*args) for fn in (past_y, past_dy) for pw in branches for args in collect_arguments(pw, fn)},
-                     key=str)
+    lookups = sorted(values_in_branches(f), key=str)
     helpers, subs = [], {}
     for k, call in enumerate(lookups):
         h = symengine.Symbol(f"past_value_{k}")

@@ -63,15 +63,6 @@ def test_aecp_dumbbell_matches_jitcdde():
     assert q_abs < Q_REL_TOL * J[:, N + 1].max()
 
 
-def _values_in_branches(exprs):
-    """The delayed values (jitcdde's ``past_y``/``past_dy`` calls) that sit inside a ``Piecewise`` of ``exprs``."""
-    import symengine
-    from jitcdde._jitcdde import past_dy, past_y
-    from jitcxde_common.symbolic import collect_arguments
-    return {fn(*a) for e in exprs for pw in symengine.sympify(e).atoms(symengine.Piecewise) for fn in (past_y, past_dy)
-            for a in collect_arguments(pw, fn)}
-
-
 @pytest.mark.parametrize("model", ["reno", "symbiosis"])
 def test_hoisted_peer_leaves_no_delayed_value_inside_a_branch(model):
     # jitcdde 1.8.3 frees old anchors without moving the search cursor of a lookup that sits in an untaken branch
@@ -86,9 +77,9 @@ def test_hoisted_peer_leaves_no_delayed_value_inside_a_branch(model):
     m = get_model(model)
     net = dumbbell(C, RTTS, buffer_pkts=500.0)
     f, _, _ = jm.equations(NetworkSystem(m, net, m.make_params(), 1.0))
-    before = _values_in_branches(f)
+    before = jm.values_in_branches(f)
     # RED's ramp reads each flow's delayed queue (one distinct delay per flow); Symbiosis has no branch
     assert len(before) == (len(RTTS) if model == "reno" else 0)
     dde = jm.jitcdde_hoisted(f, max_delay=max(RTTS), verbose=False)
-    assert not _values_in_branches(dde.f_sym())
+    assert not jm.values_in_branches(dde.f_sym())
     assert {h[1] for h in dde.helpers} == before

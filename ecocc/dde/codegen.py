@@ -1898,7 +1898,7 @@ def member_fields(sysm, gen: Generated, P):
     nP, nL = sysm.n_flows, sysm.n_links
     FST = np.zeros((len(gen.st_keys), nP))
     for i, k in enumerate(gen.st_keys):
-        FST[i] = st[k]  # a scalar or one value per flow (numpy's broadcasting rejects any other shape)
+        FST[i] = st[k]  # a scalar or one value per flow (numpy raises for a shape that does not broadcast to a row)
     LST = np.zeros((len(gen.lst_keys), nL))
     for i, k in enumerate(gen.lst_keys):
         LST[i] = lst[k]
