@@ -774,6 +774,18 @@ class MixedSystem(NetworkSystem):
             return None
         return np.asarray(codegen_mixed.generate(self).hsrc(self), dtype=np.int64)
 
+    def drop_levels(self):
+        """No levels of the current queue where the right-hand side kinks (:meth:`NetworkSystem.drop_levels`): in a
+        mixed run RED acts as a loss signal only (its early drops are not taken out of the queue's input), so the
+        queue's and the lost counter's derivatives are smooth in the current queue.
+
+        Returns
+        -------
+        dict
+            ``{"level_comps": empty int array, "level_values": empty float array}``.
+        """
+        return dict(level_comps=np.zeros(0, dtype=np.int64), level_values=np.zeros(0))
+
     def queueing_delays(self, t, y):
         """Return the extra delay of every lookup entry: the receiving flow's queueing delay.
 

@@ -925,7 +925,35 @@ class NetworkSystem:
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
             log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
             delayed_read=self.delayed_read(), jump_images=self.startup_jumps(self.t_end),
+            **self.drop_levels(),
         )
+
+    def drop_levels(self):
+        """The queue levels where each link's AQM drop fraction of the current queue has a kink or a jump (RED's
+        ``min_th`` and ``max_th``), as :class:`ecocc.dde.problem.DDEProblem`'s ``level_comps`` and
+        ``level_values``: found in the drop law as the generated kernels find them
+        (:meth:`ecocc.dde.codegen.Generated.drop_level_values`), so that both solvers end a step at a located
+        crossing of one.  None where that cannot be told (no generated kernel for the model, a batch of
+        parameter sets: ``ecocc.batch.BatchParams``): the solvers then straddle such a level as before.
+
+        Returns
+        -------
+        dict
+            ``{"level_comps": int array, "level_values": float array (packets)}``, empty arrays without levels
+            (or where they cannot be told).
+        """
+        import dataclasses
+
+        from .dde import codegen
+        none = dict(level_comps=np.zeros(0, dtype=np.int64), level_values=np.zeros(0))
+        if codegen.supported(self) is not None or not dataclasses.is_dataclass(self.P):
+            return none
+        vals = codegen.generate(self).drop_level_values(self)
+        if not vals.size:
+            return none
+        qb = self.layout["queue"]
+        comps = np.repeat(np.arange(qb.start, qb.start + qb.size), vals.shape[1])
+        return dict(level_comps=comps, level_values=vals.ravel())
 
     def delayed_read(self):
         """The state components whose delayed values the model's laws read (numpy.ndarray of int), or None when

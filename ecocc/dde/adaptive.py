@@ -509,6 +509,11 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     # derivative at the last dv_n (<= 4) accepted points (times dv_t, newest first)
     nb = ev.bidx.size
     atol_b = atol_v[ev.bidx]
+    # the levels where rhs kinks or jumps (DDEProblem.level_comps, bounded components), and each one's place
+    # among the bounded components
+    lv_c, lv_v = problem.level_comps, problem.level_values
+    where_b = {int(c): i for i, c in enumerate(ev.bidx)}
+    lv_b = np.array([where_b[int(c)] for c in lv_c], dtype=np.int64)
     pred_ok, pred_c2, pred_c3 = np.zeros(nb, dtype=bool), np.zeros(nb), np.zeros(nb)
     dv_t, dv = np.zeros(4), np.zeros((4, nb))
     dv_t[0], dv[0], dv_n = t, f_raw[ev.bidx], 1
@@ -690,6 +695,17 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                         ci = ev.bidx[j]
                         if release_matters(da[j], h, atol_v[ci], rtol, y[ci]):
                             s_star = min(s_star, da[j] / (da[j] - db[j]))
+                    # a free component carried across a level where rhs kinks or jumps (DDEProblem.level_comps:
+                    # RED's drop fraction of the current queue) ends the retaken step at the located crossing,
+                    # so that no step and no dense output straddles it, unless it starts the step within its
+                    # tolerance of the level (at its kink already)
+                    if lv_c.size:
+                        ya = y[lv_c]
+                        cross = (~(sat_lo | sat_hi)[lv_b] & ((ya < lv_v) != (y_new[lv_c] < lv_v))
+                                 & (np.abs(ya - lv_v) > atol_v[lv_c] + rtol * np.abs(lv_v)))
+                        for i in np.flatnonzero(cross):
+                            ci = lv_c[i]
+                            s_star = min(s_star, first_crossing(y[ci], y_new[ci], f[ci], fk[ci], h, lv_v[i]))
                     if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                         # the components whose crossing ends the retaken step: held at their bound after it
                         # (below), even when the retaken step's end lies a hair inside the interval

@@ -769,6 +769,8 @@ class Generated:
               "        out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
         r = rhs_variants(r)
+        lev_src, self.drop_levels = _drop_levels_code(lw, par_args, self.lst_keys)
+        r += lev_src
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
@@ -790,6 +792,34 @@ class Generated:
         self.digest = hashlib.sha256(self.source.encode()).hexdigest()[:20]
         self.model_name = m.name
         self.name = f"ecocc_gen_{self.digest}"
+
+    def drop_level_values(self, sysm) -> np.ndarray:
+        """The queue levels where each link's AQM drop fraction has a kink or a jump (RED's ``min_th`` and
+        ``max_th``), evaluated for a system (the generated kernels' ``_model_drop_levels``, for the NumPy solver).
+
+        Parameters
+        ----------
+        sysm : NetworkSystem
+            The model on its network, with this description's parameters and static fields.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_links, n_levels)``, packets; ``n_levels`` is 0 for a model without such levels.
+        """
+        import math
+        L = sysm.n_links
+        out = np.zeros((L, len(self.drop_levels)))
+        if not self.drop_levels:
+            return out
+        code = [compile(e, "<drop level>", "eval") for e in self.drop_levels]  # the generator's own printed text
+        par = {f"p_{nm}": float(getattr(sysm.P, nm)) for nm in self.param_names}
+        C = np.broadcast_to(np.asarray(sysm.C, dtype=float), (L,))
+        lst = {f"ls_{k}": np.broadcast_to(np.asarray(sysm.lst[k], dtype=float), (L,)) for k in self.lst_keys}
+        for l in range(L):  # noqa: E741  (scalars per link, as the kernel's _model_drop_levels)
+            ns = {"math": math, "C": float(C[l]), **par, **{k: float(v[l]) for k, v in lst.items()}}
+            out[l] = [eval(c, ns) for c in code]  # noqa: S307
+        return out
 
     def hsrc(self, P, L) -> np.ndarray:
         """The state components the history stores, in column order.
@@ -1078,6 +1108,57 @@ def _levels_in(sig, qq, allowed):
     return sorted(out, key=sp.default_sort_key)
 
 
+def _drop_levels(lw):
+    """The queue levels where the link's AQM drop fraction of the current queue has a kink or a jump (RED's
+    ``min_th`` and ``max_th``; :func:`_levels_in` of the drop law in ``q``, made of parameters, link fields and
+    the capacity only), or none without a drop law.
+
+    Parameters
+    ----------
+    lw : Laws
+        The model's laws.
+
+    Returns
+    -------
+    list of sympy.Expr
+        The levels (packets), in a fixed order, without repeats.
+    """
+    return [] if lw.drop is None else _levels_in(lw.drop, lw.q, set(lw.par) | set(lw.ls) | {lw.C})
+
+
+def _drop_levels_code(lw, par_args, lst_keys):
+    """Source of ``NOW_NLEV`` and ``_model_drop_levels(D, l, out)`` for the single-run kernels
+    (:mod:`ecocc.dde.integrator`: a step that carries a queue across one of its link's drop-law levels is retaken
+    to end at the crossing), redefining the template's, which have none; nothing for a model without such levels
+    (its module's text is unchanged).  Also the levels as Python expressions of the parameters (``p_<name>``),
+    the link fields (``ls_<key>``) and the capacity (``C``), for the NumPy solver
+    (:meth:`Generated.drop_level_values`).
+
+    Returns
+    -------
+    lines : list of str
+    exprs : list of str
+    """
+    levs = _drop_levels(lw)
+    if not levs:
+        return [], []
+    from sympy.printing.pycode import PythonCodePrinter
+    pr = PythonCodePrinter(dict(fully_qualified_modules=True))
+    exprs = [pr.doprint(e) for e in levs]
+    names = {s.name for e in levs for s in e.free_symbols}
+    r = ["", "", f"NOW_NLEV = {len(levs)}  # the levels of the current queue where the drop fraction is not smooth",
+         "", "", "@njit(cache=True)",
+         "def _model_drop_levels(D, l, out):",
+         '    """The queue levels of link ``l`` where its drop fraction has a kink or a jump (ecocc.dde.codegen)."""',
+         "    LST, par = D[14], D[15]"]
+    r += [f"    {x} = par[{i}]" for i, x in enumerate(par_args) if x in names]
+    r += [f"    ls_{k} = LST[{i}, l]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+    r += [f"    {lw.C.name} = D[10][l]"] if lw.C.name in names else []
+    r += [f"    out[{i}] = float({e})" for i, e in enumerate(exprs)]
+    r += [f"    return {len(levs)}"]
+    return r, exprs
+
+
 def _linear_in(expr, sym):
     """Whether ``expr`` is a polynomial of degree 1 in ``sym`` (no piecewise, min or max of it): its slope in
     ``sym`` is the same everywhere, so a kink of ``sym`` is a kink of ``expr``."""
@@ -1106,7 +1187,7 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
     # are one probability): its queue's own derivative kinks there, located on a rejected step (KINK_NOW)
     now = False
     if levs and lw.drop is not None:
-        dl = [e.subs(lw.C, lw.CC) for e in _levels_in(lw.drop, lw.q, set(lw.par) | set(lw.ls) | {lw.C})]
+        dl = [e.subs(lw.C, lw.CC) for e in _drop_levels(lw)]
         now = len(dl) == len(levs) and all(any(sp.simplify(a - b) == 0 for b in levs) for a in dl)
     r = ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
          f"KINK_BOUNDS = {bounds}  # the flows see a queue's kinks at its bounds (kinks)",
@@ -1631,7 +1712,7 @@ def supported(sysm) -> str | None:
 #: what the on-disk index keeps of a generated module (``sent``: it reads some delayed load at the sending time,
 #: :func:`sent_differs`)
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes", "sent")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes", "sent", "drop_levels")
 
 
 class _Cached(Generated):

@@ -18,7 +18,10 @@ Known discontinuities are explicit:
   starts or stops).  The solvers step onto them.
 * ``kinks``: times at which ``rhs`` changes non-smoothly without a state jump
   (cross traffic switching).
-* Both, and the initial time (the constant history rarely matches the
+* ``level_comps``, ``level_values``: levels of the current state at which
+  ``rhs`` kinks or jumps (RED's drop fraction of the current queue); the
+  adaptive solver ends a step at a located crossing of one.
+* Jumps and kinks, and the initial time (the constant history rarely matches the
   derivative at ``t0``), propagate through every delay: ``t_b + d`` is a
   breakpoint too (to depth ``breakpoint_depth``).
 
@@ -311,6 +314,12 @@ class DDEProblem:
     #: at (:meth:`ecocc.system.NetworkSystem.startup_jumps`): :meth:`breakpoints` keeps them whatever its
     #: budget (an unlocated jump costs rejected steps; the budget is for the many kinks)
     jump_images: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: levels of the current state at which ``rhs`` has a kink or a jump (a RED drop fraction of the current
+    #: queue: ``min_th``, ``max_th``): bounded component ``level_comps[i]`` at ``level_values[i]``.  The adaptive solver
+    #: ends a step that carries a free component across one at the located crossing, so that no step and no
+    #: dense output straddles it
+    level_comps: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    level_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def delayed_checked(self) -> np.ndarray:
         """The components whose Hermite history the adaptive solvers error-check at mid-step: those read through
@@ -373,6 +382,15 @@ class DDEProblem:
             raise InputError("DDEProblem.log_components", lc.tolist() if lc.size <= 8 else f"array of shape {lc.shape}",
                              f"state component indices, integers in [0, n = {self.n})")
         self.log_components = lc.astype(np.int64)
+        self.level_comps = np.asarray(self.level_comps, dtype=np.int64).ravel()
+        self.level_values = np.asarray(self.level_values, dtype=float).ravel()
+        if self.level_comps.shape != self.level_values.shape:
+            from ..errors import InputError
+            raise InputError("DDEProblem.level_values", f"{self.level_values.size} values",
+                             f"one level per entry of level_comps ({self.level_comps.size})")
+        if not np.isin(self.level_comps, self.bounded).all():
+            from ..errors import InputError
+            raise InputError("DDEProblem.level_comps", self.level_comps.tolist()[:8], "bounded components only")
 
     def positive_delays(self) -> np.ndarray:
         """List the distinct positive constant delays of all lookups (flattened over batches).

@@ -56,6 +56,19 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
     return
 
 
+#: how many levels of the current queue the link's AQM drop fraction has a kink or a jump at (none here; a generated
+#: module whose drop law has them, RED's ``min_th`` and ``max_th``, redefines this and :func:`_model_drop_levels`
+#: below this template: ecocc.dde.codegen._drop_levels_code)
+NOW_NLEV = 0
+
+
+@njit(cache=True)
+def _model_drop_levels(D, l, out):
+    """Write to ``out`` the queue levels (packets) of link ``l`` where its AQM drop fraction of the current queue
+    has a kink or a jump, and return their count (none here; see :data:`NOW_NLEV`)."""
+    return 0
+
+
 @njit(cache=True, nogil=True)
 def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, overlap,
                     Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk, counters,
@@ -105,6 +118,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     dv = np.zeros((4, L))
     s_lo = np.ones(L)
     s_rel = np.ones(L)
+    dlev = np.empty(NOW_NLEV + 1)  # a link's drop-law levels (_model_drop_levels)
     pred_rel = np.zeros(L, dtype=np.bool_)
     pred_negl = np.zeros(L)
     nd = Pd.shape[1]
@@ -362,6 +376,18 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                         _release_matters(d_a, h, atol_v[ci], rtol, y[ci]):
                     s_rel[l] = d_a / (d_a - d_b)
                     s_star = min(s_star, s_rel[l])
+                # the link's AQM drop fraction of the current queue has a kink or a jump at a level (RED's min_th,
+                # max_th), and so have the queue's and the lost counter's derivatives: a step that carries a free
+                # queue across one is retaken to end at the first crossing (located on the step's Hermite
+                # segment), so that no step and no dense output straddles it (the lost counter's Hermite output
+                # dipped below its start at RED's onset); a queue that starts the step within its tolerance of the
+                # level is at its kink already (as solve_dde)
+                if NOW_NLEV > 0 and not (sat_lo[l] or sat_hi[l]):
+                    ya = y[ci]
+                    for i_ in range(_model_drop_levels(D, l, dlev)):
+                        lev = dlev[i_]
+                        if (ya < lev) != (y_new[ci] < lev) and abs(ya - lev) > atol_v[ci] + rtol * abs(lev):
+                            s_star = min(s_star, _first_crossing(ya, y_new[ci], f[ci], K[n_st, ci], h, lev))
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 # the queues whose crossing ends the retaken step: held at their bound after it (below)
                 for l in range(L):
