@@ -6,8 +6,9 @@ The case is models_bench.py's N = 4 Reno row: dumbbell 15,000 packets/s, RTTs 0.
 buffer, Reno's default queue management (RED, min_th 50, max_th 550 packets), 60 s, compiled engine.  Every run
 is compared at 20 times in [3, 60] s with a run at rtol = atol = 1e-13 (whose own distance from rtol = atol = 1e-12
 the table shows).  Rows: the defaults; tolerances tightened one at a time; and the RED threshold crossings of the
-reference (queue = min_th) added as breakpoints (with their images through the delays), to test whether the
-unlocated kink of the RED profile is what limits the accuracy.
+reference (queue = min_th) added as breakpoints (with their images through the delays).  Since 2026-11-27 both
+solvers end a step where the queue crosses min_th (its kink in the current queue is located); its images in the
+flows are not.  Then the defaults at eight rtols near 1e-7: one rtol's number alone can be a lucky draw.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from ecocc.system import NetworkSystem  # noqa: E402
 
 T_END = 60.0
 T_OUT = np.linspace(3.0, T_END, 20)
+NEAR_RTOLS = (0.7e-7, 0.8e-7, 0.9e-7, 1e-7, 1.1e-7, 1.25e-7, 1.4e-7, 1.6e-7)
 
 
 def _system():
@@ -105,6 +107,14 @@ def main(argv=None):
         e = err(sol)
         rows.append((label, e[0], e[1], e[2], sol.n_steps, str(sol.status.value)))
         print(rows[-1], flush=True)
+    # the same defaults at rtols near 1e-7: at this level which run lands closer to the reference is partly chance
+    # (one rtol's number alone can be a lucky or an unlucky draw), so the spread is part of the answer
+    near = []
+    for rt in NEAR_RTOLS:
+        sol, wall = _solve(_system(), rt, base, T_OUT)
+        near.append((rt, *err(sol), sol.n_steps))
+        print(near[-1], flush=True)
+    nr = np.array([r[1:4] for r in near])
     e12 = err(ref12)
     lines = ["# Reno's accuracy at the defaults (`python benchmarks/reno_accuracy.py`)", "",
              f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  Case: models_bench.py's N = 4 Reno row "
@@ -115,6 +125,12 @@ def main(argv=None):
              "| run | aggregate rate err (rel) | window err (rel) | queue err (packets) | steps | status |",
              "|---|---|---|---|---|---|"]
     lines += [f"| {r[0]} | {r[1]:.2e} | {r[2]:.2e} | {r[3]:.2e} | {r[4]} | {r[5]} |" for r in rows]
+    lines += ["", "The defaults' atol at rtols near 1e-7 (which run lands closer is partly chance at this level):", "",
+              "| rtol | aggregate rate err (rel) | window err (rel) | queue err (packets) | steps |",
+              "|---|---|---|---|---|"]
+    lines += [f"| {r[0]:.3g} | {r[1]:.2e} | {r[2]:.2e} | {r[3]:.2e} | {r[4]} |" for r in near]
+    lines += [f"| median (min-max) over these {len(near)} | " + " | ".join(
+        f"{np.median(nr[:, k]):.2e} ({nr[:, k].min():.2e}-{nr[:, k].max():.2e})" for k in range(3)) + " | |"]
     lines += ["", "Target (issue 14): 1e-6 relative and 1e-3 packets at the defaults."]
     atomic_write_text(Path(args.out), "\n".join(lines) + "\n")
     print("wrote", args.out)

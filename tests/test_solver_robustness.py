@@ -238,6 +238,22 @@ def test_red_lost_counter_never_steps_back_on_either_engine():
         assert np.min(np.diff(tr.lost_pkts, axis=0)) >= -1e-9 * scale, engine
 
 
+def test_compiled_solver_refuses_a_bad_tolerance():
+    """engine.solve_adaptive validates its tolerances as solve_dde does (before any kernel is built): an atol of
+    None (or NaN) became NaN and made every error test pass (error control off, status success: Reno's 60 s
+    dumbbell took 1,351 steps whatever rtol); each is refused naming the field."""
+    from ecocc.dde import engine
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("aecp")
+    sysm = NetworkSystem(m, dumbbell(1000.0, [0.1, 0.2]), m.make_params(), 1.0)
+    te = np.linspace(0.0, 1.0, 11)
+    for bad, field in [(dict(atol=None), "atol"), (dict(atol=np.nan), "atol"), (dict(atol=-1.0), "atol"),
+                       (dict(rtol=np.nan), "rtol"), (dict(rtol=0.0), "rtol")]:
+        with pytest.raises(InputError, match=field):
+            engine.solve_adaptive(sysm, 1.0, t_eval=te, **bad)
+
+
 # --- log-space states ----------------------------------------------------------------------------------------
 
 def test_aecp_log_states_survive_exp_underflow():

@@ -445,9 +445,8 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     for numba's cache (a read-only view and a writable array are two numba types)."""
     if t_eval is None:
         raise ValueError("t_eval is required by the compiled adaptive kernel")
-    if not (rtol > 0):
-        raise ValueError(f"rtol = {rtol!r} is not allowed: a number > 0")
     from . import options as opt
+    rtol = opt.rtol(rtol)
     max_hist_bytes = opt.history_bytes(opt.max_history_gib(max_history_gib))
     overlap = opt.flag("overlap", overlap)
     t0 = 0.0
@@ -458,6 +457,8 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     if prob.jumps.size:
         raise InputError("engine", "numba", "'numpy' for problems with state jumps")
     n = sysm.n
+    # validated (a None or NaN atol turned every error test into "pass": error control off, status success)
+    atol_v = opt.atol(atol, n)
     if method not in _TABLEAUX:
         raise InputError("method", method, f"one of {tuple(_TABLEAUX)}")
     tab = _TABLEAUX[method]
@@ -476,7 +477,7 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
     # history is error-checked at mid-step (as the NumPy solver does, so both take the same steps)
     dcomp = prob.delayed_checked()
     args = dict(
-        y0=prob.y0, t_end=t_end, rtol=float(rtol), atol_v=np.broadcast_to(np.asarray(atol, dtype=float), (n,)),
+        y0=prob.y0, t_end=t_end, rtol=rtol, atol_v=atol_v,
         logc=prob.log_mask().astype(float),  # 1: a logarithm, its error scale atol + rtol (DDEProblem.log_components)
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
         bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
