@@ -31,6 +31,11 @@ Design (order claims are checked in ``tests/test_dde_convergence.py``):
   the clamp removes before it is negligible against the step's tolerance
   (:func:`ecocc.dde.history.release_matters`): roots of round-off otherwise stalled runs started at the
   equilibrium rate with an empty queue.
+* Levels of a free bounded component where ``rhs`` kinks or jumps (``DDEProblem.level_comps``: RED's drop
+  fraction of the current queue at ``min_th`` and ``max_th``) end a step as a bound crossing does: located on
+  the step's Hermite interpolant, the step retaken to end there (the component is not held), unless the step
+  starts within its tolerance of the level.  A step straddling such a kink was accepted before, and its dense
+  output of the lost counter dipped below the step's start (2.7e-5 packets; docs/notes/redlevels.md).
 * Queue events are predicted before each step (not one retaken at a located event): a free bounded
   component's last step's cubic, extrapolated, ends the step where it reaches ``PREDICT_MARGIN`` (0.1)
   tolerances inside its lower bound (held there as at a located crossing), and a held component at its lower

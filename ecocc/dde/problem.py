@@ -273,6 +273,10 @@ class DDEProblem:
         error is already relative (an error ``e`` in ``ln x`` is a relative error ``e`` in ``x``), so the error
         test is ``|err_i| <= atol_i + rtol``, not ``atol_i + rtol |ln x|``: the latter would depend on the
         unit of ``x`` and be about ``|ln x|`` (8 to 12 for rates of 1e3 to 1e5 packets/s) times looser.
+    level_comps, level_values : array_like, optional
+        Levels of the current state where ``rhs`` kinks or jumps: bounded component ``level_comps[i]`` (int) at
+        ``level_values[i]`` (its units, packets for a queue).  The adaptive solver ends a step that carries a
+        free component across one at the located crossing (RED's drop fraction of the current queue).
     """
 
     n: int

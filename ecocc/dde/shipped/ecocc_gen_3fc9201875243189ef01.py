@@ -18,7 +18,8 @@ max-norm error control, the mid-step check of the Hermite history of every compo
 delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
 located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
 lost or as over-counted departures), a held queue released where its raw derivative turns inward (unless
-negligible: ``history.release_matters``), dense
+negligible: ``history.release_matters``), a step that carries a queue across a level of its link's drop fraction
+(``_model_drop_levels``, generated: RED's ``min_th`` and ``max_th``) retaken to end at the crossing, dense
 output from the pair's continuous extension.  The state layout is :attr:`ecocc.system.NetworkSystem.layout`.
 
 The history stores only the components the model reads through a delay (``hsrc``: a model's link
