@@ -48,7 +48,9 @@ queue's own derivative kinks there too: a step rejected on its error in which a 
 a level is retaken ending at the first crossing (located on the step's Hermite segment), instead of shrinking by
 the error alone and straddling the kink again (docs/notes/mapsfast.md).  This one is done with or without
 ``kinks`` (it adds no breakpoint; docs/notes/redkink.md), so for those models (Reno, HSTCP, Scalable TCP) identical
-lanes no longer take exactly the single kernel's steps.
+lanes no longer take exactly the single kernel's steps.  With the counters integrated (not a map's dynamics only),
+an accepted step that carried a free queue across such a level is retaken to end at the first crossing too, as the
+single-run kernels do (the lost counter integrates the drop fraction; docs/notes/redlevels.md).
 
 The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
 :data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
@@ -602,6 +604,26 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)) \
                                 and _release_matters(d_a, h, atol_v[iq + l], rtol, Y[YY, k]):
                             s_star = min(s_star, d_a / (d_a - d_b))
+                if KINKS and KINK_NOW and full:  # noqa: F821
+                    # with the counters integrated (not a map's dynamics only), a step that carries a free queue
+                    # across a level of its drop fraction (RED's min_th, max_th) ends at the first crossing over
+                    # the lanes, as in the single-run kernels (integrator.py): the lost counter integrates the drop
+                    # fraction, whose kink a straddling step's dense output dipped under, and with the single-run
+                    # solvers locating it the lanes' counters were 6-830 x less accurate (docs/notes/redlevels.md).
+                    # A map keeps the rejected-step retake above alone (this one cost Reno's 20 x 20 map +23 %
+                    # steps: docs/notes/redkink.md)
+                    for l in range(L):
+                        for w in range(W):
+                            lw = l * W + w
+                            if not alive[w] or sat_lo[lw] or sat_hi[lw]:
+                                continue
+                            k = (iq + l) * W + w
+                            ya, yb = Y[YY, k], Y[YN, k]
+                            nlev = _model_levels(D, l, w, klev)  # noqa: F821
+                            for i_ in range(nlev):
+                                lev = klev[i_]
+                                if (ya < lev) != (yb < lev) and abs(ya - lev) > atol_v[iq + l] + rtol * abs(lev):
+                                    s_star = min(s_star, _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                     # the queues whose crossing ends the retaken step (the first over the lanes): held at their
