@@ -1109,20 +1109,9 @@ def _levels_in(sig, qq, allowed):
 
 
 def _drop_levels(lw):
-    """The queue levels where the link's AQM drop fraction of the current queue has a kink or a jump (RED's
-    ``min_th`` and ``max_th``; :func:`_levels_in` of the drop law in ``q``, made of parameters, link fields and
-    the capacity only), or none without a drop law.
-
-    Parameters
-    ----------
-    lw : Laws
-        The model's laws.
-
-    Returns
-    -------
-    list of sympy.Expr
-        The levels (packets), in a fixed order, without repeats.
-    """
+    """:func:`_queue_levels` of the link's AQM drop fraction of the current queue (``lw.drop`` in ``q``): the levels
+    (packets, SymPy expressions of parameters, link fields and the capacity) where it has a kink or a jump, RED's
+    ``min_th`` and ``max_th``; none without a drop law."""
     return [] if lw.drop is None else _levels_in(lw.drop, lw.q, set(lw.par) | set(lw.ls) | {lw.C})
 
 

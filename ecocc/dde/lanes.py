@@ -117,6 +117,20 @@ def _pop_kinks(dbp, dbn, t):
 
 
 @njit(cache=True)
+def _level_crossing(D, l, w, klev, ya, yb, fa, fb, h, near_abs, near_rel):
+    """Where in the step (a fraction of ``h``) the queue of link ``l`` in lane ``w``, going from ``ya`` to ``yb``
+    with derivatives ``fa``, ``fb``, first crosses a kink level of its link's signal (``_model_levels``,
+    generated), located on its Hermite segment; 1.0 if it crosses none.  A level within ``near_abs + near_rel
+    |level|`` packets of ``ya`` is skipped (the step starts at that kink; a negative ``near_abs`` skips none)."""
+    s = 1.0
+    for i_ in range(_model_levels(D, l, w, klev)):  # noqa: F821
+        lev = klev[i_]
+        if (ya < lev) != (yb < lev) and abs(ya - lev) > near_abs + near_rel * abs(lev):
+            s = min(s, _first_crossing(ya, yb, fa, fb, h, lev))
+    return s
+
+
+@njit(cache=True)
 def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, orow, n_int, ocomp,
                  overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk,
                  counters, reals, codes):
@@ -565,12 +579,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                 if not (alive[w] and err_w[w] > 1.0):
                                     continue
                                 k = (iq + l) * W + w
-                                ya, yb = Y[YY, k], Y[YN, k]
-                                nlev = _model_levels(D, l, w, klev)  # noqa: F821
-                                for i_ in range(nlev):
-                                    lev = klev[i_]
-                                    if (ya < lev) != (yb < lev):
-                                        s_lev = min(s_lev, _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev))
+                                s_lev = min(s_lev, _level_crossing(D, l, w, klev, Y[YY, k], Y[YN, k], F[FF, k],
+                                                                   F[n_st, k], h, -1.0, 0.0))
                     if s_lev < 1.0 - 1e-9 and s_lev * h > 4 * hmin:
                         h *= s_lev
                     else:
@@ -618,12 +628,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                             if not alive[w] or sat_lo[lw] or sat_hi[lw]:
                                 continue
                             k = (iq + l) * W + w
-                            ya, yb = Y[YY, k], Y[YN, k]
-                            nlev = _model_levels(D, l, w, klev)  # noqa: F821
-                            for i_ in range(nlev):
-                                lev = klev[i_]
-                                if (ya < lev) != (yb < lev) and abs(ya - lev) > atol_v[iq + l] + rtol * abs(lev):
-                                    s_star = min(s_star, _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev))
+                            s_star = min(s_star, _level_crossing(D, l, w, klev, Y[YY, k], Y[YN, k], F[FF, k],
+                                                                 F[n_st, k], h, atol_v[iq + l], rtol))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                     # the queues whose crossing ends the retaken step (the first over the lanes): held at their
