@@ -784,7 +784,7 @@ class MixedSystem(NetworkSystem):
         dict
             ``{"level_comps": empty int array, "level_values": empty float array}``.
         """
-        return dict(level_comps=np.zeros(0, dtype=np.int64), level_values=np.zeros(0))
+        return self._no_levels()
 
     def queueing_delays(self, t, y):
         """Return the extra delay of every lookup entry: the receiving flow's queueing delay.

@@ -928,12 +928,17 @@ class NetworkSystem:
             **self.drop_levels(),
         )
 
+    @staticmethod
+    def _no_levels():
+        """:meth:`drop_levels` of a system without such levels (empty arrays)."""
+        return dict(level_comps=np.zeros(0, dtype=np.int64), level_values=np.zeros(0))
+
     def drop_levels(self):
         """The queue levels where each link's AQM drop fraction of the current queue has a kink or a jump (RED's
         ``min_th`` and ``max_th``), as :class:`ecocc.dde.problem.DDEProblem`'s ``level_comps`` and
         ``level_values``: found in the drop law as the generated kernels find them
         (:meth:`ecocc.dde.codegen.Generated.drop_level_values`), so that both solvers end a step at a located
-        crossing of one.  None where that cannot be told (no generated kernel for the model, a batch of
+        crossing of one.  Empty where that cannot be told (no generated kernel for the model, a batch of
         parameter sets: ``ecocc.batch.BatchParams``): the solvers then straddle such a level as before.
 
         Returns
@@ -945,12 +950,11 @@ class NetworkSystem:
         import dataclasses
 
         from .dde import codegen
-        none = dict(level_comps=np.zeros(0, dtype=np.int64), level_values=np.zeros(0))
         if codegen.supported(self) is not None or not dataclasses.is_dataclass(self.P):
-            return none
+            return self._no_levels()
         vals = codegen.generate(self).drop_level_values(self)
         if not vals.size:
-            return none
+            return self._no_levels()
         qb = self.layout["queue"]
         comps = np.repeat(np.arange(qb.start, qb.start + qb.size), vals.shape[1])
         return dict(level_comps=comps, level_values=vals.ravel())
