@@ -223,6 +223,18 @@ def test_red_levels_come_from_the_drop_law(model):
     assert NetworkSystem(m, net, m.make_params(aqm="droptail"), 10.0).problem().level_comps.size == 0
 
 
+def test_problem_levels_are_validated():
+    """DDEProblem's kink levels: one value per component, bounded components only; each mistake is refused naming
+    the field."""
+    kw = dict(n=2, rhs=lambda t, y, Z: -y, y0=[1.0, 1.0], bounded=[1], lower=0.0, upper=10.0)
+    with pytest.raises(InputError, match="level_values"):
+        DDEProblem(**kw, level_comps=[1], level_values=[1.0, 2.0])
+    with pytest.raises(InputError, match="level_comps"):
+        DDEProblem(**kw, level_comps=[0], level_values=[1.0])
+    ok = DDEProblem(**kw, level_comps=[1, 1], level_values=[0.5, 2.0])
+    assert ok.level_comps.tolist() == [1, 1] and ok.level_values.tolist() == [0.5, 2.0]
+
+
 def test_red_lost_counter_never_steps_back_on_either_engine():
     """Both adaptive solvers end a step where the queue crosses RED's ``min_th`` (the early drops start there),
     so the lost counter's dense output does not dip below the step's start (it did by 2.71e-5 packets)."""

@@ -34,8 +34,8 @@ from numba import njit
 
 from ecocc.dde.kernels import (OVERLAP_TOL, PREDICT_MARGIN, _absmax, _clamp, _cubic_end,  # noqa: F401
                                _derivative_fit, _first_crossing, _hermite, _history_grow, _history_grow_cm,
-                               _history_new, _history_new_cm, _masks, _overlap_diff, _overlap_done, _overlap_extension,
-                               _overlap_first_stage, _overlap_inside, _project, _release_matters, _release_negligible,
+                               _history_new, _history_new_cm, _levels_crossing, _masks, _overlap_diff, _overlap_done,
+                               _overlap_extension, _overlap_first_stage, _overlap_inside, _project, _release_matters, _release_negligible,
                                _segment_tail, _shift_segments, _tiny)
 
 
@@ -381,11 +381,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 # dipped below its start at RED's onset); a queue that starts the step within its tolerance of the
                 # level is at its kink already (as solve_dde)
                 if NOW_NLEV > 0 and not (sat_lo[l] or sat_hi[l]):
-                    ya = y[ci]
-                    for i_ in range(_model_drop_levels(D, l, dlev)):
-                        lev = dlev[i_]
-                        if (ya < lev) != (y_new[ci] < lev) and abs(ya - lev) > atol_v[ci] + rtol * abs(lev):
-                            s_star = min(s_star, _first_crossing(ya, y_new[ci], f[ci], K[n_st, ci], h, lev))
+                    s_star = min(s_star, _levels_crossing(dlev, _model_drop_levels(D, l, dlev), y[ci], y_new[ci],
+                                                          f[ci], K[n_st, ci], h, atol_v[ci], rtol))
             if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                 # the queues whose crossing ends the retaken step: held at their bound after it (below)
                 for l in range(L):

@@ -133,6 +133,21 @@ def _project(y, iq, ilost, idep, L, buf):
 
 
 # the NumPy solver's own helpers, compiled (one definition for both engines)
+@njit(cache=True)
+def _levels_crossing(levels, nlev, ya, yb, fa, fb, h, near_abs, near_rel):
+    """Where in a step (a fraction of ``h``) a queue going from ``ya`` to ``yb`` (derivatives ``fa``, ``fb``) first
+    crosses one of the first ``nlev`` of ``levels`` (packets), located on its Hermite segment; 1.0 if it crosses
+    none.  A level within ``near_abs + near_rel |level|`` packets of ``ya`` is skipped (the step starts at that
+    kink; a negative ``near_abs`` skips none).  The single-run kernel (drop-law levels) and the lock-step kernel
+    (signal levels) use it alike."""
+    s = 1.0
+    for i in range(nlev):
+        lev = levels[i]
+        if (ya < lev) != (yb < lev) and abs(ya - lev) > near_abs + near_rel * abs(lev):
+            s = min(s, _first_crossing(ya, yb, fa, fb, h, lev))
+    return s
+
+
 _hermite = njit(cache=True)(hermite)
 _first_crossing = njit(cache=True)(first_crossing)
 _tiny = njit(cache=True)(nudge)

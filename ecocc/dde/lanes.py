@@ -67,7 +67,7 @@ from numba import njit
 
 from ecocc.dde.aot import LANES
 from ecocc.dde.kernels import (OVERLAP_PASSES, OVERLAP_TOL, _first_crossing, _history_grow,  # noqa: F401
-                               _history_new, _index_at, _overlap_done, _overlap_first_stage, _overlap_inside,
+                               _history_new, _index_at, _levels_crossing, _overlap_done, _overlap_first_stage, _overlap_inside,
                                _release_matters, _segment_at, _shift_segments, _tiny)
 
 # overlap mode's constants and step helpers (OVERLAP_TOL, OVERLAP_PASSES: ecocc.dde.kernels) are shared with the
@@ -114,20 +114,6 @@ def _pop_kinks(dbp, dbn, t):
         dbp[k_ - i_] = dbp[k_]
     dbn[0] = n_ - i_
     return dbp[0] if dbn[0] > 0 else np.inf
-
-
-@njit(cache=True)
-def _level_crossing(D, l, w, klev, ya, yb, fa, fb, h, near_abs, near_rel):
-    """Where in the step (a fraction of ``h``) the queue of link ``l`` in lane ``w``, going from ``ya`` to ``yb``
-    with derivatives ``fa``, ``fb``, first crosses a kink level of its link's signal (``_model_levels``,
-    generated), located on its Hermite segment; 1.0 if it crosses none.  A level within ``near_abs + near_rel
-    |level|`` packets of ``ya`` is skipped (the step starts at that kink; a negative ``near_abs`` skips none)."""
-    s = 1.0
-    for i_ in range(_model_levels(D, l, w, klev)):  # noqa: F821
-        lev = klev[i_]
-        if (ya < lev) != (yb < lev) and abs(ya - lev) > near_abs + near_rel * abs(lev):
-            s = min(s, _first_crossing(ya, yb, fa, fb, h, lev))
-    return s
 
 
 @njit(cache=True)
@@ -579,8 +565,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                 if not (alive[w] and err_w[w] > 1.0):
                                     continue
                                 k = (iq + l) * W + w
-                                s_lev = min(s_lev, _level_crossing(D, l, w, klev, Y[YY, k], Y[YN, k], F[FF, k],
-                                                                   F[n_st, k], h, -1.0, 0.0))
+                                s_lev = min(s_lev, _levels_crossing(klev, _model_levels(D, l, w, klev), Y[YY, k],  # noqa: F821
+                                                                    Y[YN, k], F[FF, k], F[n_st, k], h, -1.0, 0.0))
                     if s_lev < 1.0 - 1e-9 and s_lev * h > 4 * hmin:
                         h *= s_lev
                     else:
@@ -628,8 +614,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                             if not alive[w] or sat_lo[lw] or sat_hi[lw]:
                                 continue
                             k = (iq + l) * W + w
-                            s_star = min(s_star, _level_crossing(D, l, w, klev, Y[YY, k], Y[YN, k], F[FF, k],
-                                                                 F[n_st, k], h, atol_v[iq + l], rtol))
+                            s_star = min(s_star, _levels_crossing(klev, _model_levels(D, l, w, klev), Y[YY, k],  # noqa: F821
+                                                                  Y[YN, k], F[FF, k], F[n_st, k], h, atol_v[iq + l], rtol))
             if (any_viol or s_star < 1.0) and not retake:
                 if s_star * h > 4 * hmin and s_star < 1.0 - 1e-9:
                     # the queues whose crossing ends the retaken step (the first over the lanes): held at their
