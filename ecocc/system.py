@@ -947,12 +947,10 @@ class NetworkSystem:
             ``{"level_comps": int array, "level_values": float array (packets)}``, empty arrays without levels
             (or where they cannot be told).
         """
-        import dataclasses
-
-        from .dde import codegen
-        if codegen.supported(self) is not None or not dataclasses.is_dataclass(self.P):
+        gen = self._generated()
+        if gen is None:
             return self._no_levels()
-        vals = codegen.generate(self).drop_level_values(self)
+        vals = gen.drop_level_values(self)
         if not vals.size:
             return self._no_levels()
         qb = self.layout["queue"]
@@ -977,12 +975,18 @@ class NetworkSystem:
         numpy.ndarray or None
             Component indices (int64), or None (no generated kernel, or a batch of parameter sets: every
             gathered component counts as read)."""
+        gen = self._generated()
+        return None if gen is None else np.asarray(gen.hsrc(self.n_flows, self.n_links), dtype=np.int64)
+
+    def _generated(self):
+        """The generated kernel's description for this system (:func:`ecocc.dde.codegen.generate`), or None: no
+        generated kernel for the model, or a batch of parameter sets (``ecocc.batch.BatchParams``)."""
         import dataclasses
 
         from .dde import codegen
         if codegen.supported(self) is not None or not dataclasses.is_dataclass(self.P):
-            return None  # no generated kernel for it; a batch of parameter sets (ecocc.batch.BatchParams) neither
-        return np.asarray(codegen.generate(self).hsrc(self.n_flows, self.n_links), dtype=np.int64)
+            return None
+        return codegen.generate(self)
 
     def queueing_delays(self, t, y):
         """Return the extra delays of every lookup: the receiving flow's queueing delay ``Q_p(t)``.
