@@ -4,6 +4,7 @@ import pytest
 
 from ecocc import InputError, dumbbell, simulate
 from ecocc.batch import simulate_batch
+from ecocc.models import get_model
 
 
 def test_batch_equals_single_runs():
@@ -170,3 +171,28 @@ def test_map_point_whose_link_has_not_filled_is_not_settled(engine):
     r1 = tr.rate_pps[last]
     assert ds["held_flow_rate_swing_pps"].values[1, 0] == pytest.approx((r1.max(0) - r1.min(0)).max(), rel=1e-6)
     assert ds["regime"].values[0, 0] != 3
+
+
+@pytest.mark.timeout(600)  # the kernel's first build on a busy machine is minutes; the hang was endless
+def test_map_at_a_loose_tolerance_ends():
+    # found 2026-11-27 (docs/notes/redlevels.md): Reno's 30 x 30 map at rtol 1e-4 never ended.  The group of
+    # p_max 16-19 of 30 over [0.025, 0.3] at RTT x 0.638 (each member alone runs): a rejected step retaken to end
+    # at RED's min_th crossing was rejected again, the crossing then at its end (s just under 1 by rounding), and
+    # the step shrank by that factor again and again, with no accepted step (so max_steps never stopped it).
+    # The kernel now does that retake once per step.  Independent check of the outcome: each member's verdict
+    # and end state against its own single run at the same rtol (another mesh: a loose tolerance's distance)
+    from ecocc.batch import simulate_map
+    net = dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], initial_rate_pps=10.0)
+    p0 = get_model("reno").make_params().red_p_max
+    xs = np.linspace(0.25, 3.0, 30)[16:20] * p0
+    y = float(np.linspace(0.25, 4.0, 30)[3])
+    ds = simulate_map(net, "reno", x_name="red_p_max", x_values=xs, y_values=[y], t_end_s=60.0, window_s=10.0,
+                      engine="numba", rtol=1e-4)
+    assert (ds.status.values.astype(str) == "success").all(), ds.status.values
+    # measured: map 28.71 / 27.95 / 27.55 / 26.50 packets mean, 42.96-47.79 swing; single runs 28.66 / 28.00 /
+    # 27.42 / 26.52, 42.97-47.81 (0.5 % at most): 2 % is a loose tolerance's distance between two meshes
+    for i, x in enumerate(xs):
+        tr = simulate(net.scaled(rtt_scale=y), "reno", t_end_s=60.0, rtol=1e-4, red_p_max=float(x), output_dt_s=0.01)
+        q = tr.queue_pkts[tr.t_s >= 50.0 - 1e-9, 0]
+        assert ds["queue_mean_pkts"].values[0, i, 0] == pytest.approx(q.mean(), rel=0.02)
+        assert ds["queue_swing_pkts"].values[0, i, 0] == pytest.approx(np.ptp(q), rel=0.02)

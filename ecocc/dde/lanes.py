@@ -391,6 +391,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         if not t < t_end:
             break
         rej_step = False
+        lev_retake = False  # an attempt of this step was shortened to end at a located level crossing (below)
         while True:  # one step from t, retaken until accepted
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
@@ -555,7 +556,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     n_rej += 1
                     rej_step = True
                     s_lev = 1.0
-                    if KINKS and KINK_NOW:  # noqa: F821
+                    # once per step: an attempt that ends at the crossing and fails again has the crossing at its
+                    # end (s_lev just under 1 by rounding), and shortening it by that factor again and again
+                    # hung a map (Reno at rtol 1e-4: docs/notes/redlevels.md); it shrinks by its error instead
+                    if KINKS and KINK_NOW and not lev_retake:  # noqa: F821
                         # the current queue's derivative kinks at a level (AQM drops): a failing lane whose queue
                         # crossed one in the step retakes it ending at the first such crossing (located on the
                         # step's Hermite segment), rather than shrinking past it or straddling it again; with or
@@ -569,6 +573,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                                                     Y[YN, k], F[FF, k], F[n_st, k], h, -1.0, 0.0))
                     if s_lev < 1.0 - 1e-9 and s_lev * h > 4 * hmin:
                         h *= s_lev
+                        lev_retake = True
                     else:
                         h *= max(0.2, 0.9 * err ** expo)
                     continue
