@@ -79,9 +79,15 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
     if (name, scale) == ("hstcp", 0.5):
         # measured (docs/notes/redlevels.md): member 2 (p_max x 1.5), flow 3's log-window 3.40e-7 off from t = 2.35 s
         # (the buffer full, the flow started at 2.0 s) against the NumPy run's 4.27e-8 (bound 2.28e-7); 1.12e-7
-        # before the lanes located RED's levels.  Not explained yet: reported, not widened
+        # before the lanes located RED's levels.  Where (2026-11-27, 2 ms output grid): the error jumps from 1e-10
+        # to 3.5e-7 between t = 2.316 and 2.322 s, the image through flow 3's 0.2 s delay of the queue reaching the
+        # buffer at t = 2.1225 s (tail drop's onset: a jump of the loss signal, so of the window's derivative); the
+        # NumPy run jumps there too, by 1.1e-8.  Without ``kinks`` no solver locates such images (the kinks test
+        # below, which does, passes): the shared mesh straddles it in a step its error estimate passes, and that
+        # mesh moved with the level retakes.  Reported, not widened
         request.applymarker(pytest.mark.xfail(reason="lock-step HSTCP at RTT x 0.5: member 2's flow state 8x the NumPy "
-                                                     "error (3.4e-7 against 4.3e-8, bound 2.3e-7)", strict=False))
+                                                     "error (3.4e-7 against 4.3e-8, bound 2.3e-7) at the image of tail "
+                                                     "drop's onset", strict=False))
     if (name, scale) == ("fast", 1.0):
         # since log-stored states are error-controlled in relative terms (|err(ln w)| <= atol + rtol, 2026-11-25,
         # docs/notes/logtol.md) member 0's lost counter at t = 2.45 s is 8.8e-6 against the NumPy run's 1.14e-6
