@@ -341,8 +341,9 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
 @click.option("--t-end-s", type=float, default=None,
               help="Simulated time per point (s; default: the scenario's duration).")
 @click.option("--window-s", type=float, default=None,
-              help="Final window over which the queue swing is measured (s; default: the scenario's summary window, "
-                   "else a tenth of --t-end-s).")
+              help="Final window over which the queue swing is measured (s; default: the scenario's summary window "
+                   "when --t-end-s is at least twice as long, so that the window before it exists for the decay "
+                   "test, else a tenth of --t-end-s).")
 @click.option("--threshold-pkts", type=float, default=1.0, show_default=True,
               help="Settled: every link's queue swings (peak to peak) less than this over the window (packets).")
 @click.option("--decay-ratio", type=float, default=0.99, show_default=True,
@@ -396,7 +397,9 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
                          "runs one model; mixed protocols: ecocc sweep)")
     t_end_s = sc.duration_s if t_end_s is None else t_end_s
     if window_s is None:
-        window_s = sc.summary_window_s if sc.summary_window_s and sc.summary_window_s <= t_end_s else 0.1 * t_end_s
+        # the decay test compares the last window with the one before it: a window longer than half the run (a
+        # scenario's 50 s summary window with --t-end-s 60) left most points "not classified"
+        window_s = sc.summary_window_s if sc.summary_window_s and 2 * sc.summary_window_s <= t_end_s else 0.1 * t_end_s
     params = dict(sc.params)
     params.update(dict(parse_assignment(s) for s in sets))
     from .sweeps import plane_axes

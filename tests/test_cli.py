@@ -203,3 +203,16 @@ def test_simulate_overlap_on_numpy_is_a_clear_error(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "overlap" in proc.stderr and "engine='numpy'" in proc.stderr
+
+
+@pytest.mark.parametrize("t_end, window", [(20.0, 10.0), (15.0, 1.5)])
+def test_sim_map_default_window_leaves_room_for_the_window_before(tmp_path, t_end, window):
+    # aecp-parking-lot's summary window is 10 s: used when the run is at least twice as long (the decay test
+    # compares the last window with the one before it); with --t-end-s 15 a 10 s window left no window before,
+    # and most points came out "not classified" (Reno's dumbbell, 50 s window, --t-end-s 60: 46 of 144), so a
+    # tenth of the run is used, as the option's help says
+    res = run(["sim-map", "--axis", "alpha_per_s=1,4", "--axis", "rtt_scale=0.5,2", "--t-end-s", str(t_end),
+               "--out", str(tmp_path), "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert d["window_s"] == pytest.approx(window)
