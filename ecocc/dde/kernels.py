@@ -133,6 +133,17 @@ def _project(y, iq, ilost, idep, L, buf):
 
 
 # the NumPy solver's own helpers, compiled (one definition for both engines)
+_hermite = njit(cache=True)(hermite)
+_first_crossing = njit(cache=True)(first_crossing)
+_tiny = njit(cache=True)(nudge)
+_release_matters = njit(cache=True)(release_matters)
+_release_negligible = njit(cache=True)(release_negligible)
+_segment_tail = njit(cache=True)(segment_tail)
+_cubic_end = njit(cache=True)(cubic_end)
+_derivative_fit = njit(cache=True)(derivative_fit)
+_grown_capacity = njit(cache=True)(grown_capacity)
+
+
 @njit(cache=True)
 def _levels_crossing(levels, nlev, ya, yb, fa, fb, h, near_abs, near_rel):
     """Where in a step (a fraction of ``h``) a queue going from ``ya`` to ``yb`` (derivatives ``fa``, ``fb``) first
@@ -146,17 +157,6 @@ def _levels_crossing(levels, nlev, ya, yb, fa, fb, h, near_abs, near_rel):
         if (ya < lev) != (yb < lev) and abs(ya - lev) > near_abs + near_rel * abs(lev):
             s = min(s, _first_crossing(ya, yb, fa, fb, h, lev))
     return s
-
-
-_hermite = njit(cache=True)(hermite)
-_first_crossing = njit(cache=True)(first_crossing)
-_tiny = njit(cache=True)(nudge)
-_release_matters = njit(cache=True)(release_matters)
-_release_negligible = njit(cache=True)(release_negligible)
-_segment_tail = njit(cache=True)(segment_tail)
-_cubic_end = njit(cache=True)(cubic_end)
-_derivative_fit = njit(cache=True)(derivative_fit)
-_grown_capacity = njit(cache=True)(grown_capacity)
 
 
 @njit(cache=True)
