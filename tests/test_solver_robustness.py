@@ -376,3 +376,43 @@ def test_a_run_that_cannot_finish_within_max_steps_is_not_started():
     sol = solve_dde(sysm.problem(), 10.0, atol=sysm.default_atol())
     assert time.perf_counter() - w0 < 10.0  # seconds
     assert sol.status == "failed" and "not started" in sol.message and "smallest delay 1e-09 s" in sol.message
+
+
+def test_max_steps_message_gives_the_mean_step_and_names_a_sliding_mode():
+    # x' = -sign(x): the solution reaches 0 at t = 0.5 and stays there (a sliding mode on the discontinuity),
+    # which every step crosses; the delayed term (times 0) only gives the problem a smallest delay of 1 s.
+    # Measured: max_steps = 2000 reached at t = 0.500006 s, mean step 2.5e-4 s (the hint's threshold: 1e-3 of
+    # the smallest delay, docs/notes/redlevels.md, where Scalable TCP pinned at RED's max_th stepped 2.7e-9 s
+    # against a 1e-4 s delay)
+    slide = DDEProblem(n=1, rhs=lambda t, y, Z, lo, hi: -np.sign(y) + 0.0 * Z[0], y0=np.array([0.5]),
+                       lookups=[Lookup([0], [1.0])])
+    sol = solve_dde(slide, 2.0, rtol=1e-6, atol=1e-9, max_steps=2000)
+    assert sol.status == "failed" and sol.n_steps == 2000
+    assert sol.message.startswith("max_steps = 2000 reached at t = 0.5")
+    mean = sol.t_reached / sol.n_steps
+    assert f"(mean step {mean:.3g} s, smallest delay 1 s)" in sol.message
+    assert "sliding mode" in sol.message
+    # steps of ordinary size that run out (a tight tolerance over a long span): the mean step, no hint
+    sol = solve_dde(DECAY, 200.0, rtol=1e-12, atol=1e-12, max_steps=300)
+    assert sol.status == "failed" and sol.n_steps == 300
+    assert f"(mean step {sol.t_reached / 300:.3g} s, smallest delay 1 s)" in sol.message
+    assert sol.t_reached / 300 > 1e-3 and "sliding" not in sol.message
+
+
+@pytest.mark.slow  # the Scalable TCP kernel's first build (not shipped at install)
+def test_compiled_run_pinned_at_red_max_th_says_so():
+    # the fuzz case of docs/notes/redlevels.md: Scalable TCP with 1,000 times its gain on a 1e7 packets/s RED
+    # link; its queue reaches max_th (550 packets) at t = 0.536 ms and stays there, every step crossing it
+    # (measured: 200,000 steps to t = 0.541 ms, mean step 2.7e-9 s)
+    from ecocc.dde import engine
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("stcp")
+    p = m.make_params()
+    sysm = NetworkSystem(m, dumbbell(1e7, [1e-4, 2e-4, 5e-4], buffer_pkts=1e6),
+                         p.replace(a_pkts_per_ack=p.a_pkts_per_ack * 1e3), 0.01)
+    sol = engine.solve_adaptive(sysm, 0.01, rtol=1e-7, atol=sysm.default_atol(), max_steps=200_000,
+                                t_eval=np.linspace(0.0, 0.01, 11))
+    assert sol.status == "failed" and sol.n_steps == 200_000
+    assert sol.message.startswith("max_steps = 200000 reached at t = 0.00054")
+    assert "smallest delay 0.0001 s" in sol.message and "sliding mode" in sol.message

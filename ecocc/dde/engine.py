@@ -39,7 +39,7 @@ import time as _time
 import numpy as np
 
 from ..errors import InputError
-from .adaptive import _TABLEAUX, DDESolution, Status
+from .adaptive import _TABLEAUX, DDESolution, Status, max_steps_message
 from .options import DEFAULT_MAX_HISTORY_GIB
 from .problem import sorted_unique
 
@@ -496,9 +496,11 @@ def _is_mixed(sysm) -> bool:
     return isinstance(sysm, MixedSystem)
 
 
-def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, keep_s=math.inf, unit=" s"):
+def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, keep_s=math.inf, unit=" s",
+                     dmin=math.inf):
     """``(Status, message)`` of an adaptive kernel's status code, counters and reals (code 5: the history bound
-    ``max_hist_bytes``, whose window was ``keep_s``; ``unit``: the time unit in the message)."""
+    ``max_hist_bytes``, whose window was ``keep_s``; ``unit``: the time unit in the message; ``dmin``: the smallest
+    delay, for the mean step of a run stopped by ``max_steps``; the kernel's time starts at 0)."""
     t_reached = float(reals[2])
     if code == 0:
         return Status.SUCCESS, "integration reached t_end"
@@ -511,7 +513,7 @@ def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, 
         from .history import limit_message
         return Status.FAILED, limit_message(t_reached, int(reals[6]), float(reals[5]), max_hist_bytes, float(reals[3]),
                                             float(reals[1]), float(reals[4]), keep_s, unit=unit)
-    return Status.FAILED, f"max_steps = {max_steps} reached at t = {t_reached:.9g} s"
+    return Status.FAILED, max_steps_message(max_steps, t_reached, 0.0, int(counters[0]), dmin, unit=unit)
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
@@ -628,7 +630,8 @@ def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=m
     counters, reals = kw["counters"], kw["reals"]
     n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
     t_reached = float(reals[2])
-    status, message = _adaptive_status(code, counters, reals, max_steps, kw["max_hist_bytes"], kw["keep_s"])
+    status, message = _adaptive_status(code, counters, reals, max_steps, kw["max_hist_bytes"], kw["keep_s"],
+                                       dmin=kw["dmin"])  # a network's problem starts at t = 0 s
     if progress is not None:
         progress(t_reached)
     return DDESolution(kw["t_eval"][:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached, n_steps, n_rej,
