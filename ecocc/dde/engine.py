@@ -497,23 +497,24 @@ def _is_mixed(sysm) -> bool:
 
 
 def _adaptive_status(code, counters, reals, max_steps, max_hist_bytes=math.inf, keep_s=math.inf, unit=" s",
-                     dmin=math.inf):
+                     dmin=math.inf, t0=0.0):
     """``(Status, message)`` of an adaptive kernel's status code, counters and reals (code 5: the history bound
     ``max_hist_bytes``, whose window was ``keep_s``; ``unit``: the time unit in the message; ``dmin``: the smallest
-    delay, for the mean step of a run stopped by ``max_steps``; the kernel's time starts at 0)."""
-    t_reached = float(reals[2])
+    delay, for the mean step of a run stopped by ``max_steps``; ``t0``: the caller's start time, the kernel's time
+    starting at 0, so that the messages give the caller's times)."""
+    t_reached = float(reals[2]) + t0
     if code == 0:
         return Status.SUCCESS, "integration reached t_end"
     if code == 2:
-        return Status.FAILED, f"non-finite state at t = {t_reached:.9g} s"
+        return Status.FAILED, f"non-finite state at t = {t_reached:.9g}{unit}"
     if code == 4:  # the adaptive kernel and the lock-step lanes alike
-        return Status.FAILED, (f"step size underflow at t = {t_reached:.9g} s: the error estimate stays above the "
+        return Status.FAILED, (f"step size underflow at t = {t_reached:.9g}{unit}: the error estimate stays above the "
                                "tolerance even at the smallest step")
     if code == CODE_HISTORY_LIMIT:
         from .history import limit_message
         return Status.FAILED, limit_message(t_reached, int(reals[6]), float(reals[5]), max_hist_bytes, float(reals[3]),
                                             float(reals[1]), float(reals[4]), keep_s, unit=unit)
-    return Status.FAILED, max_steps_message(max_steps, t_reached, 0.0, int(counters[0]), dmin, unit=unit)
+    return Status.FAILED, max_steps_message(max_steps, t_reached, t0, int(counters[0]), dmin, unit=unit)
 
 
 def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,

@@ -552,10 +552,8 @@ class SympyDDE:
         counters, reals = kw["counters"], kw["reals"]
         n_steps, n_rej, nfev, n_clamp, n_inacc, n_out = (int(v) for v in counters)
         status, message = _adaptive_status(code, counters, reals, max_steps, kw["max_hist_bytes"], kw["keep_s"],
-                                           unit="", dmin=kw["dmin"])
+                                           unit="", dmin=kw["dmin"], t0=self.t0)
         t_reached = float(reals[2]) + self.t0
-        for was, now in ((" s", ""), (":", ":"), (" (", " (")):  # the kernel's time starts at 0, the user's at t0
-            message = message.replace(f"t = {float(reals[2]):.9g}{was}", f"t = {t_reached:.9g}{now}")
         return DDESolution(np.asarray(t_eval)[:n_out].copy(), kw["out_y"][:n_out], status, message, t_reached,
                            n_steps, n_rej, nfev, n_clamp, n_inacc, float(reals[0]) if n_steps else math.nan,
                            float(reals[1]) if n_steps else math.nan, _time.perf_counter() - wall0, "RK45",
