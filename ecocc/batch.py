@@ -377,12 +377,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
         reference, slow).  Every engine follows ``past`` and ``load_rtt``;
         the lock-step kernel reads delayed rates with the current queueing
         delay only, so where ``load_rtt="sent"`` changes the equations (a
-        delayed load that reads the queueing delay: Reno with drop-tail,
-        Symbiosis with ``available="measured"``; :func:`lanes_gap`) it runs
+        delayed load that reads the queueing delay: Reno, HSTCP and Scalable TCP
+        (drop-tail, or RED at its queue's bound), Symbiosis with
+        ``available="measured"``; :func:`lanes_gap`) it runs
         one :func:`ecocc.simulate` per point (``"auto"``;
         ``attrs["engine_note"]`` says why) or is refused (``"numba"``).
         Where the two readings are the same equations (AECP, CLTCP, PE-TCP,
-        RED Reno, Symbiosis' default load) the lock-step kernel runs "sent".
+        Symbiosis' default load) the lock-step kernel runs "sent".
     past : {"silent", "steady"}
         The past before ``t = 0`` of every point (as :func:`ecocc.simulate`'s ``past``; the state there is
         the initial state).  ``"silent"`` (default): no traffic before the flows start, so their delayed
@@ -556,7 +557,16 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
     held_swing = np.full(B, np.nan)
     link_flows = np.zeros((L, network.n_flows), bool)
     link_flows[network.arrays.pair_link, network.arrays.pair_flow] = True
-    buffer_pkts = network.arrays.buffer_pkts
+    # each point's queue bounds (packets, (B, L)): the buffers, or less where the model's queue management drops
+    # everything above a level (RED's max_th, models.loss), so that a queue held there counts as held
+    bound_of = {}  # by the point's parameter values (the RTT scale does not move a bound)
+
+    def bound_at(xv, yv):
+        key = tuple(v for k, v in ((x_name, xv), (y_name, yv)) if k != "rtt_scale")
+        if key not in bound_of:
+            bound_of[key] = np.broadcast_to(np.asarray(m.queue_bound_pkts(network, params_at(xv, yv)), float), (L,))
+        return bound_of[key]
+    bounds = np.array([bound_at(xv, yv) for xv, yv in pts]).reshape(B, L)
     status = np.array(["interrupted"] * B, dtype=object)
     n_steps = np.zeros(B, dtype=np.int64)
     overlap = bool(overlap) and engine == "numba"
@@ -657,6 +667,13 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             scales = sorted({scale_at(xv, yv) for xv, yv in pts})
             systems = [NetworkSystem(m, network.scaled(rtt_scale=s), base, t_end, past=past, load_rtt=load_rtt)
                        for s in scales]
+            top = bounds.max(axis=0)
+            if not np.array_equal(top, systems[0].a.buffer_pkts):
+                # the points differ in their queues' bounds (a map over RED's max_th): the lock-step kernel holds
+                # every lane's queue at one bound per link, so it gets the largest; a point with a lower one lets
+                # its queue pass that (above it RED drops everything) as every point did before the bound
+                for sy in systems:
+                    sy.a = dataclasses.replace(sy.a, buffer_pkts=top.copy())
             member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
             pset = {}  # the parameter object of each distinct parameter set, made once
 
@@ -700,7 +717,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 todo_run[0] = True
                 qs = out[..., n_fc:]
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, qs, t_end, window, rtol)
-                held = _held_links(qs, t_eval, t_end, window, buffer_pkts, thr)
+                held = _held_links(qs, t_eval, t_end, window, bounds[sl], thr)
                 for j, b in enumerate(sl):  # the rates only where a flat queue sat at a bound
                     if st[j].value == "success" and held[j].any() and (swing[b] < thr).all():
                         sysm = systems[member_system[b]]
@@ -726,7 +743,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 if tr.status.value == "interrupted":  # Ctrl-C inside the run: the solver kept it, stop here
                     break
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)
-                held = _held_links(tr.queue_pkts, tr.t_s, t_end, window, buffer_pkts, thr)
+                held = _held_links(tr.queue_pkts, tr.t_s, t_end, window, bounds[b], thr)
                 if tr.ok and held.any() and (swing[b] < thr).all():
                     held_swing[b] = _held_rate_swing(tr.t_s, tr.rate_pps, held, link_flows, t_end, window)
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
@@ -753,8 +770,8 @@ def lanes_gap(model, network, *, load_rtt="current", params=None):
     The kernel's own gaps (:func:`ecocc.dde.engine._unsupported`: a model the generated kernels do not serve,
     forward delays), and ``load_rtt="sent"`` where it changes the equations: the kernel reads delayed rates with
     the current queueing delay only, so it refuses "sent" for a model whose delayed load reads the queueing delay
-    (derived from the model's laws, :func:`ecocc.dde.codegen.sent_differs`: Reno with drop-tail, Symbiosis with
-    a queue-dependent load, ...) and runs it elsewhere (AECP, CLTCP, PE-TCP, RED Reno, Symbiosis' default load:
+    (derived from the model's laws, :func:`ecocc.dde.codegen.sent_differs`: Reno with drop-tail or RED, Symbiosis
+    with a queue-dependent load, ...) and runs it elsewhere (AECP, CLTCP, PE-TCP, Symbiosis' default load:
     the two readings are the same equations there).  ``past`` is no gap: the kernel takes the systems' start
     times, which carry it (:func:`ecocc.system.effective_start`).
 

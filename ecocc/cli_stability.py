@@ -358,8 +358,8 @@ SIM_MAP_DEFAULT = "aecp-parking-lot"
               help="numba engine: never step past the smallest delay (the NumPy solver's method; slower at small "
                    "RTTs).  Default: longer steps, delayed values inside a step corrected iteratively.")
 @reading_options("In sim-map sent runs one simulation per point, not the lock-step kernel, where it changes "
-                 "the equations (a delayed load that reads the queueing delay, e.g. drop-tail Reno); elsewhere "
-                 "(AECP, CLTCP, PE-TCP, RED Reno, Symbiosis with available=paper) the readings coincide and the "
+                 "the equations (a delayed load that reads the queueing delay, e.g. Reno); elsewhere "
+                 "(AECP, CLTCP, PE-TCP, Symbiosis with available=paper) the readings coincide and the "
                  "lock-step kernel runs it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

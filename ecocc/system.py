@@ -66,6 +66,7 @@ at ``t0`` were sending in it.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -401,6 +402,12 @@ class NetworkSystem:
         self.rtt_includes_queueing = bool(rtt_includes_queueing)
         _check_one_protocol(model, network)
         a = network.arrays
+        bound = np.broadcast_to(np.asarray(model.queue_bound_pkts(network, params), dtype=float), a.buffer_pkts.shape)
+        if not np.array_equal(bound, a.buffer_pkts):
+            # the queues' bound inside the system (every solver's upper bound, the compiled kernels' ``buf``, the
+            # projection that books the excess as lost): the buffer, or less where the model's queue management
+            # drops everything above a level (RED's max_th, models.loss); the network keeps its buffers
+            a = dataclasses.replace(a, buffer_pkts=np.array(bound))
         self.a = a
         #: the start times of the activity tests (:func:`effective_start`): ``-inf`` for the flows that were
         #: sending before t0 under ``past="steady"``; the compiled kernels get these too

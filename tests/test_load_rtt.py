@@ -81,8 +81,8 @@ def test_lock_step_kernel_refuses_sent():
 def test_sent_reno_load_is_summed_per_link():
     """Under "sent" the drop-tail Reno load is one time's state (window and path queues): the single-model kernel
     sums it per link in the history (``agg``, with the queueing delay's slope in the chain rule) and stores the
-    queues; under "current" it stays the lazy per-flow sum (the default text unchanged).  RED reads no load:
-    the same text under both."""
+    queues; under "current" it stays the lazy per-flow sum (the default text unchanged).  RED reads the load at
+    its queue's bound: another text under each."""
     net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=50)
     m = get_model("reno")
     P = m.make_params(aqm="droptail")
@@ -91,9 +91,10 @@ def test_sent_reno_load_is_summed_per_link():
     assert not cur.agg and cur.lazy
     assert sent.agg and sent.lazy and sent.q_used and sent.name != cur.name
     assert "dqd" in sent.source and "qk" in sent.source
+    # RED reads the load too, at its queue's bound (max_th: the fraction lost there is 1 - C/y, models.loss)
     Pr = m.make_params(aqm="red")
     assert (codegen.generate(NetworkSystem(m, net, Pr, 1.0)).name
-            == codegen.generate(NetworkSystem(m, net, Pr, 1.0, load_rtt="sent")).name)
+            != codegen.generate(NetworkSystem(m, net, Pr, 1.0, load_rtt="sent")).name)
 
 
 def test_sent_composite_sums_every_load_per_link():

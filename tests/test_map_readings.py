@@ -129,8 +129,9 @@ def test_lock_step_kernel_gap_names_load_rtt_sent():
 
 
 #: (model, parameters) -> whether load_rtt="sent" changes the equations (the models issue 14 named as coinciding,
-#: and two whose delayed load reads the queueing delay)
-SENT_CASES = {("aecp", ()): False, ("cltcp", ()): False, ("petcp", ()): False, ("reno", ()): False,
+#: and three whose delayed load reads the queueing delay: Reno with RED too, whose signal reads the load at its
+#: queue's bound, max_th, models.loss)
+SENT_CASES = {("aecp", ()): False, ("cltcp", ()): False, ("petcp", ()): False, ("reno", ()): True,
               ("symbiosis", ()): False, ("reno", (("aqm", "droptail"),)): True,
               ("symbiosis", (("available", "measured"),)): True}
 
@@ -170,7 +171,8 @@ def test_sent_is_a_lock_step_gap_only_where_the_readings_differ(model, params):
 
 def test_sent_gap_follows_the_derivation_for_every_registry_model():
     """Every registry model the generated kernels serve, with its default options: the lock-step gap under "sent"
-    is there exactly where the "sent" kernel text differs (none of them today), and the engine's check agrees."""
+    is there exactly where the "sent" kernel text differs (Reno's, whose RED signal reads the load at its queue's
+    bound), and the engine's check agrees."""
     from ecocc.dde import codegen
     from ecocc.dde.engine import _variant_gap
     from ecocc.system import NetworkSystem

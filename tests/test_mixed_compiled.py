@@ -154,7 +154,8 @@ def test_composite_sums_per_link_what_it_can_and_the_load_only_where_read():
     """Aggregated groups (docs/notes/mixagg.md): a member's delayed law summed per link ahead of time where it
     does not read the current queueing delay -- TCP Symbiosis' own w/tau, not Reno's w/(tau + Q(t)) nor
     Symbiosis' rate (both read the current queueing delay, as MixedSystem.rhs evaluates them); drop-tail Reno's
-    signal sums its load only at a full buffer (``_m1_reads_y``, the single models' ``lazy``)."""
+    signal sums its load only at a full buffer (``_m1_reads_y``, the single models' ``lazy``), and so does RED's (at
+    its queue's bound)."""
     from ecocc.dde import codegen_mixed as cm
     net = dumbbell(1000.0, [0.1, 0.2, 0.3], buffer_pkts=50, protocols=["symbiosis", "reno", "reno"])
     g = cm.generate(_system(net, 1.0, reno__aqm="droptail"))
@@ -169,9 +170,11 @@ def test_composite_sums_per_link_what_it_can_and_the_load_only_where_read():
     # measured available bandwidth: Symbiosis' load is its rate, which reads the current queueing delay
     gm = cm.generate(_system(net, 1.0, reno__aqm="droptail", symbiosis__available="measured"))
     assert gm.agg_groups == [] and gm.cheb_groups == [[0, "load"], [1, "rate"]]
-    # RED does not read the load at all: only Symbiosis' signal sums (its own load: a group; Reno's rate)
+    # RED reads the load only at its queue's bound (the fraction lost there is 1 - C/y, models.loss; on a mixed
+    # network the bound is the buffer): Symbiosis' rate in Reno's sum there as with drop-tail
     gr = cm.generate(_system(net, 1.0))
-    assert gr.agg_groups == [[0, "load"]] and gr.cheb_groups == [[1, "rate"]]
+    assert gr.agg_groups == [[0, "load"]] and gr.cheb_groups == [[1, "rate"], [0, "rate"]]
+    assert "if _m1_reads_y(" in gr.source
     # load_rtt="sent": every such law is read at the sending time, summed per link (no Chebyshev group)
     members, fm = resolve_protocols(net, "aecp", None, None, {"reno__aqm": "droptail"})
     gs = cm.generate(MixedSystem(Mixed(members, fm), net, 1.0, load_rtt="sent"))

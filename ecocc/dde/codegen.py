@@ -1177,7 +1177,8 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
     now = False
     if levs and lw.drop is not None:
         dl = [e.subs(lw.C, lw.CC) for e in _drop_levels(lw)]
-        now = len(dl) == len(levs) and all(any(sp.simplify(a - b) == 0 for b in levs) for a in dl)
+        # (the signal may have more: RED's band around its queue's bound, where it reads 1 - C/y, models.loss)
+        now = all(any(sp.simplify(a - b) == 0 for b in levs) for a in dl)
     r = ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
          f"KINK_BOUNDS = {bounds}  # the flows see a queue's kinks at its bounds (kinks)",
          f"KINKS = {bool(levs) or bounds}  # the lock-step kernel's kinks code is compiled in",
@@ -1771,8 +1772,9 @@ def sent_differs(sysm) -> bool:
     """Whether ``load_rtt="sent"`` changes ``sysm``'s equations, derived from its model's laws: some delayed load
     the signal reads, or (with forward delays) some forward-delayed rate, reads the queueing delay
     (``Generated.sent``; the generated text of the "sent" variant differs from the "current" one exactly then).
-    Otherwise the two readings are the same equations (AECP, CLTCP, PE-TCP, Symbiosis' default load, RED Reno:
-    the delayed load does not read the queueing delay, or the signal reads no delayed load).
+    Otherwise the two readings are the same equations (AECP, CLTCP, PE-TCP, Symbiosis' default load: the delayed
+    load does not read the queueing delay, or the signal reads no delayed load).  Reno's, HSTCP's and Scalable
+    TCP's signals read their load where the queue sits at its bound (drop-tail's full buffer, RED's max_th).
 
     Parameters
     ----------

@@ -391,6 +391,26 @@ class NetworkModel:
         """
         return {}
 
+    def queue_bound_pkts(self, net, P):
+        """The largest queue each link can hold (packets): its buffer by default; a model whose queue management
+        drops everything above a level bounds it there too (RED's ``max_th``,
+        :meth:`ecocc.models.loss.LossBasedLink.queue_bound_pkts`).  The solvers hold a queue at this bound and
+        count what it turns away as lost.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``net.arrays.buffer_pkts``).
+        P : ModelParams
+            The model's parameters.
+
+        Returns
+        -------
+        numpy.ndarray
+            Packets per link (``inf``: unbounded).
+        """
+        return net.arrays.buffer_pkts
+
     def initial_flow_state(self, net, P) -> dict:
         """Flow state when a flow starts, from its initial rate.
 

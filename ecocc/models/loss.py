@@ -6,7 +6,18 @@ Shared by the loss-based baselines (Reno, HighSpeed TCP, Scalable TCP).
   averaging filter left out): drop probability 0 below ``min_th``, linear to
   ``p_max`` at ``max_th``, 1 above.  The link drops that fraction of its
   arrival *before* it is queued (:meth:`link_drop_fraction`); the system counts
-  those drops in ``lost``.
+  those drops in ``lost``.  Since everything above ``max_th`` is dropped, the
+  queue never exceeds ``max_th``: where arrivals ``y (1 - p_max)`` exceed the
+  capacity there, it stays at ``max_th`` (a sliding mode of the jump to 1, whose
+  Filippov solution is a full buffer: the excess ``y (1 - p_max) - C`` is lost
+  too).  So the queue's bound is ``min(buffer, max_th)``
+  (:meth:`LossBasedLink.queue_bound_pkts`), held there as a full buffer is, and
+  the flows see the fraction lost at the bound, ``max(p(bound), 1 - C/y)``, as
+  tail drop's ``1 - C/y``.  (Before, the solvers crossed ``max_th`` at every
+  step and a run pinned there crawled to ``max_steps``: docs/notes/redlevels.md.)
+  Not in a batch whose members differ in ``max_th`` (one bound per link), nor on
+  a mixed network (RED is a loss signal only there): the queue may then pass
+  ``max_th`` as before.
 * ``aqm="droptail"``: nothing is dropped until the buffer is full; then the
   fraction ``max(0, 1 - C/y)`` of the arrival is lost (the queue projection
   counts it).  The loss signal the sources see is that fraction.
@@ -85,7 +96,7 @@ def loss_events_per_rtt(ops, own_window, p):
     return ops.minimum(own_window * p, 1.0 + 0.0 * p)
 
 
-def red_probability(ops, q, P):
+def red_probability(ops, q, P, bound=None):
     """RED drop probability at queue ``q`` for profile ``P`` (Floyd & Jacobson 1993, no averaging).
 
     ``0`` below ``red_min_th_pkts``, ``red_p_max (q - min_th)/(max_th - min_th)`` up to
@@ -101,6 +112,11 @@ def red_probability(ops, q, P):
         Instantaneous queue (packets).
     P : LossParams
         The RED profile (``red_min_th_pkts``, ``red_max_th_pkts``, ``red_p_max``).
+    bound : array_like, optional
+        The queue's bound (packets, :meth:`LossBasedLink.queue_bound_pkts`).  Where it is ``max_th`` or less, the
+        probability above ``max_th`` is ``p_max``, not 1: a bounded queue is there only inside a Runge-Kutta
+        step's stages, and the jump to 1 is the bound's hold (dropping everything there made the stages turn the
+        queue back below the bound unlocated: a sliding mode again).  None: 1 above ``max_th``.
 
     Returns
     -------
@@ -109,11 +125,26 @@ def red_probability(ops, q, P):
     """
     lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
     ramp = P.red_p_max * (q - lo) / (hi - lo)
-    if getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False):
+    if _linearizing(ops):
         # linearization: the equilibrium lies on the ramp (red_equilibrium only finds it there); with
         # exact symbolic ops (generated kernels, log-space laws) the whole profile below
         return ramp
-    return ops.where(q < lo, 0.0 * q, ops.where(q < hi, ramp, 1.0 + 0.0 * q))
+    # p_max at max_th itself (the left limit): a queue held at its bound max_th (queue_bound_pkts) is pushed
+    # outward by y (1 - p_max) - C, so it stays held there while that is positive
+    above = 1.0 + 0.0 * q
+    if bound is not None:
+        above = ops.where(hi >= bound, P.red_p_max + 0.0 * q, above)
+    return ops.where(q < lo, 0.0 * q, ops.where(q <= hi, ramp, above))
+
+
+def _linearizing(ops):
+    """Whether ``ops`` are the symbolic layer's linearization ops (``SYMPY_OPS``, not exact): RED's ramp only."""
+    return getattr(ops, "lib", "") == "sympy" and not getattr(ops, "exact", False)
+
+
+#: relative band around a queue's bound within which it counts as at the bound (a held queue read back through
+#: its Hermite history may be an ulp off the bound); the same band as tail drop's full buffer
+AT_BOUND_REL = 1e-9
 
 
 class WindowFlow:
@@ -177,7 +208,8 @@ class LossBasedLink:
     signal_uses_arrival = True
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
-        """Loss probability the link imposes: RED's ``p(q)``, or tail drop's ``max(0, 1 - C/y)`` at a full buffer.
+        """Loss probability the link imposes: RED's ``p(q)``, or tail drop's ``max(0, 1 - C/y)`` at a full buffer
+        (RED at the queue's bound ``min(buffer, max_th)``: ``max(p(bound), 1 - C/y)``, the fraction lost there).
 
         Parameters
         ----------
@@ -190,57 +222,92 @@ class LossBasedLink:
         C : array_like
             Capacity (packets/s).
         lst : dict
-            ``lst["buffer"]``: buffer size (packets), from :meth:`link_static`.
+            ``lst["buffer"]``: the queue's bound (packets), from :meth:`link_static`.
 
         Returns
         -------
         array_like
             Loss probability (dimensionless, in [0, 1]); flows add them along their path.
         """
+        lost_at_bound = ops.maximum(0.0 * y, 1 - C / ops.maximum(y, 1e-300))
         if P.aqm == "red":
-            return red_probability(ops, q, P)
-        full = q >= lst["buffer"] * (1 - 1e-9)
-        return ops.where(full, ops.maximum(0.0 * y, 1 - C / ops.maximum(y, 1e-300)), 0.0 * y)
+            b = lst["buffer"]
+            red = red_probability(ops, q, P, b)
+            if _linearizing(ops):
+                return red
+            # at the queue's bound (min(buffer, max_th), queue_bound_pkts) the fraction lost is RED's there plus
+            # what the held queue turns away: max(p(bound), 1 - C/y) (the Filippov value of the jump at max_th)
+            band = ops.where(q <= b * (1 + AT_BOUND_REL), ops.maximum(red_probability(ops, b, P, b), lost_at_bound),
+                             red)
+            return ops.where(q < b * (1 - AT_BOUND_REL), red, band)
+        full = q >= lst["buffer"] * (1 - AT_BOUND_REL)
+        return ops.where(full, lost_at_bound, 0.0 * y)
 
     def link_drop_fraction(self, ops, ls, q, y, C, P, lst):
         """RED drops ``p(q)`` of the arrival before it is queued; tail drop drops nothing early (None).
 
         Parameters
         ----------
-        ops, ls, y, C, lst
+        ops, ls, y, C
             As in :meth:`ecocc.models.base.NetworkModel.link_drop_fraction` (not used).
         q : array_like
             Current queue (packets).
         P : LossParams
             ``aqm`` and the RED profile.
+        lst : dict
+            ``lst["buffer"]``: the queue's bound (packets), from :meth:`link_static`.
 
         Returns
         -------
         array_like or None
-            :func:`red_probability` of ``q`` with RED, None with tail drop.
+            :func:`red_probability` of ``q`` (with the queue's bound) with RED, None with tail drop.
         """
         if P.aqm == "red":
-            return red_probability(ops, q, P)
+            return red_probability(ops, q, P, lst["buffer"])
         return None
 
     def link_static(self, net, P):
-        """The buffer of each link, which the tail-drop signal needs.
+        """The queue's bound on each link (:meth:`queue_bound_pkts`), which the signal needs at a full queue.
 
         Parameters
         ----------
         net : ecocc.network.Network
             The network (``net.arrays.buffer_pkts``; the symbolic layer's one-link stand-in has none).
         P : LossParams
-            The parameters (not used).
+            The parameters (``aqm``, ``red_max_th_pkts``).
 
         Returns
         -------
         dict
-            ``{"buffer": buffer sizes}`` (packets; ``inf`` when the network has no buffer array).
+            ``{"buffer": bounds}`` (packets; ``inf`` under tail drop when the network has no buffer array).
+        """
+        return {"buffer": self.queue_bound_pkts(net, P)}
+
+    def queue_bound_pkts(self, net, P):
+        """The largest queue each link can hold: its buffer, and with RED at most ``red_max_th_pkts`` (everything
+        above it is dropped; the module docstring).
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (``net.arrays.buffer_pkts``; the symbolic layer's one-link stand-in has none: infinite).
+        P : LossParams
+            ``aqm`` and ``red_max_th_pkts`` (a batch whose members differ in it, or a symbol: the buffer only).
+
+        Returns
+        -------
+        numpy.ndarray or float
+            Packets per link (``inf`` for an unbounded buffer under tail drop).
         """
         import math
-        # the symbolic layer's one-link stand-in has no buffer: infinite (RED is what it linearizes)
-        return {"buffer": getattr(net.arrays, "buffer_pkts", math.inf)}
+
+        import numpy as np
+        buf = getattr(net.arrays, "buffer_pkts", math.inf)
+        hi = P.red_max_th_pkts
+        # a number only: not a batch's per-member column, nor the symbolic layer's symbol (it linearizes the ramp)
+        if P.aqm == "red" and isinstance(hi, (int, float, np.number)) and not isinstance(hi, bool):
+            return np.minimum(buf, float(hi))
+        return buf
 
 
 def red_equilibrium(net, P, window_gap, what):

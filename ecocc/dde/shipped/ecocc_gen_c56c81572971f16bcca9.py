@@ -1480,13 +1480,28 @@ def _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red
 
 
 @njit(cache=True)
+def _law_load(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+    return float(math.exp(u_W)/(qd + st_rtt))
+
+
+@njit(cache=True)
 def _law_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(math.exp(u_W))
 
 
 @njit(cache=True)
 def _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(((0) if (p_red_min_th_pkts > qq) else (((-p_red_p_max*(p_red_min_th_pkts - qq)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts > qq) else (1.0)))))
+    c_0 = -p_red_min_th_pkts
+    c_1 = p_red_p_max/(c_0 + p_red_max_th_pkts)
+    c_2 = (ls_buffer <= p_red_max_th_pkts)
+    c_3 = ((p_red_p_max) if c_2 else (1.0))
+    c_4 = ((0) if (p_red_min_th_pkts > qq) else (((-c_1*(p_red_min_th_pkts - qq)) if (p_red_max_th_pkts >= qq) else (c_3))))
+    return float(((c_4) if (qq < 0.999999999*ls_buffer) else (((max(0, -CC/max(1.0e-300, yy) + 1, ((0) if (ls_buffer < p_red_min_th_pkts) else (((c_1*(c_0 + ls_buffer)) if c_2 else (c_3)))))) if (qq <= 1.000000001*ls_buffer) else (c_4)))))
+
+
+@njit(cache=True)
+def _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+    return bool((qq >= 0.999999999*ls_buffer) and (qq <= 1.000000001*ls_buffer))
 
 
 @njit(cache=True)
@@ -1506,7 +1521,7 @@ def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_
 
 @njit(cache=True)
 def _law_drop(q, y, C, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(((0) if (p_red_min_th_pkts > q) else (((-p_red_p_max*(p_red_min_th_pkts - q)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts > q) else (1.0)))))
+    return float(((0) if (p_red_min_th_pkts > q) else (((-p_red_p_max*(p_red_min_th_pkts - q)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts >= q) else (((p_red_p_max) if (ls_buffer <= p_red_max_th_pkts) else (1.0)))))))
 
 
 @njit(cache=True, forceinline=True)
@@ -1524,6 +1539,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
     p_red_p_max = par[2]
     HC_F0 = 0
     HC_Q0 = 0 + P
+    PRE = np.full(3 * L, math.nan)
     for l in range(L):
         arrival[l] = y[IQ + l] / C[l]
     for p in range(P):
@@ -1597,9 +1613,70 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 qq = y0[IQ + l]
             else:
                 qq = HY[0, HC_Q0 + l]
-            yy = 0.0  # the signal does not read the load
             CC = C[l]
             ls_buffer = LST[0, l]
+            if _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+                td = tt - bwd[j]
+                pre = False
+                if md == 1 and td < t0:
+                    if PRE[l] != PRE[l]:  # NaN: link l's first pair before t0 in this call
+                        bp = -math.inf
+                        yy = 0.0
+                        px_n_active = 0.0
+                        for jj in range(lptr[l], lptr[l + 1]):
+                            kf = lflows[jj]
+                            if start[kf] < t0 and t0 <= stop[kf]:
+                                if md == 3:
+                                    u_W = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                                elif md == 0:
+                                    u_W = y[0 * P + kf]
+                                elif md == 1:
+                                    u_W = y0[0 * P + kf]
+                                else:
+                                    u_W = HY[0, HC_F0 + kf]
+                                st_rtt = FST[0, kf]
+                                st_K = FST[1, kf]
+                                yy += _law_load(u_W, qdel[kf], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                            if start[kf] < t0:
+                                bp = max(bp, start[kf])
+                            if stop[kf] < t0:
+                                bp = max(bp, stop[kf])
+                        PRE[l] = bp
+                        PRE[L + l] = yy
+                        PRE[2 * L + l] = px_n_active
+                    pre = PRE[l] <= td
+                if pre:
+                    yy = PRE[L + l]
+                    px_n_active = PRE[2 * L + l]
+                else:
+                    yy = 0.0
+                    px_n_active = 0.0
+                    for jj in range(lptr[l], lptr[l + 1]):
+                        kf = lflows[jj]
+                        if start[kf] <= td and td < stop[kf]:
+                            if md == 3:
+                                u_W = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                            elif md == 0:
+                                u_W = y[0 * P + kf]
+                            elif md == 1:
+                                u_W = y0[0 * P + kf]
+                            else:
+                                u_W = HY[0, HC_F0 + kf]
+                            st_rtt = FST[0, kf]
+                            st_K = FST[1, kf]
+                            yy += _law_load(u_W, qdel[kf], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                lo_i = 0
+                hi_i = ctimes.size
+                while lo_i < hi_i:
+                    mid = (lo_i + hi_i) // 2
+                    if ctimes[mid] <= td:
+                        lo_i = mid + 1
+                    else:
+                        hi_i = mid
+                kd = max(lo_i - 1, 0)
+                yy += ctable[kd, l]
+            else:
+                yy = 0.0  # the signal's branch here does not read the load
             sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
@@ -1680,6 +1757,7 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
     p_red_p_max = par[2]
     HC_F0 = 0
     HC_Q0 = 0 + P
+    PRE = np.full(3 * L, math.nan)
     for l in range(L):
         arrival[l] = y[IQ + l] / C[l]
     for p in range(P):
@@ -1763,9 +1841,84 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                 qq = yc[IQ + l] + h_cur * vx
             else:
                 qq = HY[0, HC_Q0 + l]
-            yy = 0.0  # the signal does not read the load
             CC = C[l]
             ls_buffer = LST[0, l]
+            if _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+                td = tt - bwd[j]
+                pre = False
+                if md == 1 and td < t0:
+                    if PRE[l] != PRE[l]:  # NaN: link l's first pair before t0 in this call
+                        bp = -math.inf
+                        yy = 0.0
+                        px_n_active = 0.0
+                        for jj in range(lptr[l], lptr[l + 1]):
+                            kf = lflows[jj]
+                            if start[kf] < t0 and t0 <= stop[kf]:
+                                if md == 3:
+                                    u_W = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                                elif md == 0:
+                                    u_W = y[0 * P + kf]
+                                elif md == 1:
+                                    u_W = y0[0 * P + kf]
+                                elif md == 4:
+                                    vx = 0.0
+                                    pw = 1.0
+                                    for jd in range(QV.shape[0]):
+                                        pw *= th
+                                        vx += QV[jd, HC_F0 + kf] * pw
+                                    u_W = yc[0 * P + kf] + h_cur * vx
+                                else:
+                                    u_W = HY[0, HC_F0 + kf]
+                                st_rtt = FST[0, kf]
+                                st_K = FST[1, kf]
+                                yy += _law_load(u_W, qdel[kf], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                            if start[kf] < t0:
+                                bp = max(bp, start[kf])
+                            if stop[kf] < t0:
+                                bp = max(bp, stop[kf])
+                        PRE[l] = bp
+                        PRE[L + l] = yy
+                        PRE[2 * L + l] = px_n_active
+                    pre = PRE[l] <= td
+                if pre:
+                    yy = PRE[L + l]
+                    px_n_active = PRE[2 * L + l]
+                else:
+                    yy = 0.0
+                    px_n_active = 0.0
+                    for jj in range(lptr[l], lptr[l + 1]):
+                        kf = lflows[jj]
+                        if start[kf] <= td and td < stop[kf]:
+                            if md == 3:
+                                u_W = w0 * HY[k, HC_F0 + kf] + w1 * HFA[k, HC_F0 + kf] + w2 * HY[k + 1, HC_F0 + kf] + w3 * HFB[k, HC_F0 + kf]
+                            elif md == 0:
+                                u_W = y[0 * P + kf]
+                            elif md == 1:
+                                u_W = y0[0 * P + kf]
+                            elif md == 4:
+                                vx = 0.0
+                                pw = 1.0
+                                for jd in range(QV.shape[0]):
+                                    pw *= th
+                                    vx += QV[jd, HC_F0 + kf] * pw
+                                u_W = yc[0 * P + kf] + h_cur * vx
+                            else:
+                                u_W = HY[0, HC_F0 + kf]
+                            st_rtt = FST[0, kf]
+                            st_K = FST[1, kf]
+                            yy += _law_load(u_W, qdel[kf], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                lo_i = 0
+                hi_i = ctimes.size
+                while lo_i < hi_i:
+                    mid = (lo_i + hi_i) // 2
+                    if ctimes[mid] <= td:
+                        lo_i = mid + 1
+                    else:
+                        hi_i = mid
+                kd = max(lo_i - 1, 0)
+                yy += ctable[kd, l]
+            else:
+                yy = 0.0  # the signal's branch here does not read the load
             sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
@@ -1859,7 +2012,7 @@ LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NS = 1  # the signal's delayed link values, slots per lane
 
 
-LANES_NLEV = 2  # the queue levels where the link signal has a kink (kinks)
+LANES_NLEV = 3  # the queue levels where the link signal has a kink (kinks)
 KINK_BOUNDS = False  # the flows see a queue's kinks at its bounds (kinks)
 KINKS = True  # the lock-step kernel's kinks code is compiled in
 KINK_NOW = True  # the current queue's derivative kinks at those levels too (AQM drops; kinks)
@@ -1872,9 +2025,11 @@ def _model_levels(D, l, w, out):
     W = LANES
     p_red_min_th_pkts = par[0 * W + w]
     p_red_max_th_pkts = par[1 * W + w]
-    out[0] = float(p_red_max_th_pkts)
-    out[1] = float(p_red_min_th_pkts)
-    return 2
+    ls_buffer = LST[0, l * W + w]
+    out[0] = float(ls_buffer)
+    out[1] = float(p_red_max_th_pkts)
+    out[2] = float(p_red_min_th_pkts)
+    return 3
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
@@ -1976,6 +2131,69 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                     w1 = (th3 - 2 * th2 + th) * hh
                     w2 = -2 * th3 + 3 * th2
                     w3 = (th3 - th2) * hh
+            td = tt - bwd[j]
+            lo_i = 0
+            hi_i = ctimes.size
+            while lo_i < hi_i:
+                mid = (lo_i + hi_i) // 2
+                if ctimes[mid] <= td:
+                    lo_i = mid + 1
+                else:
+                    hi_i = mid
+            kd = max(lo_i - 1, 0)
+            for w in range(W):
+                yyw[w] = 0.0
+            for jj in range(lptr[l], lptr[l + 1]):
+                kf = lflows[jj]
+                if start[kf] <= td and td < stop[kf]:
+                    if md == 3:
+                        for w in range(W):
+                            u_W = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
+                            p_red_min_th_pkts = par[0 * W + w]
+                            p_red_max_th_pkts = par[1 * W + w]
+                            p_red_p_max = par[2 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                    elif md == 0:
+                        for w in range(W):
+                            u_W = y[(0 * P + kf) * W + w]
+                            p_red_min_th_pkts = par[0 * W + w]
+                            p_red_max_th_pkts = par[1 * W + w]
+                            p_red_p_max = par[2 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                    elif md == 1:
+                        for w in range(W):
+                            u_W = y0[(0 * P + kf) * W + w]
+                            p_red_min_th_pkts = par[0 * W + w]
+                            p_red_max_th_pkts = par[1 * W + w]
+                            p_red_p_max = par[2 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                    elif md == 4:
+                        for w in range(W):
+                            vx = 0.0
+                            for jd in range(nd):
+                                vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
+                            u_W = yc[(0 * P + kf) * W + w] + h_cur * vx
+                            p_red_min_th_pkts = par[0 * W + w]
+                            p_red_max_th_pkts = par[1 * W + w]
+                            p_red_p_max = par[2 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                    else:
+                        for w in range(W):
+                            u_W = HY[0, (HC_F0 + kf) * W + w]
+                            p_red_min_th_pkts = par[0 * W + w]
+                            p_red_max_th_pkts = par[1 * W + w]
+                            p_red_p_max = par[2 * W + w]
+                            st_rtt = FST[0, (kf) * W + w]
+                            st_K = FST[1, (kf) * W + w]
+                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             if md == 3:
                 for w in range(W):
                     sw[0 * W + w] = (w0 * HY[k, (HC_Q0 + l) * W + w] + w1 * HFA[k, (HC_Q0 + l) * W + w] + w2 * HY[k + 1, (HC_Q0 + l) * W + w] + w3 * HFB[k, (HC_Q0 + l) * W + w])
@@ -2000,7 +2218,7 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 p_red_max_th_pkts = par[1 * W + w]
                 p_red_p_max = par[2 * W + w]
                 qq = sw[0 * W + w]
-                yy = 0.0  # the signal does not read the load
+                yy = yyw[w] + ctable[kd, l]
                 ls_buffer = LST[0, (l) * W + w]
                 sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
                 fbw[w] += sg
