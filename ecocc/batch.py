@@ -165,6 +165,11 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     systems = [NetworkSystem(m, network.scaled(rtt_scale=s), P, t_end, **readings) for P, s in zip(members, scales)]
     Y0 = np.stack([s.initial_state() for s in systems])
     bs = NetworkSystem(m, network, members[0], t_end, **readings)  # structure (routing, layout) shared by all members
+    top = np.max([s.a.buffer_pkts for s in systems], axis=0)
+    if not np.array_equal(top, bs.a.buffer_pkts) or any(not np.array_equal(top, s.a.buffer_pkts) for s in systems):
+        # members that differ in their queues' bound (RED's max_th): one bound per link in the solvers, the largest
+        for s in systems + [bs]:
+            s.set_queue_bound(top)
     bs.P = BatchParams(members)
     bs.st = {k: _stack([s.st[k] for s in systems]) for k in bs.st}
     bs.lst = {k: _stack([s.lst[k] for s in systems]) for k in bs.lst}
@@ -673,7 +678,8 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 # every lane's queue at one bound per link, so it gets the largest; a point with a lower one lets
                 # its queue pass that (above it RED drops everything) as every point did before the bound
                 for sy in systems:
-                    sy.a = dataclasses.replace(sy.a, buffer_pkts=top.copy())
+                    sy.set_queue_bound(top)
+                bounds[:] = top  # the held-queue test reads the bound the kernel held
             member_system = np.array([scales.index(scale_at(xv, yv)) for xv, yv in pts])
             pset = {}  # the parameter object of each distinct parameter set, made once
 

@@ -347,12 +347,10 @@ class MixedSystem(NetworkSystem):
             M.st_all = {k: np.broadcast_to(np.asarray(v, dtype=float), (nP,)) for k, v in st.items()}
             M.st = {k: v[M.flows] for k, v in M.st_all.items()}
             M.st_pair_flow = {k: v[pf[M.pairs]] for k, v in M.st_all.items()}
-            lst = m.link_static(network, P)
-            if "buffer" in lst:
-                # a loss model reads its queue's bound there (models.loss: RED's max_th bounds a queue it drops
-                # from); on a mixed network RED's early drops are not taken out of the queue (above), so the
-                # bound is the buffer and the queue may pass max_th
-                lst = dict(lst, buffer=network.arrays.buffer_pkts)
+            # at the buffer: a member's own bound may be lower (models.loss: RED's max_th bounds a queue it drops
+            # from), but on a mixed network RED's early drops are not taken out of the queue (above), so the
+            # bound is the buffer and the queue may pass max_th
+            lst = m.link_static_at(network, P, network.arrays.buffer_pkts)
             M.lst = {k: np.broadcast_to(np.asarray(v, dtype=float), (L,)) for k, v in lst.items()}
             M.lst_pair = {k: v[pl[M.pairs]] for k, v in M.lst.items()}
             M.C_pair = self.C[pl[M.pairs]]

@@ -405,8 +405,9 @@ class NetworkSystem:
         bound = np.broadcast_to(np.asarray(model.queue_bound_pkts(network, params), dtype=float), a.buffer_pkts.shape)
         if not np.array_equal(bound, a.buffer_pkts):
             # the queues' bound inside the system (every solver's upper bound, the compiled kernels' ``buf``, the
-            # projection that books the excess as lost): the buffer, or less where the model's queue management
-            # drops everything above a level (RED's max_th, models.loss); the network keeps its buffers
+            # projection that books the excess as lost, the link constants, set_queue_bound): the buffer, or less
+            # where the model's queue management drops everything above a level (RED's max_th, models.loss); the
+            # network keeps its buffers
             a = dataclasses.replace(a, buffer_pkts=np.array(bound))
         self.a = a
         #: the start times of the activity tests (:func:`effective_start`): ``-inf`` for the flows that were
@@ -424,7 +425,7 @@ class NetworkSystem:
         blocks["sent"] = _Block("sent", off, P_); off += P_
         self.layout, self.n = blocks, off
         self.st = model.flow_static(network, params)
-        self.lst = model.link_static(network, params)
+        self.lst = model.link_static_at(network, params, a.buffer_pkts)
         self.C = a.capacity_pps
         self.rtt_s = a.rtt_s  # (n_flows,) or, in a batch, (B, n_flows)
         self.flow_pair_start = a.flow_pair_start[:-1]
@@ -1026,6 +1027,21 @@ class NetworkSystem:
         if "arrq" in self.lk_index:  # load_rtt="sent": the path queues read at the arrival entries' delays
             out[self.lk_index["arrq"]] = Q[..., a.pair_flow[self.arr_rows[self.arrq_rows]]]
         return out
+
+    def set_queue_bound(self, bound_pkts):
+        """Hold the queues at ``bound_pkts`` instead of the model's own bound (the buffer, or RED's max_th where
+        lower): for a batch or a map whose members differ in that bound, all run with the largest (one bound per
+        link in the solvers); a member with a lower one lets its queue pass it, as before the bound existed.
+
+        Parameters
+        ----------
+        bound_pkts : array_like
+            Packets per link (at least the model's own bound; ``inf``: unbounded).
+        """
+        self.a = dataclasses.replace(self.a, buffer_pkts=np.array(np.broadcast_to(
+            np.asarray(bound_pkts, dtype=float), self.a.buffer_pkts.shape)))
+        self.lst = self.model.link_static_at(self.net, self.P, self.a.buffer_pkts)
+        self.lst_pair = {k: np.asarray(v)[..., self.a.pair_link] for k, v in self.lst.items()}
 
     def queueing_delay_bound_s(self):
         """Return the largest queueing delay any flow can see: ``max_p sum_{l in p} buffer_l / C_l``.

@@ -577,7 +577,8 @@ def test_reads_when():
 
     def cond(model, **kw):
         m = get_model(model)
-        lw = Laws(m, m.make_params(**kw), ["rtt", "K"], ["buffer"])
+        p = m.make_params(**kw)
+        lw = Laws(m, p, ["rtt", "K"], ["buffer", "p_bound"] if p.aqm == "red" else ["buffer"])
         return lw, _reads_when(lw.signal, lw.yy)
 
     lw, c = cond("reno", aqm="droptail")

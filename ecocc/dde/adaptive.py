@@ -115,10 +115,11 @@ def max_steps_message(max_steps: int, t_reached: float, t0: float, n_steps: int,
     msg += f", smallest delay {delay_min_s:.3g}{unit})" if math.isfinite(delay_min_s) else ")"
     if math.isfinite(delay_min_s) and mean < 1e-3 * delay_min_s:
         # measured: Scalable TCP x 1e3 on a 1e7 packets/s RED link, its queue pinned at max_th from t = 0.536 ms,
-        # mean step 2.7e-9 s against a smallest delay of 1e-4 s (docs/notes/redlevels.md)
-        msg += ("; steps this short usually mean the solution stays on a discontinuity of the right-hand side, "
-                "e.g. a queue pinned at a level where RED's drop fraction jumps (max_th): a sliding mode the "
-                "solvers do not hold, crossed at every step (README, Robustness)")
+        # mean step 2.7e-9 s against a smallest delay of 1e-4 s, before max_th became the queue's bound
+        # (docs/notes/redlevels.md); x' = -sign(x) in the tests
+        msg += ("; steps this short usually mean the solution stays on a discontinuity of the right-hand side "
+                "that the solvers do not hold, crossing it at every step: a sliding mode (a queue's bounds, "
+                "RED's max_th among them, are held; README, Robustness)")
     return msg
 
 

@@ -774,7 +774,7 @@ class Generated:
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-                        flow_used, self.st_keys, self.lst_keys, shared)
+                        flow_used, self.st_keys, self.lst_keys, shared, self.lazy)
         # lock-step group width: narrower where the model's kinks are breakpoints of the shared mesh (each lane
         # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
         self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
@@ -1199,11 +1199,14 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
 
 
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-               flow_used, st_keys, lst_keys, shared):
+               flow_used, st_keys, lst_keys, shared, lazy=False):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
     for ``W = LANES`` lanes, state ``[q * W + w]``; per-lane parameters ``par[i * W + w]`` and static fields
     ``FST[i, p * W + w]``, ``LST[i, l * W + w]``; history columns ``HY[k, c * W + w]``.  Where a lookup's time
-    falls inside the step being taken (``overlap``), the step's continuous extension ``QV`` from ``yc``."""
+    falls inside the step being taken (``overlap``), the step's continuous extension ``QV`` from ``yc``.  With
+    ``lazy`` (a signal that reads the load in some branches only, ``_law_reads_y``: drop-tail's full buffer, RED's
+    bound) a pair sums its load only where some lane's signal reads it (as ``_model_rhs``); the load of the
+    other lanes is then summed but not read, so every lane's values are those of summing everywhere."""
     pars = [f"{x} = par[{i} * W + w]" for i, x in enumerate(par_args)]
 
     def stf(idx):
@@ -1313,9 +1316,37 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     elif "n_active" in m.pair_extras:
         r += ["            px_n_active = 0.0  # not read by the signal"]
     r += _self_seen_code(12, m, px_used, False)  # shared by the lanes (starts and stops are)
+    # the link's delayed values the signal reads (link states, queue), all lanes at once (the lookup's mode
+    # decided once per pair), then the signal
+    sig_items = [(f"HC_L{i} + l", f"{nF} * P + {i} * L + l") for i in range(nL) if i in link_used]
+    sig_items += [("HC_Q0 + l", "IQ + l")] if q_used else []
+    sig_vals = (_vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)], [])
+                if sig_items else [])
+    # a lane's values the signal reads but the load (16 spaces: inside ``for w in range(W)``)
+    lane_vals = ind(16, pars) + (["                px_rate = rate[p * W + w]"] if "rate" in m.pair_extras else [])
+    n_s = 0
+    for i in range(nL):
+        v = m.link_states[i]
+        if i in link_used:
+            lane_vals += [f"                lv_{v} = sw[{n_s} * W + w]"]
+            n_s += 1
+        else:
+            lane_vals += [f"                lv_{v} = 0.0  # not read by the signal"]
+    lane_vals += ([f"                qq = sw[{n_s} * W + w]"] if q_used
+                  else ["                qq = 0.0  # not read by the signal"])
+    lazy = lazy and uses_y
+    if lazy:
+        # the signal's other delayed values first: whether any lane's signal reads the load here
+        fn_ry = [a for a in fn_sig if a != "yy"]
+        r += sig_vals + ["            CC = C[l]",
+                         "            rd = False",
+                         "            for w in range(W):"] + lane_vals + ind(16, lsf("l")) + [
+              f"                if _law_reads_y({', '.join(fn_ry + par_args)}):",
+              "                    rd = True"]
     if uses_y:
         # the load: flow by flow, the lanes inside (the lookup's mode decided once per flow); per lane the same
         # terms added in the same order as _model_rhs
+        r0 = len(r)
         r += ["            for w in range(W):",
               "                yyw[w] = 0.0",
               "            for jj in range(lptr[l], lptr[l + 1]):",
@@ -1335,27 +1366,11 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
             body += [f"yyw[w] += _law_load({load_args})"]
         r += _vals_code_lanes(20, [(f"u_{m.flow_states[i]}", f"HC_F{i} + kf", f"{i} * P + kf") for i in load_used],
                               body)
-    # the link's delayed values the signal reads (link states, queue), all lanes at once (the lookup's mode
-    # decided once per pair), then the signal
-    sig_items = [(f"HC_L{i} + l", f"{nF} * P + {i} * L + l") for i in range(nL) if i in link_used]
-    sig_items += [("HC_Q0 + l", "IQ + l")] if q_used else []
-    if sig_items:
-        r += _vals_code_lanes(12, [(f"sw[{n} * W + w]", col, comp) for n, (col, comp) in enumerate(sig_items)], [])
-    r += ["            CC = C[l]",
-          "            for w in range(W):"]
-    r += ind(16, pars)
-    if "rate" in m.pair_extras:
-        r += ["                px_rate = rate[p * W + w]"]
-    n_s = 0
-    for i in range(nL):
-        v = m.link_states[i]
-        if i in link_used:
-            r += [f"                lv_{v} = sw[{n_s} * W + w]"]
-            n_s += 1
-        else:
-            r += [f"                lv_{v} = 0.0  # not read by the signal"]
-    r += ([f"                qq = sw[{n_s} * W + w]"] if q_used
-          else ["                qq = 0.0  # not read by the signal"])
+        if lazy:  # summed only where some lane reads it (its lanes' values are then unread: any is right)
+            r[r0:] = ["            if rd:"] + ind(4, r[r0:])
+    if not lazy:
+        r += sig_vals + ["            CC = C[l]"]
+    r += ["            for w in range(W):"] + lane_vals
     if uses_y:
         r += ["                yy = yyw[w] + ctable[kd, l]"]
     else:
@@ -1966,7 +1981,8 @@ def member_fields(sysm, gen: Generated, P):
         y0 = sysm.initial_state()
     finally:
         sysm.P = saved
-    st, lst = m.flow_static(net, P), m.link_static(net, P)
+    # the link constants at the system's queue bound (a map of members that differ in it runs at the largest)
+    st, lst = m.flow_static(net, P), m.link_static_at(net, P, sysm.a.buffer_pkts)
     nP, nL = sysm.n_flows, sysm.n_links
     FST = np.zeros((len(gen.st_keys), nP))
     for i, k in enumerate(gen.st_keys):

@@ -391,6 +391,26 @@ class NetworkModel:
         """
         return {}
 
+    def link_static_at(self, net, P, bound_pkts) -> dict:
+        """:meth:`link_static` for queues bounded at ``bound_pkts`` (the system's bound, which a batch or a map of
+        members that differ in it sets to the largest): the same by default.
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network the model runs on.
+        P : ModelParams
+            The model's parameters.
+        bound_pkts : numpy.ndarray
+            The queues' upper bound per link (packets).
+
+        Returns
+        -------
+        dict
+            Arrays over the links, by name.
+        """
+        return self.link_static(net, P)
+
     def queue_bound_pkts(self, net, P):
         """The largest queue each link can hold (packets): its buffer by default; a model whose queue management
         drops everything above a level bounds it there too (RED's ``max_th``,

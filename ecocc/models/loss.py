@@ -237,8 +237,7 @@ class LossBasedLink:
                 return red
             # at the queue's bound (min(buffer, max_th), queue_bound_pkts) the fraction lost is RED's there plus
             # what the held queue turns away: max(p(bound), 1 - C/y) (the Filippov value of the jump at max_th)
-            band = ops.where(q <= b * (1 + AT_BOUND_REL), ops.maximum(red_probability(ops, b, P, b), lost_at_bound),
-                             red)
+            band = ops.where(q <= b * (1 + AT_BOUND_REL), ops.maximum(lst["p_bound"], lost_at_bound), red)
             return ops.where(q < b * (1 - AT_BOUND_REL), red, band)
         full = q >= lst["buffer"] * (1 - AT_BOUND_REL)
         return ops.where(full, lost_at_bound, 0.0 * y)
@@ -267,21 +266,49 @@ class LossBasedLink:
         return None
 
     def link_static(self, net, P):
-        """The queue's bound on each link (:meth:`queue_bound_pkts`), which the signal needs at a full queue.
+        """The link constants at the model's own queue bound (:meth:`queue_bound_pkts`).
 
         Parameters
         ----------
         net : ecocc.network.Network
             The network (``net.arrays.buffer_pkts``; the symbolic layer's one-link stand-in has none).
         P : LossParams
-            The parameters (``aqm``, ``red_max_th_pkts``).
+            The parameters (``aqm``, the RED profile).
 
         Returns
         -------
         dict
-            ``{"buffer": bounds}`` (packets; ``inf`` under tail drop when the network has no buffer array).
+            :meth:`link_static_at` of that bound.
         """
-        return {"buffer": self.queue_bound_pkts(net, P)}
+        return self.link_static_at(net, P, self.queue_bound_pkts(net, P))
+
+    def link_static_at(self, net, P, bound_pkts):
+        """The queue's bound on each link, which the signal needs at a full queue, and with RED the drop
+        probability there (``p_bound``, a number per link: the signal's value at the bound is
+        ``max(p_bound, 1 - C/y)``).
+
+        Parameters
+        ----------
+        net : ecocc.network.Network
+            The network (not used).
+        P : LossParams
+            The parameters (``aqm``, the RED profile).
+        bound_pkts : array_like
+            The queues' bound (packets; ``inf``: unbounded).
+
+        Returns
+        -------
+        dict
+            ``{"buffer": bound}`` (packets), with RED and numeric parameters also ``{"p_bound": p(bound)}``.
+        """
+        import numpy as np
+
+        from .base import NUMPY_OPS
+        out = {"buffer": bound_pkts}
+        if P.aqm == "red" and _numeric(P.red_max_th_pkts) and _numeric(P.red_p_max):
+            b = np.asarray(bound_pkts, dtype=float)
+            out["p_bound"] = red_probability(NUMPY_OPS, b, P, b)
+        return out
 
     def queue_bound_pkts(self, net, P):
         """The largest queue each link can hold: its buffer, and with RED at most ``red_max_th_pkts`` (everything
@@ -303,11 +330,17 @@ class LossBasedLink:
 
         import numpy as np
         buf = getattr(net.arrays, "buffer_pkts", math.inf)
-        hi = P.red_max_th_pkts
         # a number only: not a batch's per-member column, nor the symbolic layer's symbol (it linearizes the ramp)
-        if P.aqm == "red" and isinstance(hi, (int, float, np.number)) and not isinstance(hi, bool):
-            return np.minimum(buf, float(hi))
+        if P.aqm == "red" and _numeric(P.red_max_th_pkts):
+            return np.minimum(buf, float(P.red_max_th_pkts))
         return buf
+
+
+def _numeric(v):
+    """Whether ``v`` is one real number (not a batch's column of them, not a symbol)."""
+    import numbers
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
 
 
 def red_equilibrium(net, P, window_gap, what):

@@ -1490,17 +1490,13 @@ def _law_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_ma
 
 
 @njit(cache=True)
-def _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    c_0 = -p_red_min_th_pkts
-    c_1 = p_red_p_max/(c_0 + p_red_max_th_pkts)
-    c_2 = (ls_buffer <= p_red_max_th_pkts)
-    c_3 = ((p_red_p_max) if c_2 else (1.0))
-    c_4 = ((0) if (p_red_min_th_pkts > qq) else (((-c_1*(p_red_min_th_pkts - qq)) if (p_red_max_th_pkts >= qq) else (c_3))))
-    return float(((c_4) if (qq < 0.999999999*ls_buffer) else (((max(0, -CC/max(1.0e-300, yy) + 1, ((0) if (ls_buffer < p_red_min_th_pkts) else (((c_1*(c_0 + ls_buffer)) if c_2 else (c_3)))))) if (qq <= 1.000000001*ls_buffer) else (c_4)))))
+def _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+    c_0 = ((0) if (p_red_min_th_pkts > qq) else (((-p_red_p_max*(p_red_min_th_pkts - qq)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts >= qq) else (((p_red_p_max) if (ls_buffer <= p_red_max_th_pkts) else (1.0))))))
+    return float(((c_0) if (qq < 0.999999999*ls_buffer) else (((max(0, ls_p_bound, -CC/max(1.0e-300, yy) + 1)) if (qq <= 1.000000001*ls_buffer) else (c_0)))))
 
 
 @njit(cache=True)
-def _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+def _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return bool((qq >= 0.999999999*ls_buffer) and (qq <= 1.000000001*ls_buffer))
 
 
@@ -1520,7 +1516,7 @@ def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_
 
 
 @njit(cache=True)
-def _law_drop(q, y, C, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+def _law_drop(q, y, C, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(((0) if (p_red_min_th_pkts > q) else (((-p_red_p_max*(p_red_min_th_pkts - q)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts >= q) else (((p_red_p_max) if (ls_buffer <= p_red_max_th_pkts) else (1.0)))))))
 
 
@@ -1615,7 +1611,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 qq = HY[0, HC_Q0 + l]
             CC = C[l]
             ls_buffer = LST[0, l]
-            if _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+            ls_p_bound = LST[1, l]
+            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
                 td = tt - bwd[j]
                 pre = False
                 if md == 1 and td < t0:
@@ -1677,7 +1674,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 yy += ctable[kd, l]
             else:
                 yy = 0.0  # the signal's branch here does not read the load
-            sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -1732,7 +1729,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         C_l = C[l]
         a = arrival[l]
         ls_buffer = LST[0, l]
-        early = a * _law_drop(q, a, C_l, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ls_p_bound = LST[1, l]
+        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
         dq = a - early - C_l
         a_q = a - early
         out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early
@@ -1843,7 +1841,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                 qq = HY[0, HC_Q0 + l]
             CC = C[l]
             ls_buffer = LST[0, l]
-            if _law_reads_y(qq, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+            ls_p_bound = LST[1, l]
+            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
                 td = tt - bwd[j]
                 pre = False
                 if md == 1 and td < t0:
@@ -1919,7 +1918,7 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                 yy += ctable[kd, l]
             else:
                 yy = 0.0  # the signal's branch here does not read the load
-            sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -1984,7 +1983,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         C_l = C[l]
         a = arrival[l]
         ls_buffer = LST[0, l]
-        early = a * _law_drop(q, a, C_l, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ls_p_bound = LST[1, l]
+        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
         dq = a - early - C_l
         a_q = a - early
         out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early
@@ -2141,59 +2141,6 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 else:
                     hi_i = mid
             kd = max(lo_i - 1, 0)
-            for w in range(W):
-                yyw[w] = 0.0
-            for jj in range(lptr[l], lptr[l + 1]):
-                kf = lflows[jj]
-                if start[kf] <= td and td < stop[kf]:
-                    if md == 3:
-                        for w in range(W):
-                            u_W = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
-                            p_red_min_th_pkts = par[0 * W + w]
-                            p_red_max_th_pkts = par[1 * W + w]
-                            p_red_p_max = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
-                    elif md == 0:
-                        for w in range(W):
-                            u_W = y[(0 * P + kf) * W + w]
-                            p_red_min_th_pkts = par[0 * W + w]
-                            p_red_max_th_pkts = par[1 * W + w]
-                            p_red_p_max = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
-                    elif md == 1:
-                        for w in range(W):
-                            u_W = y0[(0 * P + kf) * W + w]
-                            p_red_min_th_pkts = par[0 * W + w]
-                            p_red_max_th_pkts = par[1 * W + w]
-                            p_red_p_max = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
-                    elif md == 4:
-                        for w in range(W):
-                            vx = 0.0
-                            for jd in range(nd):
-                                vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
-                            u_W = yc[(0 * P + kf) * W + w] + h_cur * vx
-                            p_red_min_th_pkts = par[0 * W + w]
-                            p_red_max_th_pkts = par[1 * W + w]
-                            p_red_p_max = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
-                    else:
-                        for w in range(W):
-                            u_W = HY[0, (HC_F0 + kf) * W + w]
-                            p_red_min_th_pkts = par[0 * W + w]
-                            p_red_max_th_pkts = par[1 * W + w]
-                            p_red_p_max = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             if md == 3:
                 for w in range(W):
                     sw[0 * W + w] = (w0 * HY[k, (HC_Q0 + l) * W + w] + w1 * HFA[k, (HC_Q0 + l) * W + w] + w2 * HY[k + 1, (HC_Q0 + l) * W + w] + w3 * HFB[k, (HC_Q0 + l) * W + w])
@@ -2213,6 +2160,70 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 for w in range(W):
                     sw[0 * W + w] = HY[0, (HC_Q0 + l) * W + w]
             CC = C[l]
+            rd = False
+            for w in range(W):
+                p_red_min_th_pkts = par[0 * W + w]
+                p_red_max_th_pkts = par[1 * W + w]
+                p_red_p_max = par[2 * W + w]
+                qq = sw[0 * W + w]
+                ls_buffer = LST[0, (l) * W + w]
+                ls_p_bound = LST[1, (l) * W + w]
+                if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+                    rd = True
+            if rd:
+                for w in range(W):
+                    yyw[w] = 0.0
+                for jj in range(lptr[l], lptr[l + 1]):
+                    kf = lflows[jj]
+                    if start[kf] <= td and td < stop[kf]:
+                        if md == 3:
+                            for w in range(W):
+                                u_W = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
+                                p_red_min_th_pkts = par[0 * W + w]
+                                p_red_max_th_pkts = par[1 * W + w]
+                                p_red_p_max = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                        elif md == 0:
+                            for w in range(W):
+                                u_W = y[(0 * P + kf) * W + w]
+                                p_red_min_th_pkts = par[0 * W + w]
+                                p_red_max_th_pkts = par[1 * W + w]
+                                p_red_p_max = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                        elif md == 1:
+                            for w in range(W):
+                                u_W = y0[(0 * P + kf) * W + w]
+                                p_red_min_th_pkts = par[0 * W + w]
+                                p_red_max_th_pkts = par[1 * W + w]
+                                p_red_p_max = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                        elif md == 4:
+                            for w in range(W):
+                                vx = 0.0
+                                for jd in range(nd):
+                                    vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
+                                u_W = yc[(0 * P + kf) * W + w] + h_cur * vx
+                                p_red_min_th_pkts = par[0 * W + w]
+                                p_red_max_th_pkts = par[1 * W + w]
+                                p_red_p_max = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                        else:
+                            for w in range(W):
+                                u_W = HY[0, (HC_F0 + kf) * W + w]
+                                p_red_min_th_pkts = par[0 * W + w]
+                                p_red_max_th_pkts = par[1 * W + w]
+                                p_red_p_max = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_W, qdel[kf * W + w], st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             for w in range(W):
                 p_red_min_th_pkts = par[0 * W + w]
                 p_red_max_th_pkts = par[1 * W + w]
@@ -2220,7 +2231,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 qq = sw[0 * W + w]
                 yy = yyw[w] + ctable[kd, l]
                 ls_buffer = LST[0, (l) * W + w]
-                sg = _law_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                ls_p_bound = LST[1, (l) * W + w]
+                sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
                 fbw[w] += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -2298,7 +2310,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             p_red_max_th_pkts = par[1 * W + w]
             p_red_p_max = par[2 * W + w]
             ls_buffer = LST[0, (l) * W + w]
-            early = a * _law_drop(q, a, C_l, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ls_p_bound = LST[1, (l) * W + w]
+            early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             dq = a - early - C_l
             a_q = a - early
             out[(IQ + l) * W + w] = dq
