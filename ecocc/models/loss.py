@@ -302,12 +302,15 @@ class LossBasedLink:
             ``{"buffer": bound}`` (packets), with RED and numeric parameters also ``{"p_bound": p(bound)}``.
         """
         import numpy as np
-
-        from .base import NUMPY_OPS
         out = {"buffer": bound_pkts}
         if P.aqm == "red" and _numeric(P.red_max_th_pkts) and _numeric(P.red_p_max):
+            # red_probability(b) with b = bound: 0 below min_th, the ramp up to max_th, 1 above (a bound above
+            # max_th: only where a batch's members run at a larger one, or inf) -- the ramp of b clipped to
+            # [min_th, max_th] so that an infinite bound gives 1, not 0 x inf
             b = np.asarray(bound_pkts, dtype=float)
-            out["p_bound"] = red_probability(NUMPY_OPS, b, P, b)
+            lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
+            ramp = P.red_p_max * (np.clip(b, lo, hi) - lo) / (hi - lo)
+            out["p_bound"] = np.where(b < lo, 0.0, np.where(b <= hi, ramp, 1.0))
         return out
 
     def queue_bound_pkts(self, net, P):
