@@ -437,6 +437,35 @@ def test_red_queue_pinned_at_max_th_is_held_there():
     assert np.all(lost / arr > 0.1)  # more than RED's p_max is lost: the held queue turns the excess away
 
 
+def test_queue_bound_is_min_of_buffer_and_red_max_th_where_one_bound_per_link_can_say_it():
+    # the queue's bound (models.loss.queue_bound_pkts) and the link constants the signal reads there (p_bound:
+    # RED's probability at the bound, by hand from its profile: min_th 50, max_th 550, p_max 0.1)
+    from ecocc.mixed import resolve_protocols
+    from ecocc.models import get_model
+    from ecocc.system import NetworkSystem
+    m = get_model("reno")
+    net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=1000.0)
+    s = NetworkSystem(m, net, m.make_params(), 1.0)
+    assert s.a.buffer_pkts.tolist() == [550.0] and net.arrays.buffer_pkts.tolist() == [1000.0]
+    assert s.lst["buffer"].tolist() == [550.0] and s.lst["p_bound"].tolist() == [0.1]
+    s = NetworkSystem(m, dumbbell(1000.0, [0.1, 0.2], buffer_pkts=300.0), m.make_params(), 1.0)
+    assert s.a.buffer_pkts.tolist() == [300.0] and s.lst["p_bound"].tolist() == [pytest.approx(0.1 * 250 / 500)]
+    s.set_queue_bound(600.0)  # a batch member run at a larger bound: above max_th RED drops everything
+    assert s.a.buffer_pkts.tolist() == [600.0] and s.lst["p_bound"].tolist() == [1.0]
+    assert s.lst_pair["buffer"].tolist() == [600.0, 600.0]
+    s = NetworkSystem(m, net, m.make_params(aqm="droptail"), 1.0)
+    assert s.a.buffer_pkts.tolist() == [1000.0] and set(s.lst) == {"buffer"}
+    s = NetworkSystem(get_model("aecp"), net, get_model("aecp").make_params(), 1.0)
+    assert s.a.buffer_pkts.tolist() == [1000.0]
+    # a mixed network: RED's drops never leave the queue there, so the bound is the buffer
+    from ecocc.mixed import Mixed, MixedSystem
+    mnet = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=1000.0, protocols=["symbiosis", "reno"])
+    members, fm = resolve_protocols(mnet, "aecp", None, None, {})
+    ms = MixedSystem(Mixed(members, fm), mnet, 1.0)
+    assert ms.a.buffer_pkts.tolist() == [1000.0]
+    assert [M.lst["buffer"].tolist() for M in ms.mem if "buffer" in M.lst] == [[1000.0]]
+
+
 @pytest.mark.slow  # the Scalable TCP kernel's first build (not shipped at install)
 def test_compiled_run_pinned_at_red_max_th_holds_it():
     # the case above on the compiled engine: it crawled to max_steps (1.2 million steps to 0.56 ms, 93 s); now
