@@ -448,8 +448,11 @@ def test_queue_bound_is_min_of_buffer_and_red_max_th_where_one_bound_per_link_ca
     s = NetworkSystem(m, net, m.make_params(), 1.0)
     assert s.a.buffer_pkts.tolist() == [550.0] and net.arrays.buffer_pkts.tolist() == [1000.0]
     assert s.lst["buffer"].tolist() == [550.0] and s.lst["p_bound"].tolist() == [0.1]
+    assert s.lst["held_at"].tolist() == [550.0]  # where the signal reads 1 - C/y
+    # a buffer below max_th: held there as before, RED's ramp value alone in the signal (held_at inf)
     s = NetworkSystem(m, dumbbell(1000.0, [0.1, 0.2], buffer_pkts=300.0), m.make_params(), 1.0)
     assert s.a.buffer_pkts.tolist() == [300.0] and s.lst["p_bound"].tolist() == [pytest.approx(0.1 * 250 / 500)]
+    assert s.lst["held_at"].tolist() == [math.inf]
     s.set_queue_bound(600.0)  # a batch member run at a larger bound: above max_th RED drops everything
     assert s.a.buffer_pkts.tolist() == [600.0] and s.lst["p_bound"].tolist() == [1.0]
     assert s.lst_pair["buffer"].tolist() == [600.0, 600.0]

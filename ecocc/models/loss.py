@@ -12,8 +12,9 @@ Shared by the loss-based baselines (Reno, HighSpeed TCP, Scalable TCP).
   Filippov solution is a full buffer: the excess ``y (1 - p_max) - C`` is lost
   too).  So the queue's bound is ``min(buffer, max_th)``
   (:meth:`LossBasedLink.queue_bound_pkts`), held there as a full buffer is, and
-  the flows see the fraction lost at the bound, ``max(p(bound), 1 - C/y)``, as
-  tail drop's ``1 - C/y``.  (Before, the solvers crossed ``max_th`` at every
+  the flows see the fraction lost at the bound, ``max(p_max, 1 - C/y)``, as
+  tail drop's ``1 - C/y`` (not at a buffer below ``max_th``: RED's ramp value
+  alone there, the earlier model).  (Before, the solvers crossed ``max_th`` at every
   step and a run pinned there crawled to ``max_steps``: docs/notes/redlevels.md.)
   Not in a batch whose members differ in ``max_th`` (one bound per link), nor on
   a mixed network (RED is a loss signal only there): the queue may then pass
@@ -209,7 +210,7 @@ class LossBasedLink:
 
     def link_signal(self, ops, ls, q, y, C, P, lst):
         """Loss probability the link imposes: RED's ``p(q)``, or tail drop's ``max(0, 1 - C/y)`` at a full buffer
-        (RED at the queue's bound ``min(buffer, max_th)``: ``max(p(bound), 1 - C/y)``, the fraction lost there).
+        (RED held at ``max_th``: ``max(p_max, 1 - C/y)``, the fraction lost there; :meth:`link_static_at`).
 
         Parameters
         ----------
@@ -235,10 +236,12 @@ class LossBasedLink:
             red = red_probability(ops, q, P, b)
             if _linearizing(ops):
                 return red
-            # at the queue's bound (min(buffer, max_th), queue_bound_pkts) the fraction lost is RED's there plus
-            # what the held queue turns away: max(p(bound), 1 - C/y) (the Filippov value of the jump at max_th)
-            band = ops.where(q <= b * (1 + AT_BOUND_REL), ops.maximum(lst["p_bound"], lost_at_bound), red)
-            return ops.where(q < b * (1 - AT_BOUND_REL), red, band)
+            # at the queue's bound where it is max_th (queue_bound_pkts; lst["held_at"], inf where the buffer is
+            # lower) the fraction lost is RED's there plus what the held queue turns away: max(p_max, 1 - C/y), the
+            # Filippov value of the jump at max_th
+            h = lst["held_at"]
+            band = ops.where(q <= h * (1 + AT_BOUND_REL), ops.maximum(lst["p_bound"], lost_at_bound), red)
+            return ops.where(q < h * (1 - AT_BOUND_REL), red, band)
         full = q >= lst["buffer"] * (1 - AT_BOUND_REL)
         return ops.where(full, lost_at_bound, 0.0 * y)
 
@@ -284,8 +287,11 @@ class LossBasedLink:
 
     def link_static_at(self, net, P, bound_pkts):
         """The queue's bound on each link, which the signal needs at a full queue, and with RED the drop
-        probability there (``p_bound``, a number per link: the signal's value at the bound is
-        ``max(p_bound, 1 - C/y)``).
+        probability there (``p_bound``) and where the signal reads what the held queue turns away (``held_at``:
+        the bound where it is ``max_th`` or more, ``inf`` where the buffer is lower): there it is
+        ``max(p_bound, 1 - C/y)``.  A RED queue held at a buffer below ``max_th`` keeps the earlier signal, RED's
+        ramp value alone (its flows do not see the tail drops: a known gap, kept so that such runs -- the
+        N = 1,000 benchmark, whose buffer of 500 packets fills -- are the earlier model).
 
         Parameters
         ----------
@@ -299,7 +305,8 @@ class LossBasedLink:
         Returns
         -------
         dict
-            ``{"buffer": bound}`` (packets), with RED and numeric parameters also ``{"p_bound": p(bound)}``.
+            ``{"buffer": bound}`` (packets), with RED and numeric parameters also ``{"p_bound": p(bound),
+            "held_at": bound or inf}``.
         """
         import numpy as np
         out = {"buffer": bound_pkts}
@@ -311,6 +318,7 @@ class LossBasedLink:
             lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
             ramp = P.red_p_max * (np.clip(b, lo, hi) - lo) / (hi - lo)
             out["p_bound"] = np.where(b < lo, 0.0, np.where(b <= hi, ramp, 1.0))
+            out["held_at"] = np.where(b >= hi, b, np.inf)
         return out
 
     def queue_bound_pkts(self, net, P):

@@ -1490,14 +1490,14 @@ def _law_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_ma
 
 
 @njit(cache=True)
-def _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+def _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     c_0 = ((0) if (p_red_min_th_pkts > qq) else (((-p_red_p_max*(p_red_min_th_pkts - qq)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts >= qq) else (((p_red_p_max) if (ls_buffer <= p_red_max_th_pkts) else (1.0))))))
-    return float(((c_0) if (qq < 0.999999999*ls_buffer) else (((max(0, ls_p_bound, -CC/max(1.0e-300, yy) + 1)) if (qq <= 1.000000001*ls_buffer) else (c_0)))))
+    return float(((c_0) if (qq < 0.999999999*ls_held_at) else (((max(0, ls_p_bound, -CC/max(1.0e-300, yy) + 1)) if (qq <= 1.000000001*ls_held_at) else (c_0)))))
 
 
 @njit(cache=True)
-def _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return bool((qq >= 0.999999999*ls_buffer) and (qq <= 1.000000001*ls_buffer))
+def _law_reads_y(qq, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+    return bool((qq >= 0.999999999*ls_held_at) and (qq <= 1.000000001*ls_held_at))
 
 
 @njit(cache=True)
@@ -1516,7 +1516,7 @@ def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_
 
 
 @njit(cache=True)
-def _law_drop(q, y, C, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+def _law_drop(q, y, C, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
     return float(((0) if (p_red_min_th_pkts > q) else (((-p_red_p_max*(p_red_min_th_pkts - q)/(p_red_max_th_pkts - p_red_min_th_pkts)) if (p_red_max_th_pkts >= q) else (((p_red_p_max) if (ls_buffer <= p_red_max_th_pkts) else (1.0)))))))
 
 
@@ -1612,7 +1612,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             CC = C[l]
             ls_buffer = LST[0, l]
             ls_p_bound = LST[1, l]
-            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+            ls_held_at = LST[2, l]
+            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
                 td = tt - bwd[j]
                 pre = False
                 if md == 1 and td < t0:
@@ -1674,7 +1675,7 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 yy += ctable[kd, l]
             else:
                 yy = 0.0  # the signal's branch here does not read the load
-            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -1730,7 +1731,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         a = arrival[l]
         ls_buffer = LST[0, l]
         ls_p_bound = LST[1, l]
-        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ls_held_at = LST[2, l]
+        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
         dq = a - early - C_l
         a_q = a - early
         out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early
@@ -1842,7 +1844,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
             CC = C[l]
             ls_buffer = LST[0, l]
             ls_p_bound = LST[1, l]
-            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+            ls_held_at = LST[2, l]
+            if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
                 td = tt - bwd[j]
                 pre = False
                 if md == 1 and td < t0:
@@ -1918,7 +1921,7 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                 yy += ctable[kd, l]
             else:
                 yy = 0.0  # the signal's branch here does not read the load
-            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             fb += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -1984,7 +1987,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         a = arrival[l]
         ls_buffer = LST[0, l]
         ls_p_bound = LST[1, l]
-        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ls_held_at = LST[2, l]
+        early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
         dq = a - early - C_l
         a_q = a - early
         out[IQ + L + l] = ((dq if dq > 0.0 else 0.0) if sat_hi[l] else 0.0) + early
@@ -2025,8 +2029,8 @@ def _model_levels(D, l, w, out):
     W = LANES
     p_red_min_th_pkts = par[0 * W + w]
     p_red_max_th_pkts = par[1 * W + w]
-    ls_buffer = LST[0, l * W + w]
-    out[0] = float(ls_buffer)
+    ls_held_at = LST[2, l * W + w]
+    out[0] = float(ls_held_at)
     out[1] = float(p_red_max_th_pkts)
     out[2] = float(p_red_min_th_pkts)
     return 3
@@ -2168,7 +2172,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 qq = sw[0 * W + w]
                 ls_buffer = LST[0, (l) * W + w]
                 ls_p_bound = LST[1, (l) * W + w]
-                if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
+                ls_held_at = LST[2, (l) * W + w]
+                if _law_reads_y(qq, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
                     rd = True
             if rd:
                 for w in range(W):
@@ -2232,7 +2237,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 yy = yyw[w] + ctable[kd, l]
                 ls_buffer = LST[0, (l) * W + w]
                 ls_p_bound = LST[1, (l) * W + w]
-                sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                ls_held_at = LST[2, (l) * W + w]
+                sg = _law_signal(qq, yy, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
                 fbw[w] += sg
         dd = rtt[p]
         if dd <= 0.0:
@@ -2311,7 +2317,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             p_red_p_max = par[2 * W + w]
             ls_buffer = LST[0, (l) * W + w]
             ls_p_bound = LST[1, (l) * W + w]
-            early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ls_held_at = LST[2, (l) * W + w]
+            early = a * _law_drop(q, a, C_l, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
             dq = a - early - C_l
             a_q = a - early
             out[(IQ + l) * W + w] = dq
