@@ -1036,10 +1036,23 @@ class NetworkSystem:
         Parameters
         ----------
         bound_pkts : array_like
-            Packets per link (at least the model's own bound; ``inf``: unbounded).
+            Packets per link (> 0; ``inf``: unbounded).  A map's systems carry its base parameters, whose own
+            bound may exceed the points' largest, so no lower limit is checked.
+
+        Raises
+        ------
+        InputError
+            If ``bound_pkts`` is not a positive number (or ``inf``) or one per link.
         """
-        self.a = dataclasses.replace(self.a, buffer_pkts=np.array(np.broadcast_to(
-            np.asarray(bound_pkts, dtype=float), self.a.buffer_pkts.shape)))
+        from .errors import InputError
+        shape = self.a.buffer_pkts.shape
+        try:
+            b = np.array(np.broadcast_to(np.asarray(bound_pkts, dtype=float), shape))
+        except (TypeError, ValueError):
+            raise InputError("bound_pkts", bound_pkts, f"a number or {shape[-1]} numbers > 0 (packets)") from None
+        if not np.all(b > 0):  # NaN fails too
+            raise InputError("bound_pkts", bound_pkts, "numbers > 0 (packets) or inf")
+        self.a = dataclasses.replace(self.a, buffer_pkts=b)
         self.lst = self.model.link_static_at(self.net, self.P, self.a.buffer_pkts)
         self.lst_pair = {k: np.asarray(v)[..., self.a.pair_link] for k, v in self.lst.items()}
 
