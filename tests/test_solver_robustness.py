@@ -415,7 +415,7 @@ def test_red_queue_pinned_at_max_th_is_held_there():
     # Above max_th RED drops everything, below it arrivals x (1 - p_max) exceed the capacity: the queue stays on
     # max_th (a sliding mode).  Every solver crossed it at every step (the NumPy solver: 20,000 steps to 0.54 ms,
     # the compiled one 1.2 million to 0.56 ms); now max_th is the queue's bound (models.loss), held there as a
-    # full buffer is, the excess lost.  Measured: 483 steps to 10 ms.
+    # full buffer is, the excess lost.  Measured: 463 steps to 10 ms.
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem
     m = get_model("stcp")
@@ -477,7 +477,7 @@ def test_queue_bound_is_min_of_buffer_and_red_max_th_where_one_bound_per_link_ca
 @pytest.mark.slow  # the Scalable TCP kernel's first build (not shipped at install)
 def test_compiled_run_pinned_at_red_max_th_holds_it():
     # the case above on the compiled engine: it crawled to max_steps (1.2 million steps to 0.56 ms, 93 s); now
-    # measured 484 steps to 10 ms (the NumPy solver 483)
+    # measured 463 steps to 10 ms (the NumPy solver 463)
     pytest.importorskip("numba")
     from ecocc.dde import engine
     from ecocc.models import get_model
