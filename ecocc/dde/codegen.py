@@ -773,8 +773,13 @@ class Generated:
         r += lev_src
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
+        # the lock-step kernel's aggregated load: as the single kernel's, where the load reads no queueing delay
+        # (the lanes keep no "sent" variant)
+        agg_lanes = col if aggl and not sent_y else None
+        logsum = all(i < len(m.flow_log) and m.flow_log[i] for i in flow_used)
+        r += _lanes_agg_hooks(m, fn_rate, par_args, flow_used, self.st_keys, lw, agg_lanes, logsum)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-                        flow_used, self.st_keys, self.lst_keys, shared, self.lazy)
+                        flow_used, self.st_keys, self.lst_keys, shared, self.lazy, agg_lanes, logsum)
         # lock-step group width: narrower where the model's kinks are breakpoints of the shared mesh (each lane
         # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
         self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
@@ -940,6 +945,98 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
           "        HY[r, XB + l] = a1"]
     if count_na:
         r += ["        HY[r, XN + l] = na"]
+    return r
+
+
+def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col, logsum=False):
+    """Source of the lock-step kernel's ``_lanes_hist_cols`` and ``_lanes_agg_seg`` (:mod:`ecocc.dde.lanes`):
+    :func:`_agg_hooks`' aggregated load for ``W = LANES`` lanes, with a history check.  ``_lanes_agg_seg``, called
+    on every attempt of a step ``[t, t + h]`` (history row ``r``, which is free until the step is accepted), writes
+    per link ``l`` and lane ``w`` the sum ``A_l = sum_k act_k load_k`` over the flows active at mid-step, at the left
+    end (column ``XA + l``, slopes in ``HFA`` and ``HFB``) and at the right end (column ``XB + l``), from the flows'
+    states (rows 0 and 2 of ``Y``: the step's start and end) and derivatives (rows ``FF`` and ``n_st`` of ``F``),
+    and checks the cubic Hermite of those data at mid-step against the sum of the flows' loads at their continuous
+    extensions there (``Pd``), relative to the load, into the lane's error ``err_w`` -- as the history check of a
+    stored component: the single kernel's aggregated load has no such check.  ``logsum`` (every flow state the
+    load reads is a logarithm, so the load is positive): the columns hold ``ln A_l`` and its slope ``A_l'/A_l``,
+    and the reader takes the exponential of their Hermite -- exact where the flows grow at one exponential rate,
+    where the cubic of the sum is not (a 100 x 100 Symbiosis map took 502 mean steps with the sum, 459 with its
+    logarithm, 458 with the per-flow sum; docs/notes/lanesagg.md).  ``agg_col`` None (a model whose signal does
+    not read an aggregable load): no columns, nothing written or checked."""
+    r = ["", "", "NO_LOAD = -1e300  # the logarithm of a zero aggregated load (its exponential is 0)",
+         "", "", "@njit(cache=True)",
+         "def _lanes_hist_cols(D):",
+         '    """The lock-step history\'s aggregated-load columns per lane (ecocc.dde.codegen._lanes_agg_hooks)."""',
+         f"    return {0 if agg_col is None else 2} * D[1]",
+         "", "", "@njit(cache=True, _nrt=False, forceinline=True)",
+         "def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, r, D):",
+         '    """The aggregated load over the step in history row r and its check, every lane'
+         ' (ecocc.dde.codegen._lanes_agg_hooks)."""']
+    if agg_col is None:
+        return r + ["    return"]
+    load_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + par_args)
+    dot_args = ", ".join(["0.0" if x == "qd" else x for x in fn_rate] + [f"du_{v}" for v in m.flow_states] + par_args)
+    r += ["    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
+          "    W = LANES",
+          f"    XA = {agg_col}",
+          "    XB = XA + L",
+          "    tm = t + 0.5 * h",
+          "    for l in range(L):",
+          "        for w in range(W):",
+          "            a0 = 0.0",
+          "            a1 = 0.0",
+          "            d0 = 0.0",
+          "            d1 = 0.0",
+          "            am = 0.0"]
+    r += [f"            {x.name} = par[{i} * W + w]" for i, x in enumerate(lw.par)]
+    r += ["            for jj in range(lptr[l], lptr[l + 1]):",
+          "                kf = lflows[jj]",
+          "                if start[kf] <= tm and tm < stop[kf]:"]
+    r += [f"                    st_{k} = FST[{i}, kf * W + w]" for i, k in enumerate(st_keys)]
+    for ys, fs, a, d in (("0", "FF", "a0", "d0"), ("2", "n_st", "a1", "d1"), (None, None, "am", None)):
+        for i, v in enumerate(m.flow_states):
+            if i not in flow_used:
+                r += [f"                    u_{v} = 0.0  # not read by the load",
+                      f"                    du_{v} = 0.0"]
+            elif ys is not None:
+                r += [f"                    u_{v} = Y[{ys}, ({i} * P + kf) * W + w]",
+                      f"                    du_{v} = F[{fs}, ({i} * P + kf) * W + w]"]
+            else:  # mid-step: the step's continuous extension (as the kernel's history check)
+                r += [f"                    o = ({i} * P + kf) * W + w",
+                      "                    vm = 0.0",
+                      "                    for j in range(Pd.shape[1]):",
+                      "                        cj = 0.0",
+                      "                        for s_ in range(n_st + 1):",
+                      "                            cj += F[s_, o] * Pd[s_, j]",
+                      "                        vm += cj * half_pow[j]",
+                      f"                    u_{v} = Y[0, o] + h * vm"]
+        r += [f"                    {a} += _law_load({load_args})"]
+        r += [f"                    {d} += _law_load_dot({dot_args})"] if d else []
+    if logsum:
+        # no active flow (or an underflowed load): NO_LOAD
+        r += ["            if a0 > 0.0 and a1 > 0.0:",
+              "                la0 = math.log(a0)",
+              "                la1 = math.log(a1)",
+              "                g0 = d0 / a0",
+              "                g1 = d1 / a1",
+              "                herm = math.exp(0.5 * la0 + 0.125 * h * g0 + 0.5 * la1 - 0.125 * h * g1)",
+              "            else:",
+              "                la0 = la1 = NO_LOAD",
+              "                g0 = g1 = 0.0",
+              "                herm = 0.0",
+              "            HY[r, (XA + l) * W + w] = la0",
+              "            HFA[r, (XA + l) * W + w] = g0",
+              "            HFB[r, (XA + l) * W + w] = g1",
+              "            HY[r, (XB + l) * W + w] = la1"]
+    else:
+        r += ["            herm = 0.5 * a0 + 0.125 * h * d0 + 0.5 * a1 - 0.125 * h * d1",
+              "            HY[r, (XA + l) * W + w] = a0",
+              "            HFA[r, (XA + l) * W + w] = d0",
+              "            HFB[r, (XA + l) * W + w] = d1",
+              "            HY[r, (XB + l) * W + w] = a1"]
+    r += ["            sc = rtol * max(abs(a0), abs(a1))",
+          "            if sc > 0.0:",
+          "                err_w[w] = max(err_w[w], abs(am - herm) / sc)"]
     return r
 
 
@@ -1199,14 +1296,17 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
 
 
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-               flow_used, st_keys, lst_keys, shared, lazy=False):
+               flow_used, st_keys, lst_keys, shared, lazy=False, agg_col=None, logsum=False):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
     for ``W = LANES`` lanes, state ``[q * W + w]``; per-lane parameters ``par[i * W + w]`` and static fields
     ``FST[i, p * W + w]``, ``LST[i, l * W + w]``; history columns ``HY[k, c * W + w]``.  Where a lookup's time
     falls inside the step being taken (``overlap``), the step's continuous extension ``QV`` from ``yc``.  With
     ``lazy`` (a signal that reads the load in some branches only, ``_law_reads_y``: drop-tail's full buffer, RED's
     bound) a pair sums its load only where some lane's signal reads it (as ``_model_rhs``); the load of the
-    other lanes is then summed but not read, so every lane's values are those of summing everywhere."""
+    other lanes is then summed but not read, so every lane's values are those of summing everywhere.  With
+    ``agg_col`` (the aggregated link load, :func:`_lanes_agg_hooks`: the history column where its columns start) a
+    pair whose delayed time falls in a stored segment reads the link's summed load from the history in O(1)
+    instead of summing its flows' delayed loads (as ``_model_rhs``)."""
     pars = [f"{x} = par[{i} * W + w]" for i, x in enumerate(par_args)]
 
     def stf(idx):
@@ -1249,6 +1349,9 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
          f"    IQ = {nF} * P + {nL} * L",
          "    ISENT = IQ + 5 * L"]
     r += [f"    HC_{k[0]}{k[1]} = {v}" for k, v in hc.items()]
+    if agg_col is not None:
+        r += [f"    XA = {agg_col}",
+              "    XB = XA + L"]
     if uses_qd:  # each link's queueing delay once (capacities are positive), summed per path below; arrival
         # is its scratch until the arrival sums
         r += ["    for l in range(L):",
@@ -1366,6 +1469,20 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
             body += [f"yyw[w] += _law_load({load_args})"]
         r += _vals_code_lanes(20, [(f"u_{m.flow_states[i]}", f"HC_F{i} + kf", f"{i} * P + kf") for i in load_used],
                               body)
+        if agg_col is not None:
+            # the aggregated load (as _model_rhs): a delayed time inside a stored segment (or extrapolating the
+            # last one on a first pass); else (before t0, no history yet, inside the step being taken) the
+            # per-flow sum.  Unlike the single kernel, a lookup inside the step (overlap, mode 4) keeps the
+            # per-flow sum of the step's continuous extensions: the cubic Hermite of the summed load over the
+            # step, from each pass's end values, took a 20 x 20 XCP map from 1,000 to 1,553 mean steps
+            # (docs/notes/lanesagg.md)
+            r[r0:] = (["            if md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2):",
+                       "                for w in range(W):",
+                       "                    yyw[w] = " + ("math.exp" if logsum else "")
+                       + "(w0 * HY[k, (XA + l) * W + w] + w1 * HFA[k, (XA + l) * W + w]"
+                       " + w2 * HY[k, (XB + l) * W + w] + w3 * HFB[k, (XA + l) * W + w])",
+                       "            else:"]
+                      + ind(4, r[r0:]))
         if lazy:  # summed only where some lane reads it (its lanes' values are then unread: any is right)
             r[r0:] = ["            if rd:"] + ind(4, r[r0:])
     if not lazy:

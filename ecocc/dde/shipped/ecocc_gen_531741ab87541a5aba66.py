@@ -703,7 +703,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     # the history holds only the components the model reads through a delay (hsrc), lane-flat
     nh = hsrc.size
     nhW = max(nh, 1) * W
-    h0 = np.zeros(nhW)
+    # then the model's own columns (_lanes_hist_cols, generated: the aggregated link load, or none)
+    h0 = np.zeros(nhW + _lanes_hist_cols(D) * W)  # noqa: F821
     for c in range(nh):
         for w in range(W):
             h0[c * W + w] = y0[hsrc[c] * W + w]
@@ -1078,6 +1079,9 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     mid_herm = 0.5 * y_a + 0.125 * h * F[FF, o + w] + 0.5 * y_b + (-0.125) * h * F[n_st, o + w]
                     sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y_a), abs(y_b)))
                     err_w[w] = max(err_w[w], abs(mid_dense - mid_herm) / sc)
+            # the model's own history columns (generated: the aggregated link load), written into row m - 1 on
+            # every attempt (the accepted one's stay; only the queues change after this), and the same check
+            _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, m - 1, D)  # noqa: F821
             err = 0.0
             for w in range(W):
                 if alive[w] and err_w[w] > err:
@@ -1726,6 +1730,21 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         out[IQ + 2 * L + l] = a
         out[IQ + 3 * L + l] = (a_q if a_q < C_l else C_l) if sat_lo[l] else C_l
         out[IQ + 4 * L + l] = q
+
+
+NO_LOAD = -1e300  # the logarithm of a zero aggregated load (its exponential is 0)
+
+
+@njit(cache=True)
+def _lanes_hist_cols(D):
+    """The lock-step history's aggregated-load columns per lane (ecocc.dde.codegen._lanes_agg_hooks)."""
+    return 0 * D[1]
+
+
+@njit(cache=True, _nrt=False, forceinline=True)
+def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, r, D):
+    """The aggregated load over the step in history row r and its check, every lane (ecocc.dde.codegen._lanes_agg_hooks)."""
+    return
 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
