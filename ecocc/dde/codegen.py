@@ -963,7 +963,8 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col, logs
     where the cubic of the sum is not (a 100 x 100 Symbiosis map took 502 mean steps with the sum, 459 with its
     logarithm, 458 with the per-flow sum; docs/notes/lanesagg.md).  ``agg_col`` None (a model whose signal does
     not read an aggregable load): no columns, nothing written or checked."""
-    r = ["", "", "NO_LOAD = -1e300  # the logarithm of a zero aggregated load (its exponential is 0)",
+    r = ["", "", f"LANES_AGG = {agg_col is not None}  # the lock-step kernel keeps the aggregated load (_lanes_agg_seg)",
+         "NO_LOAD = -1e300  # the logarithm of a zero aggregated load (its exponential is 0)",
          "", "", "@njit(cache=True)",
          "def _lanes_hist_cols(D):",
          '    """The lock-step history\'s aggregated-load columns per lane (ecocc.dde.codegen._lanes_agg_hooks)."""',

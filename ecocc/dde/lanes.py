@@ -155,7 +155,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     nh = hsrc.size
     nhW = max(nh, 1) * W
     # then the model's own columns (_lanes_hist_cols, generated: the aggregated link load, or none)
-    h0 = np.zeros(nhW + _lanes_hist_cols(D) * W)  # noqa: F821
+    h0 = np.zeros(nhW + (_lanes_hist_cols(D) * W if LANES_AGG else 0))  # noqa: F821
     for c in range(nh):
         for w in range(W):
             h0[c * W + w] = y0[hsrc[c] * W + w]
@@ -532,7 +532,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     err_w[w] = max(err_w[w], abs(mid_dense - mid_herm) / sc)
             # the model's own history columns (generated: the aggregated link load), written into row m - 1 on
             # every attempt (the accepted one's stay; only the queues change after this), and the same check
-            _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, m - 1, D)  # noqa: F821
+            if LANES_AGG:  # noqa: F821 (generated constant: compiled out where the model keeps no columns)
+                _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, m - 1, D)  # noqa: F821
             err = 0.0
             for w in range(W):
                 if alive[w] and err_w[w] > err:
