@@ -774,12 +774,13 @@ class Generated:
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         # the lock-step kernel's aggregated load: as the single kernel's, where the load reads no queueing delay
-        # (the lanes keep no "sent" variant)
-        agg_lanes = col if aggl and not sent_y else None
+        # (the lanes keep no "sent" variant) and every flow state the load reads is a logarithm (the load is
+        # positive: the lanes store the logarithm of the sum)
         logsum = all(i < len(m.flow_log) and m.flow_log[i] for i in flow_used)
-        r += _lanes_agg_hooks(m, fn_rate, par_args, flow_used, self.st_keys, lw, agg_lanes, logsum)
+        agg_lanes = col if aggl and not sent_y and logsum else None
+        r += _lanes_agg_hooks(m, fn_rate, par_args, flow_used, self.st_keys, lw, agg_lanes)
         r += _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-                        flow_used, self.st_keys, self.lst_keys, shared, self.lazy, agg_lanes, logsum)
+                        flow_used, self.st_keys, self.lst_keys, shared, self.lazy, agg_lanes)
         # lock-step group width: narrower where the model's kinks are breakpoints of the shared mesh (each lane
         # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
         self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
@@ -948,7 +949,7 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
     return r
 
 
-def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col, logsum=False):
+def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
     """Source of the lock-step kernel's ``_lanes_hist_cols`` and ``_lanes_agg_seg`` (:mod:`ecocc.dde.lanes`):
     :func:`_agg_hooks`' aggregated load for ``W = LANES`` lanes, with a history check.  ``_lanes_agg_seg``, called
     on every attempt of a step ``[t, t + h]`` (history row ``r``, which is free until the step is accepted), writes
@@ -957,9 +958,9 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col, logs
     states (rows 0 and 2 of ``Y``: the step's start and end) and derivatives (rows ``FF`` and ``n_st`` of ``F``),
     and checks the cubic Hermite of those data at mid-step against the sum of the flows' loads at their continuous
     extensions there (``Pd``), relative to the load, into the lane's error ``err_w`` -- as the history check of a
-    stored component: the single kernel's aggregated load has no such check.  ``logsum`` (every flow state the
-    load reads is a logarithm, so the load is positive): the columns hold ``ln A_l`` and its slope ``A_l'/A_l``,
-    and the reader takes the exponential of their Hermite -- exact where the flows grow at one exponential rate,
+    stored component: the single kernel's aggregated load has no such check.  The columns hold ``ln A_l`` and
+    its slope ``A_l'/A_l`` (the flow states the load reads are logarithms, so the load is positive: the caller's
+    condition), and the reader takes the exponential of their Hermite -- exact where the flows grow at one exponential rate,
     where the cubic of the sum is not (a 100 x 100 Symbiosis map took 502 mean steps with the sum, 459 with its
     logarithm, 458 with the per-flow sum; docs/notes/lanesagg.md).  ``agg_col`` None (a model whose signal does
     not read an aggregable load): no columns, nothing written or checked."""
@@ -1013,28 +1014,21 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col, logs
                       f"                    u_{v} = Y[0, o] + h * vm"]
         r += [f"                    {a} += _law_load({load_args})"]
         r += [f"                    {d} += _law_load_dot({dot_args})"] if d else []
-    if logsum:
-        # no active flow (or an underflowed load): NO_LOAD
-        r += ["            if a0 > 0.0 and a1 > 0.0:",
-              "                la0 = math.log(a0)",
-              "                la1 = math.log(a1)",
-              "                g0 = d0 / a0",
-              "                g1 = d1 / a1",
-              "                herm = math.exp(0.5 * la0 + 0.125 * h * g0 + 0.5 * la1 - 0.125 * h * g1)",
-              "            else:",
-              "                la0 = la1 = NO_LOAD",
-              "                g0 = g1 = 0.0",
-              "                herm = 0.0",
-              "            HY[r, (XA + l) * W + w] = la0",
-              "            HFA[r, (XA + l) * W + w] = g0",
-              "            HFB[r, (XA + l) * W + w] = g1",
-              "            HY[r, (XB + l) * W + w] = la1"]
-    else:
-        r += ["            herm = 0.5 * a0 + 0.125 * h * d0 + 0.5 * a1 - 0.125 * h * d1",
-              "            HY[r, (XA + l) * W + w] = a0",
-              "            HFA[r, (XA + l) * W + w] = d0",
-              "            HFB[r, (XA + l) * W + w] = d1",
-              "            HY[r, (XB + l) * W + w] = a1"]
+    # no active flow (or an underflowed load): NO_LOAD
+    r += ["            if a0 > 0.0 and a1 > 0.0:",
+          "                la0 = math.log(a0)",
+          "                la1 = math.log(a1)",
+          "                g0 = d0 / a0",
+          "                g1 = d1 / a1",
+          "                herm = math.exp(0.5 * la0 + 0.125 * h * g0 + 0.5 * la1 - 0.125 * h * g1)",
+          "            else:",
+          "                la0 = la1 = NO_LOAD",
+          "                g0 = g1 = 0.0",
+          "                herm = 0.0",
+          "            HY[r, (XA + l) * W + w] = la0",
+          "            HFA[r, (XA + l) * W + w] = g0",
+          "            HFB[r, (XA + l) * W + w] = g1",
+          "            HY[r, (XB + l) * W + w] = la1"]
     r += ["            sc = rtol * max(abs(a0), abs(a1))",
           "            if sc > 0.0:",
           "                err_w[w] = max(err_w[w], abs(am - herm) / sc)"]
@@ -1297,7 +1291,7 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
 
 
 def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, uses_qd, link_used, q_used,
-               flow_used, st_keys, lst_keys, shared, lazy=False, agg_col=None, logsum=False):
+               flow_used, st_keys, lst_keys, shared, lazy=False, agg_col=None):
     """Source of ``_model_rhs_lanes``: ``_model_rhs`` (the same laws, the same order of operations per lane)
     for ``W = LANES`` lanes, state ``[q * W + w]``; per-lane parameters ``par[i * W + w]`` and static fields
     ``FST[i, p * W + w]``, ``LST[i, l * W + w]``; history columns ``HY[k, c * W + w]``.  Where a lookup's time
@@ -1479,8 +1473,7 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
             # (docs/notes/lanesagg.md)
             r[r0:] = (["            if md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2):",
                        "                for w in range(W):",
-                       "                    yyw[w] = " + ("math.exp" if logsum else "")
-                       + "(w0 * HY[k, (XA + l) * W + w] + w1 * HFA[k, (XA + l) * W + w]"
+                       "                    yyw[w] = math.exp(w0 * HY[k, (XA + l) * W + w] + w1 * HFA[k, (XA + l) * W + w]"
                        " + w2 * HY[k, (XB + l) * W + w] + w3 * HFB[k, (XA + l) * W + w])",
                        "            else:"]
                       + ind(4, r[r0:]))
