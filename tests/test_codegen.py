@@ -482,6 +482,54 @@ def _agg_network(delay_split="feedback", buffer_pkts=200.0):
 
 
 @pytest.mark.slow
+def test_aggregated_load_check_is_its_hermite_error():
+    """The single kernel's check of the aggregated load (``_model_hist_err``, called on every attempt of a step)
+    returns the cubic Hermite's error at mid-step in units of ``rtol * max(A(t), A(t + h))``.  TCP Symbiosis, two
+    flows on one link: the load is ``w_k / tau_k`` of a state stored as ``u_k = ln w_k``; every stage derivative
+    of ``u_k`` is ``c_k``, so the step's continuous extension is ``u_k + c_k s`` exactly (a Runge-Kutta dense
+    output reproduces a constant derivative) and the true mid-step load is ``sum_k e^(u_k + c_k h / 2) / tau_k``,
+    against the Hermite of ``A`` and ``A' = sum_k c_k e^u_k / tau_k`` at both ends, computed here in NumPy.
+    The Hermite error of a smooth function falls as ``h^4``: halving ``h`` divides it by about 16."""
+    m = get_model("symbiosis")
+    taus = np.array([0.05, 0.2])
+    s = NetworkSystem(m, dumbbell(1000.0, list(taus)), m.make_params(), 10.0)
+    gen = codegen.generate(s)
+    assert gen.agg
+    mod = codegen.load(gen)
+    D, _ = codegen.kernel_data(s, gen)
+    tab = engine._TABLEAUX["RK45"]
+    Pd = np.asarray(tab["P"], dtype=float)
+    n_st = len(tab["C"])
+    half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1)
+    nh = gen.hsrc(s.n_flows, s.n_links).size
+    u0, c = np.log([40.0, 90.0]), np.array([3.0, -1.5])  # ln(packets), 1/s
+    rtol, t = 1e-8, 1.0
+
+    def check(h):
+        y, y_new = np.zeros(s.n), np.zeros(s.n)
+        y[:2], y_new[:2] = u0, u0 + c * h
+        K = np.zeros((n_st + 1, s.n))
+        K[:, :2] = c
+        HY, HFA, HFB = (np.zeros((2, nh + mod._model_hist_cols(D))) for _ in range(3))
+        mod._model_hist_seg(t, h, y, y_new, K[0], K[n_st], HY, HFA, HFB, 0, nh, D)
+        got = mod._model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, 0, nh, D)
+        a0, a1 = np.sum(np.exp(u0) / taus), np.sum(np.exp(u0 + c * h) / taus)
+        d0, d1 = np.sum(c * np.exp(u0) / taus), np.sum(c * np.exp(u0 + c * h) / taus)
+        herm = 0.5 * (a0 + a1) + 0.125 * h * (d0 - d1)
+        true = np.sum(np.exp(u0 + 0.5 * c * h) / taus)
+        return got, abs(true - herm) / (rtol * max(a0, a1))
+
+    got1, want1 = check(0.02)
+    got2, want2 = check(0.01)
+    # 1e-6 relative: the same formulas in another order; the errors measured are 2.2e-8 and 1.4e-9 of the load
+    # (in units of rtol = 1e-8: 2.24 and 0.14), and a few round-offs of the load (1e-16 of it each) are then at
+    # most 1e-7 of them
+    assert got1 == pytest.approx(want1, rel=1e-6) and got2 == pytest.approx(want2, rel=1e-6)
+    assert want1 > 1.0 and want2 > 0.0  # the check binds at h = 20 ms for rtol 1e-8 (2.24 units; 0.14 at 10 ms)
+    assert 12.0 < got1 / got2 < 20.0  # O(h^4): 16 in the limit
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["petcp", "symbiosis", "xcp"])
 def test_aggregated_load_compiled_matches_numpy(model):
     """The compiled adaptive kernel reads a link's delayed load from per-segment Hermite data of the summed

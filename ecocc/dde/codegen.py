@@ -899,7 +899,11 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
     (``XN + l``, XCP's ``n_active``).  The cubic Hermite of the sum is the sum of the terms' cubic Hermites for a
     load linear in the stored states; for a state stored as its logarithm (``load = e^u``) the two differ at
     the order of the interpolation error.  ``sent`` (``load_rtt="sent"``): the load reads the flow's queueing
-    delay at the same time, ``sum_{l in k} q_l / C_l`` from the segment's ends, its slope from the queues'."""
+    delay at the same time, ``sum_{l in k} q_l / C_l`` from the segment's ends, its slope from the queues'.
+    ``_model_hist_err`` (with ``MODEL_HIST_CHECK``: the integrator calls both on every attempt of a step, before
+    its error test) checks the cubic Hermite of those data at mid-step against the sum of the flows' loads at
+    the step's continuous extension there, relative to the load (``rtol * max(A_l(t), A_l(t + h))``, as the
+    lock-step kernel's check, :func:`_lanes_agg_hooks`)."""
     load_args = ", ".join([("qd_e" if sent else "0.0") if x == "qd" else x for x in fn_rate] + par_args)
     dot_args = ", ".join([("qd_e" if sent else "0.0") if x == "qd" else x for x in fn_rate]
                          + [f"du_{v}" for v in m.flow_states] + (["dqd_e"] if sent else []) + par_args)
@@ -946,6 +950,59 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
           "        HY[r, XB + l] = a1"]
     if count_na:
         r += ["        HY[r, XN + l] = na"]
+    # the check (the integrator's MODEL_HIST_CHECK): the cubic Hermite of the stored data at mid-step against the
+    # sum of the flows' loads at the step's continuous extension there, relative to the load (as the lock-step
+    # kernel's, _lanes_agg_hooks); without it the summed load's interpolant was checked by no error control
+    # (docs/notes/aggload.md, "The check")
+    r += ["", "", "MODEL_HIST_CHECK = True  # the aggregated load's cubic is error-checked (_model_hist_err)",
+          "", "", "@njit(cache=True)",
+          "def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D):",
+          '    """The aggregated load\'s error at mid-step, in tolerance units (ecocc.dde.codegen._agg_hooks)."""',
+          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D"]
+    r += [f"    {x.name} = par[{i}]" for i, x in enumerate(lw.par)]
+    r += ([f"    IQ = {len(m.flow_states)} * P + {len(m.link_states)} * L"] if sent else [])
+    r += ["    XA = nh",
+          "    XB = nh + L",
+          "    tm = t + 0.5 * h",
+          "    err = 0.0",
+          # the continuous extension's weights at mid-step, sum_j Pd[s, j] / 2^(j + 1), once per call
+          "    wm = np.zeros(n_st + 1)",
+          "    for s_ in range(n_st + 1):",
+          "        for j in range(Pd.shape[1]):",
+          "            wm[s_] += Pd[s_, j] * half_pow[j]",
+          "    for l in range(L):",
+          "        a0 = HY[r, XA + l]",
+          "        a1 = HY[r, XB + l]",
+          "        sc = rtol * max(abs(a0), abs(a1))",
+          "        if not sc > 0.0:",
+          "            continue  # no active flow",
+          "        herm = 0.5 * (a0 + a1) + 0.125 * h * (HFA[r, XA + l] - HFB[r, XA + l])",
+          "        am = 0.0",
+          "        for jj in range(lptr[l], lptr[l + 1]):",
+          "            kf = lflows[jj]",
+          "            if start[kf] <= tm and tm < stop[kf]:"]
+    r += [f"                st_{k} = FST[{i}, kf]" for i, k in enumerate(st_keys)]
+    mids = [(f"u_{v}", f"{i} * P + kf") for i, v in enumerate(m.flow_states) if i in flow_used]
+    r += [f"                u_{v} = 0.0  # not read by the load" for i, v in enumerate(m.flow_states)
+          if i not in flow_used]
+    for name, o in mids + ([("qm", "IQ + l2")] if sent else []):
+        x = " " * (20 if name == "qm" else 16)
+        if name == "qm":  # the queueing delay at the sending time from the queues' extension
+            r += ["                qd_e = 0.0",
+                  "                for j2 in range(fps[kf], fps[kf + 1]):",
+                  "                    l2 = pl[j2]"]
+        r += [f"{x}o = {o}",
+              f"{x}vm = 0.0",
+              f"{x}for s_ in range(n_st + 1):",
+              f"{x}    vm += K[s_, o] * wm[s_]",
+              f"{x}{name} = y[o] + h * vm"]
+    if sent:
+        r += ["                    qd_e += qm / C[l2]"]
+    r += [f"                am += _law_load({load_args})",
+          "        e = abs(am - herm) / sc",
+          "        if e > err:",
+          "            err = e",
+          "    return err"]
     return r
 
 
@@ -958,7 +1015,7 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
     states (rows 0 and 2 of ``Y``: the step's start and end) and derivatives (rows ``FF`` and ``n_st`` of ``F``),
     and checks the cubic Hermite of those data at mid-step against the sum of the flows' loads at their continuous
     extensions there (``Pd``), relative to the load, into the lane's error ``err_w`` -- as the history check of a
-    stored component: the single kernel's aggregated load has no such check.  The columns hold ``ln A_l`` and
+    stored component (the single kernel's ``_model_hist_err``, :func:`_agg_hooks`).  The columns hold ``ln A_l`` and
     its slope ``A_l'/A_l`` (the flow states the load reads are logarithms, so the load is positive: the caller's
     condition), and the reader takes the exponential of their Hermite -- exact where the flows grow at one exponential rate,
     where the cubic of the sum is not (a 100 x 100 Symbiosis map took 502 mean steps with the sum, 459 with its

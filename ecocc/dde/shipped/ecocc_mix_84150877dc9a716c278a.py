@@ -12,8 +12,10 @@ generated file (rather than passing the right-hand side as a function argument) 
 right-hand side into the stage loop and cache the whole kernel on disk.
 
 The algorithm is :func:`ecocc.dde.adaptive.solve_dde`'s (method ``"RK45"``), statement for statement
-(one difference: output samples inside a step whose queue crossed a bound book the clipped volume as the
-projection does, so they conserve packets; the NumPy solver of this revision only clips the queue):
+(two differences: output samples inside a step whose queue crossed a bound book the clipped volume as the
+projection does, so they conserve packets; the NumPy solver of this revision only clips the queue; and a
+generated module's own history columns, an aggregated link load that the NumPy solver does not keep, are
+error-checked at mid-step too, ``MODEL_HIST_CHECK``):
 max-norm error control, the mid-step check of the Hermite history of every component read through a
 delay, steps no longer than the smallest positive delay, breakpoints stepped onto, queue crossings
 located on the step's Hermite segment and projected onto ``[0, buffer]`` (the clipped volume booked as
@@ -55,6 +57,20 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
     """Write the model's own columns of history row ``r`` (the accepted segment ``[t, t + h]``, states ``y`` and
     ``y_new``, derivatives ``fa`` and ``fe`` at its ends): nothing here (see :func:`_model_hist_cols`)."""
     return
+
+
+#: whether the model's own history columns are error-checked at mid-step like a stored component (not here; a
+#: generated module that keeps an aggregated link load redefines this and :func:`_model_hist_err` below this
+#: template: ecocc.dde.codegen._agg_hooks)
+MODEL_HIST_CHECK = False
+
+
+@njit(cache=True)
+def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D):
+    """The error, in tolerance units, of the model's own columns of history row ``r`` (just written by
+    :func:`_model_hist_seg` for the step ``[t, t + h]`` being tried, stages ``K``) at mid-step against the step's
+    continuous extension (``Pd``, ``half_pow``): none here (see :data:`MODEL_HIST_CHECK`)."""
+    return 0.0
 
 
 #: how many levels of the current queue the link's AQM drop fraction has a kink or a jump at (none here; a generated
@@ -339,6 +355,13 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             e = abs(mid_dense - mid_herm) / sc
             if e > err:
                 err = e
+        if MODEL_HIST_CHECK:
+            # the model's own history columns (an aggregated link load), whose cubic a delayed lookup reads, are
+            # checked at mid-step too; written to row m - 1, free until the step is accepted (then written again)
+            _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
+            e = _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, m - 1, nh, D)
+            if e > err:
+                err = e
         if err > 1.0:
             # a step retaken to end at a located bound crossing is error-controlled like any other (as solve_dde;
             # it was accepted unchecked here): if it fails, a shorter step ends before the crossing, which is
@@ -432,7 +455,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             HFA[m - 1, c] = f[hsrc[c]]
             HFB[m - 1, c] = K[n_st, hsrc[c]]
             HY[m, c] = y_new[hsrc[c]]
-        _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
+        if not MODEL_HIST_CHECK or any_viol:  # else row m - 1 holds this step's columns from its check
+            _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
         HT[m] = t + h
         m += 1
         # dense output from the pair's continuous extension
