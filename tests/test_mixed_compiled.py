@@ -83,7 +83,7 @@ def _conservation(sysm, y):
 def _compare(sysm, t_end, rtol=RTOL, dt=0.05, until=None):
     """Compiled against the NumPy composite (module docstring); ``until``: compare the samples up to that time
     only (conservation over the whole run)."""
-    from ecocc.dde import codegen_mixed as cm
+    from ecocc.dde import codegen, codegen_mixed as cm
     from ecocc.dde import engine
     g = cm.generate(sysm)
     agg = bool(g.agg_groups or g.cheb_groups)  # summed per link / per slot: the aggregated rules
@@ -339,3 +339,66 @@ def test_mixed_simulate_compiled_fixed_step_matches_numpy():
     assert np.max(np.abs(a.rate_pps - b.rate_pps) / np.maximum(1.0, np.abs(b.rate_pps))) < 1e-9
     assert np.max(np.abs(a.arrived_pkts - a.departed_pkts - a.lost_pkts - a.queue_pkts)) \
         < 1e-6 * max(1.0, float(np.max(a.arrived_pkts)))  # module docstring
+
+
+@pytest.mark.slow
+def test_aggregated_groups_check_is_their_hermite_error():
+    """The composite kernel checks its summed columns at mid-step (``_model_hist_err``, as the single kernel's
+    aggregated load: ``tests/test_codegen.py::test_aggregated_load_check_is_its_hermite_error``).  TCP Symbiosis +
+    Reno, one flow each on a dumbbell, log-states moving linearly (every stage derivative ``c_k``): the Symbiosis
+    load group ``w / tau`` is checked relative to its sum, and each Chebyshev group (a rate ``g(u) tau / (tau +
+    Q)`` expanded in Q, terms ``a_n g(u)``, ``g = e^u / tau``) by the sum of its terms' errors relative to its
+    first term: ``sum_n |a_n| e / (|a_0| max g)``, ``e`` the Hermite error of ``g`` at mid-step.  Computed here in
+    NumPy from the coefficients ``a_n`` the module wrote (``_model_hist_cols``) and checked against their closed
+    form ``a_n = 2 a_0 (-r)^n``."""
+    from ecocc.dde import codegen
+    from ecocc.dde import codegen_mixed as cm
+    from ecocc.dde.engine import _TABLEAUX
+    taus = np.array([0.05, 0.08])  # s: flow 0 Symbiosis, flow 1 Reno
+    net = dumbbell(1000.0, list(taus), protocols=["symbiosis", "reno"], buffer_pkts=100.0)
+    members, fm = resolve_protocols(net, "symbiosis", None, {"symbiosis": {"model": "symbiosis"},
+                                                             "reno": {"model": "reno", "aqm": "droptail"}}, {})
+    sysm = MixedSystem(Mixed(members, fm), net, 10.0)
+    gen = cm.generate(sysm)
+    assert gen.agg_groups == [[0, "load"]] and sorted(gen.cheb_groups) == [[0, "rate"], [1, "rate"]]
+    mod = codegen.load(gen)  # the composite's module (codegen.load serves both generators)
+    D, _ = cm.kernel_data(sysm, gen)
+    nh = gen.hsrc(sysm).size
+    ncol = nh + mod._model_hist_cols(D)  # also computes the coefficients CF and the terms CNO
+    CF, CNO = D[28], D[29]
+    tab = _TABLEAUX["RK45"]
+    Pd = np.asarray(tab["P"], dtype=float)
+    n_st = len(tab["C"])
+    half_pow = 0.5 ** np.arange(1, Pd.shape[1] + 1)
+    u0, c = np.log([30.0, 20.0]), np.array([2.0, -4.0])  # ln(packets), 1/s: the two flows' log-windows
+    rtol, t = 1e-8, 1.0
+
+    def herm_err(g0, g1, d0, d1, gm, h):
+        return abs(gm - (0.5 * (g0 + g1) + 0.125 * h * (d0 - d1)))
+
+    def check(h):
+        y, y_new = np.zeros(sysm.n), np.zeros(sysm.n)
+        y[:2], y_new[:2] = u0, u0 + c * h  # the flow blocks first (one flow per member), then the queue
+        K = np.zeros((n_st + 1, sysm.n))
+        K[:, :2] = c
+        HY, HFA, HFB = (np.zeros((2, ncol)) for _ in range(3))
+        mod._model_hist_seg(t, h, y, y_new, K[0], K[n_st], HY, HFA, HFB, 0, nh, D)
+        got = mod._model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, 0, nh, D)
+        g0, g1, gm = np.exp(u0) / taus, np.exp(u0 + c * h) / taus, np.exp(u0 + 0.5 * c * h) / taus
+        e = herm_err(g0, g1, c * g0, c * g1, gm, h)
+        want = e[0] / (rtol * max(g0[0], g1[0]))  # the Symbiosis load group
+        for grp, (zi, _) in enumerate(gen.cheb_groups):
+            kf = zi  # member zi's one flow
+            a = CF[grp * cm.NT_MAX: grp * cm.NT_MAX + CNO[grp + 1] - CNO[grp], kf]
+            want = max(want, np.sum(np.abs(a)) * e[kf] / (rtol * abs(a[0]) * max(g0[kf], g1[kf])))
+            r = -a[2] / a[1]
+            assert np.allclose(a[1:], 2 * a[0] * (-r) ** np.arange(1, a.size), rtol=1e-12)
+        return got, want
+
+    got1, want1 = check(0.02)
+    got2, want2 = check(0.01)
+    # 1e-6 relative: the same formulas in another order; measured 15.6 and 0.99 tolerance units (the Chebyshev
+    # groups' bound, a sum over their terms), 1e-9 relative apart: round-off
+    assert got1 == pytest.approx(want1, rel=1e-6) and got2 == pytest.approx(want2, rel=1e-6)
+    assert want1 > 0.0 and want2 > 0.0
+    assert 12.0 < got1 / got2 < 20.0  # O(h^4): 16 in the limit

@@ -561,7 +561,100 @@ class GeneratedMixed:
                   "                    HFA[r, ca] += cf * d0",
                   "                    HFB[r, ca] += cf * d1",
                   "                    HY[r, ca + NS] += cf * a1"]
-        return r
+        return r + self._agg_check(ml)
+
+    def _agg_check(self, ml):
+        """Source of ``MODEL_HIST_CHECK`` and ``_model_hist_err`` (as :func:`ecocc.dde.codegen._agg_hooks`'): the
+        cubic Hermite of each column :meth:`_agg_hooks` writes, at mid-step, against its sum over the flows at
+        the step's continuous extension there.  An aggregated group's error is relative to its sum
+        (``rtol * max`` of the two ends); a Chebyshev slot's is the sum of its terms' errors (a bound of the
+        expansion's error at any queueing delay, ``|T_n| <= 1``) relative to its first term's (the mean of the
+        expanded load over the interval)."""
+        nm1 = self.n_members + 1
+        ng = len(self.agg_groups)
+        r = ["", "", "MODEL_HIST_CHECK = True  # the aggregated groups' cubics are error-checked (_model_hist_err)",
+             "", "", "@njit(cache=True)",
+             "def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D):",
+             '    """The aggregated and Chebyshev groups\' error at mid-step, in tolerance units'
+             ' (ecocc.dde.codegen_mixed)."""',
+             f"    {_D_NAMES} = D"]
+        r += self._offsets(ml)
+        r += ["    tm = t + 0.5 * h", "    NS = srep.size", f"    XC = nh + {2 * ng} * L",
+              "    err = 0.0",
+              # the continuous extension's weights at mid-step, sum_j Pd[s, j] / 2^(j + 1), once per call
+              "    wm = np.zeros(n_st + 1)",
+              "    for s_ in range(n_st + 1):",
+              "        for j in range(Pd.shape[1]):",
+              "            wm[s_] += Pd[s_, j] * half_pow[j]"]
+
+        def mid(name, o, x):
+            """Lines setting ``name`` to component ``o``'s value at mid-step (indent ``x``)."""
+            return [f"{x}o = {o}", f"{x}vm = 0.0", f"{x}for s_ in range(n_st + 1):", f"{x}    vm += K[s_, o] * wm[s_]",
+                    f"{x}{name} = y[o] + h * vm"]
+
+        def law_mid(zi, law, ind):
+            """Per flow ``kf`` (member ``zi``, index ``ik``): ``lm``, the law at mid-step (at qd = 0 for a
+            Chebyshev group)."""
+            z = ml[zi]
+            x = " " * ind
+            sq = self._sent.get((zi, law), False) and [zi, law] in self.agg_groups
+            args = ", ".join([("qd_e" if sq else "0.0") if a == "qd" else a for a in z.fn_rate] + z.par_loc)
+            used = z.flow_vars_read(law)
+            out = [f"{x}st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
+            for jv, v in enumerate(z.model.flow_states):
+                out += mid(f"u_{v}", f"OF{zi}_{v} + ik", x) if jv in used else [f"{x}u_{v} = 0.0  # not read"]
+            if sq:  # the queueing delay at the sending time from the queues' extension
+                out += [f"{x}qd_e = 0.0", f"{x}for j2 in range(fps[kf], fps[kf + 1]):", f"{x}    l2 = pl[j2]"]
+                out += mid("qm", "IQ + l2", x + "    ") + [f"{x}    qd_e += qm / C[l2]"]
+            return out + [f"{x}lm = _m{zi}_{law}({args})"]
+
+        for g, (zi, law) in enumerate(self.agg_groups):
+            z = ml[zi]
+            r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
+            r += [f"    XA = nh + {2 * g} * L",
+                  "    XB = XA + L",
+                  "    for l in range(L):",
+                  "        a0 = HY[r, XA + l]",
+                  "        a1 = HY[r, XB + l]",
+                  "        sc = rtol * max(abs(a0), abs(a1))",
+                  "        if not sc > 0.0:",
+                  "            continue  # no active flow",
+                  "        am = 0.0",
+                  f"        for jj in range(mlptr[l * {nm1} + {zi}], mlptr[l * {nm1} + {zi} + 1]):",
+                  "            kf = mlflows[jj]",
+                  "            if start[kf] <= tm and tm < stop[kf]:",
+                  "                ik = floc[kf]"]
+            r += law_mid(zi, law, 16) + ["                am += lm"]
+            r += ["        herm = 0.5 * (a0 + a1) + 0.125 * h * (HFA[r, XA + l] - HFB[r, XA + l])",
+                  "        err = max(err, abs(am - herm) / sc)"]
+        if self.cheb_groups:
+            r += [f"    GM = np.zeros({NT_MAX})  # a slot's terms at mid-step"]
+        for c, (zi, law) in enumerate(self.cheb_groups):
+            z = ml[zi]
+            r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
+            r += [f"    nt = CNO[{c + 1}] - CNO[{c}]",
+                  "    for ss in range(NS):",
+                  f"        if SOK[{c} * NS + ss] == 0 or nt == 0:",
+                  "            continue  # the slot is summed per flow (no columns)",
+                  f"        ca = XC + 2 * CNO[{c}] * NS + ss",
+                  "        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))",
+                  "        if not sc > 0.0:",
+                  "            continue  # no active flow",
+                  "        GM[:nt] = 0.0",
+                  f"        for jj in range(sptr[ss * {nm1} + {zi}], sptr[ss * {nm1} + {zi} + 1]):",
+                  "            kf = sfl[jj]",
+                  "            if start[kf] <= tm and tm < stop[kf]:",
+                  "                ik = floc[kf]"]
+            r += law_mid(zi, law, 16)
+            r += ["                for nn in range(nt):",
+                  f"                    GM[nn] += CF[{c * NT_MAX} + nn, kf] * lm",
+                  "        es = 0.0",
+                  "        for nn in range(nt):",
+                  f"            ca = XC + 2 * (CNO[{c}] + nn) * NS + ss",
+                  "            herm = 0.5 * (HY[r, ca] + HY[r, ca + NS]) + 0.125 * h * (HFA[r, ca] - HFB[r, ca])",
+                  "            es += abs(GM[nn] - herm)",
+                  "        err = max(err, es / sc)"]
+        return r + ["    return err"]
 
     def _cheb_read(self, c, zi):
         """Source (indent 0, in a pair's load sum on link ``l``): ``cok``, whether Chebyshev group ``c`` (member

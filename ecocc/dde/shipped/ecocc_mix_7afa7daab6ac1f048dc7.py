@@ -2261,3 +2261,117 @@ def _model_hist_seg(t, h, y, y_new, fa, fe, HY, HFA, HFB, r, nh, D):
                     HFA[r, ca] += cf * d0
                     HFB[r, ca] += cf * d1
                     HY[r, ca + NS] += cf * a1
+
+
+MODEL_HIST_CHECK = True  # the aggregated groups' cubics are error-checked (_model_hist_err)
+
+
+@njit(cache=True)
+def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D):
+    """The aggregated and Chebyshev groups' error at mid-step, in tolerance units (ecocc.dde.codegen_mixed)."""
+    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par, NF, fmem, floc, lsmin, mlptr, mlflows, lsl, sptr, sfl, srep, QA, QB, CF, CNO, SOK = D
+    o = 0
+    OF0_w = o
+    o += NF[0]
+    OF1_W = o
+    o += NF[1]
+    IQ = o
+    tm = t + 0.5 * h
+    NS = srep.size
+    XC = nh + 2 * L
+    err = 0.0
+    wm = np.zeros(n_st + 1)
+    for s_ in range(n_st + 1):
+        for j in range(Pd.shape[1]):
+            wm[s_] += Pd[s_, j] * half_pow[j]
+    m0_p_epsilon_per_s = par[0]
+    m0_p_gamma = par[1]
+    XA = nh + 0 * L
+    XB = XA + L
+    for l in range(L):
+        a0 = HY[r, XA + l]
+        a1 = HY[r, XB + l]
+        sc = rtol * max(abs(a0), abs(a1))
+        if not sc > 0.0:
+            continue  # no active flow
+        am = 0.0
+        for jj in range(mlptr[l * 3 + 0], mlptr[l * 3 + 0 + 1]):
+            kf = mlflows[jj]
+            if start[kf] <= tm and tm < stop[kf]:
+                ik = floc[kf]
+                st_rtt = FST[0, kf]
+                st_K = FST[1, kf]
+                o = OF0_w + ik
+                vm = 0.0
+                for s_ in range(n_st + 1):
+                    vm += K[s_, o] * wm[s_]
+                u_w = y[o] + h * vm
+                lm = _m0_load(u_w, 0.0, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                am += lm
+        herm = 0.5 * (a0 + a1) + 0.125 * h * (HFA[r, XA + l] - HFB[r, XA + l])
+        err = max(err, abs(am - herm) / sc)
+    GM = np.zeros(64)  # a slot's terms at mid-step
+    m1_p_red_min_th_pkts = par[2]
+    m1_p_red_max_th_pkts = par[3]
+    m1_p_red_p_max = par[4]
+    nt = CNO[1] - CNO[0]
+    for ss in range(NS):
+        if SOK[0 * NS + ss] == 0 or nt == 0:
+            continue  # the slot is summed per flow (no columns)
+        ca = XC + 2 * CNO[0] * NS + ss
+        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))
+        if not sc > 0.0:
+            continue  # no active flow
+        GM[:nt] = 0.0
+        for jj in range(sptr[ss * 3 + 1], sptr[ss * 3 + 1 + 1]):
+            kf = sfl[jj]
+            if start[kf] <= tm and tm < stop[kf]:
+                ik = floc[kf]
+                st_rtt = FST[2, kf]
+                st_K = FST[3, kf]
+                o = OF1_W + ik
+                vm = 0.0
+                for s_ in range(n_st + 1):
+                    vm += K[s_, o] * wm[s_]
+                u_W = y[o] + h * vm
+                lm = _m1_rate(u_W, 0.0, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                for nn in range(nt):
+                    GM[nn] += CF[0 + nn, kf] * lm
+        es = 0.0
+        for nn in range(nt):
+            ca = XC + 2 * (CNO[0] + nn) * NS + ss
+            herm = 0.5 * (HY[r, ca] + HY[r, ca + NS]) + 0.125 * h * (HFA[r, ca] - HFB[r, ca])
+            es += abs(GM[nn] - herm)
+        err = max(err, es / sc)
+    m0_p_epsilon_per_s = par[0]
+    m0_p_gamma = par[1]
+    nt = CNO[2] - CNO[1]
+    for ss in range(NS):
+        if SOK[1 * NS + ss] == 0 or nt == 0:
+            continue  # the slot is summed per flow (no columns)
+        ca = XC + 2 * CNO[1] * NS + ss
+        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))
+        if not sc > 0.0:
+            continue  # no active flow
+        GM[:nt] = 0.0
+        for jj in range(sptr[ss * 3 + 0], sptr[ss * 3 + 0 + 1]):
+            kf = sfl[jj]
+            if start[kf] <= tm and tm < stop[kf]:
+                ik = floc[kf]
+                st_rtt = FST[0, kf]
+                st_K = FST[1, kf]
+                o = OF0_w + ik
+                vm = 0.0
+                for s_ in range(n_st + 1):
+                    vm += K[s_, o] * wm[s_]
+                u_w = y[o] + h * vm
+                lm = _m0_rate(u_w, 0.0, st_rtt, st_K, m0_p_epsilon_per_s, m0_p_gamma)
+                for nn in range(nt):
+                    GM[nn] += CF[64 + nn, kf] * lm
+        es = 0.0
+        for nn in range(nt):
+            ca = XC + 2 * (CNO[1] + nn) * NS + ss
+            herm = 0.5 * (HY[r, ca] + HY[r, ca + NS]) + 0.125 * h * (HFA[r, ca] - HFB[r, ca])
+            es += abs(GM[nn] - herm)
+        err = max(err, es / sc)
+    return err
