@@ -888,6 +888,35 @@ def _sent_qd_code(ind, kf, name, qcol):
             + [f"{x}    {name} += qv / C[l2]"])
 
 
+#: generated lines (indent 4) of a history check (``_model_hist_err``): the step's continuous extension's weights at
+#: mid-step, ``wm[s] = sum_j Pd[s, j] / 2^(j + 1)``, once per call
+_MID_WEIGHTS = ["    wm = np.zeros(n_st + 1)",
+               "    for s_ in range(n_st + 1):",
+               "        for j in range(Pd.shape[1]):",
+               "            wm[s_] += Pd[s_, j] * half_pow[j]"]
+
+
+def _mid_value_lines(name, o, x):
+    """Generated lines (indent ``x``) of a history check: ``name`` = state component ``o`` at mid-step, from the
+    step's stages ``K`` and the weights of :data:`_MID_WEIGHTS`."""
+    return [f"{x}o = {o}",
+            f"{x}vm = 0.0",
+            f"{x}for s_ in range(n_st + 1):",
+            f"{x}    vm += K[s_, o] * wm[s_]",
+            f"{x}{name} = y[o] + h * vm"]
+
+
+def _sum_check_lines(col_a, col_b):
+    """Generated lines (indent 8, in a loop) of a history check: ``a0``, ``a1`` the stored sum at the ends of
+    history row ``r`` (columns ``col_a``, ``col_b``) and ``sc`` its tolerance, ``rtol * max(|a0|, |a1|)``; a sum of
+    no active flow (0) is not checked."""
+    return [f"        a0 = HY[r, {col_a}]",
+            f"        a1 = HY[r, {col_b}]",
+            "        sc = rtol * max(abs(a0), abs(a1))",
+            "        if not sc > 0.0:",
+            "            continue  # no active flow"]
+
+
 def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent=False):
     """Source of ``_model_hist_cols`` and ``_model_hist_seg`` (redefining the integrator template's, which keep
     nothing): per link ``l`` and accepted segment ``[t, t + h]`` (history row ``r``), the aggregated load
@@ -964,18 +993,7 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
     r += ["    XA = nh",
           "    XB = nh + L",
           "    tm = t + 0.5 * h",
-          "    err = 0.0",
-          # the continuous extension's weights at mid-step, sum_j Pd[s, j] / 2^(j + 1), once per call
-          "    wm = np.zeros(n_st + 1)",
-          "    for s_ in range(n_st + 1):",
-          "        for j in range(Pd.shape[1]):",
-          "            wm[s_] += Pd[s_, j] * half_pow[j]",
-          "    for l in range(L):",
-          "        a0 = HY[r, XA + l]",
-          "        a1 = HY[r, XB + l]",
-          "        sc = rtol * max(abs(a0), abs(a1))",
-          "        if not sc > 0.0:",
-          "            continue  # no active flow",
+          "    err = 0.0"] + _MID_WEIGHTS + ["    for l in range(L):"] + _sum_check_lines("XA + l", "XB + l") + [
           "        herm = 0.5 * (a0 + a1) + 0.125 * h * (HFA[r, XA + l] - HFB[r, XA + l])",
           "        am = 0.0",
           "        for jj in range(lptr[l], lptr[l + 1]):",
@@ -991,11 +1009,7 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
             r += ["                qd_e = 0.0",
                   "                for j2 in range(fps[kf], fps[kf + 1]):",
                   "                    l2 = pl[j2]"]
-        r += [f"{x}o = {o}",
-              f"{x}vm = 0.0",
-              f"{x}for s_ in range(n_st + 1):",
-              f"{x}    vm += K[s_, o] * wm[s_]",
-              f"{x}{name} = y[o] + h * vm"]
+        r += _mid_value_lines(name, o, x)
     if sent:
         r += ["                    qd_e += qm / C[l2]"]
     r += [f"                am += _law_load({load_args})",

@@ -580,17 +580,8 @@ class GeneratedMixed:
              f"    {_D_NAMES} = D"]
         r += self._offsets(ml)
         r += ["    tm = t + 0.5 * h", "    NS = srep.size", f"    XC = nh + {2 * ng} * L",
-              "    err = 0.0",
-              # the continuous extension's weights at mid-step, sum_j Pd[s, j] / 2^(j + 1), once per call
-              "    wm = np.zeros(n_st + 1)",
-              "    for s_ in range(n_st + 1):",
-              "        for j in range(Pd.shape[1]):",
-              "            wm[s_] += Pd[s_, j] * half_pow[j]"]
-
-        def mid(name, o, x):
-            """Lines setting ``name`` to component ``o``'s value at mid-step (indent ``x``)."""
-            return [f"{x}o = {o}", f"{x}vm = 0.0", f"{x}for s_ in range(n_st + 1):", f"{x}    vm += K[s_, o] * wm[s_]",
-                    f"{x}{name} = y[o] + h * vm"]
+              "    err = 0.0"] + codegen._MID_WEIGHTS
+        mid = codegen._mid_value_lines
 
         def law_mid(zi, law, ind):
             """Per flow ``kf`` (member ``zi``, index ``ik``): ``lm``, the law at mid-step (at qd = 0 for a
@@ -613,12 +604,7 @@ class GeneratedMixed:
             r += [f"    {a} = par[{self.par_off[zi] + j}]" for j, a in enumerate(z.par_loc)]
             r += [f"    XA = nh + {2 * g} * L",
                   "    XB = XA + L",
-                  "    for l in range(L):",
-                  "        a0 = HY[r, XA + l]",
-                  "        a1 = HY[r, XB + l]",
-                  "        sc = rtol * max(abs(a0), abs(a1))",
-                  "        if not sc > 0.0:",
-                  "            continue  # no active flow",
+                  "    for l in range(L):"] + codegen._sum_check_lines("XA + l", "XB + l") + [
                   "        am = 0.0",
                   f"        for jj in range(mlptr[l * {nm1} + {zi}], mlptr[l * {nm1} + {zi} + 1]):",
                   "            kf = mlflows[jj]",
