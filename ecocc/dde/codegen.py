@@ -906,6 +906,14 @@ def _mid_value_lines(name, o, x):
             f"{x}{name} = y[o] + h * vm"]
 
 
+def _mid_qd_lines(x):
+    """Generated lines (indent ``x``, in a history check's flow loop, flow ``kf``): ``qd_e``, the flow's path
+    queueing delay (s) at mid-step from the queues' continuous extension (``load_rtt="sent"``)."""
+    y = x + "    "
+    return ([f"{x}qd_e = 0.0", f"{x}for j2 in range(fps[kf], fps[kf + 1]):", f"{y}l2 = pl[j2]"]
+            + _mid_value_lines("qm", "IQ + l2", y) + [f"{y}qd_e += qm / C[l2]"])
+
+
 def _sum_check_lines(col_a, col_b):
     """Generated lines (indent 8, in a loop) of a history check: ``a0``, ``a1`` the stored sum at the ends of
     history row ``r`` (columns ``col_a``, ``col_b``) and ``sc`` its tolerance, ``rtol * max(|a0|, |a1|)``; a sum of
@@ -1003,15 +1011,9 @@ def _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, st_keys, lw, sent
     mids = [(f"u_{v}", f"{i} * P + kf") for i, v in enumerate(m.flow_states) if i in flow_used]
     r += [f"                u_{v} = 0.0  # not read by the load" for i, v in enumerate(m.flow_states)
           if i not in flow_used]
-    for name, o in mids + ([("qm", "IQ + l2")] if sent else []):
-        x = " " * (20 if name == "qm" else 16)
-        if name == "qm":  # the queueing delay at the sending time from the queues' extension
-            r += ["                qd_e = 0.0",
-                  "                for j2 in range(fps[kf], fps[kf + 1]):",
-                  "                    l2 = pl[j2]"]
-        r += _mid_value_lines(name, o, x)
-    if sent:
-        r += ["                    qd_e += qm / C[l2]"]
+    for name, o in mids:
+        r += _mid_value_lines(name, o, " " * 16)
+    r += _mid_qd_lines(" " * 16) if sent else []  # the queueing delay at the sending time
     r += [f"                am += _law_load({load_args})",
           "        e = abs(am - herm) / sc",
           "        if e > err:",

@@ -594,9 +594,7 @@ class GeneratedMixed:
             out = [f"{x}st_{k} = FST[{self.st_row[zi] + j}, kf]" for j, k in enumerate(z.st_keys)]
             for jv, v in enumerate(z.model.flow_states):
                 out += mid(f"u_{v}", f"OF{zi}_{v} + ik", x) if jv in used else [f"{x}u_{v} = 0.0  # not read"]
-            if sq:  # the queueing delay at the sending time from the queues' extension
-                out += [f"{x}qd_e = 0.0", f"{x}for j2 in range(fps[kf], fps[kf + 1]):", f"{x}    l2 = pl[j2]"]
-                out += mid("qm", "IQ + l2", x + "    ") + [f"{x}    qd_e += qm / C[l2]"]
+            out += codegen._mid_qd_lines(x) if sq else []  # the queueing delay at the sending time
             return out + [f"{x}lm = _m{zi}_{law}({args})"]
 
         for g, (zi, law) in enumerate(self.agg_groups):
