@@ -1031,7 +1031,8 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
     states (rows 0 and 2 of ``Y``: the step's start and end) and derivatives (rows ``FF`` and ``n_st`` of ``F``),
     and checks the cubic Hermite of those data at mid-step against the sum of the flows' loads at their continuous
     extensions there (``Pd``), relative to the load, into the lane's error ``err_w`` -- as the history check of a
-    stored component (the single kernel's ``_model_hist_err``, :func:`_agg_hooks`).  The columns hold ``ln A_l`` and
+    stored component (the single kernel's ``_model_hist_err``, :func:`_agg_hooks`), and like it only where
+    ``check`` (a positive delay reads the history: the kernel's ``dcomp`` is not empty).  The columns hold ``ln A_l`` and
     its slope ``A_l'/A_l`` (the flow states the load reads are logarithms, so the load is positive: the caller's
     condition), and the reader takes the exponential of their Hermite -- exact where the flows grow at one exponential rate,
     where the cubic of the sum is not (a 100 x 100 Symbiosis map took 502 mean steps with the sum, 459 with its
@@ -1044,7 +1045,7 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
          '    """The lock-step history\'s aggregated-load columns per lane (ecocc.dde.codegen._lanes_agg_hooks)."""',
          f"    return {0 if agg_col is None else 2} * D[1]",
          "", "", "@njit(cache=True, _nrt=False, forceinline=True)",
-         "def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, r, D):",
+         "def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, r, D, check):",
          '    """The aggregated load over the step in history row r and its check, every lane'
          ' (ecocc.dde.codegen._lanes_agg_hooks)."""']
     if agg_col is None:
@@ -1069,24 +1070,26 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
           "                if start[kf] <= tm and tm < stop[kf]:"]
     r += [f"                    st_{k} = FST[{i}, kf * W + w]" for i, k in enumerate(st_keys)]
     for ys, fs, a, d in (("0", "FF", "a0", "d0"), ("2", "n_st", "a1", "d1"), (None, None, "am", None)):
+        part = []
         for i, v in enumerate(m.flow_states):
             if i not in flow_used:
-                r += [f"                    u_{v} = 0.0  # not read by the load",
-                      f"                    du_{v} = 0.0"]
+                part += [f"u_{v} = 0.0  # not read by the load", f"du_{v} = 0.0"]
             elif ys is not None:
-                r += [f"                    u_{v} = Y[{ys}, ({i} * P + kf) * W + w]",
-                      f"                    du_{v} = F[{fs}, ({i} * P + kf) * W + w]"]
+                part += [f"u_{v} = Y[{ys}, ({i} * P + kf) * W + w]", f"du_{v} = F[{fs}, ({i} * P + kf) * W + w]"]
             else:  # mid-step: the step's continuous extension (as the kernel's history check)
-                r += [f"                    o = ({i} * P + kf) * W + w",
-                      "                    vm = 0.0",
-                      "                    for j in range(Pd.shape[1]):",
-                      "                        cj = 0.0",
-                      "                        for s_ in range(n_st + 1):",
-                      "                            cj += F[s_, o] * Pd[s_, j]",
-                      "                        vm += cj * half_pow[j]",
-                      f"                    u_{v} = Y[0, o] + h * vm"]
-        r += [f"                    {a} += _law_load({load_args})"]
-        r += [f"                    {d} += _law_load_dot({dot_args})"] if d else []
+                part += [f"o = ({i} * P + kf) * W + w",
+                         "vm = 0.0",
+                         "for j in range(Pd.shape[1]):",
+                         "    cj = 0.0",
+                         "    for s_ in range(n_st + 1):",
+                         "        cj += F[s_, o] * Pd[s_, j]",
+                         "    vm += cj * half_pow[j]",
+                         f"u_{v} = Y[0, o] + h * vm"]
+        part += [f"{a} += _law_load({load_args})"] + ([f"{d} += _law_load_dot({dot_args})"] if d else [])
+        if ys is None:  # the sum at mid-step only for the check (none where no positive delay reads the history)
+            r += ["                    if check:"] + ["    " * 6 + x for x in part]
+        else:
+            r += ["    " * 5 + x for x in part]
     # no active flow (or an underflowed load): NO_LOAD
     r += ["            if a0 > 0.0 and a1 > 0.0:",
           "                la0 = math.log(a0)",
@@ -1103,7 +1106,7 @@ def _lanes_agg_hooks(m, fn_rate, par_args, flow_used, st_keys, lw, agg_col):
           "            HFB[r, (XA + l) * W + w] = g1",
           "            HY[r, (XB + l) * W + w] = la1"]
     r += ["            sc = rtol * max(abs(a0), abs(a1))",
-          "            if sc > 0.0:",
+          "            if check and sc > 0.0:",
           "                err_w[w] = max(err_w[w], abs(am - herm) / sc)"]
     return r
 

@@ -531,9 +531,11 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     sc = atol_v[q] + rtol * (1.0 if logc[q] != 0.0 else max(abs(y_a), abs(y_b)))
                     err_w[w] = max(err_w[w], abs(mid_dense - mid_herm) / sc)
             # the model's own history columns (generated: the aggregated link load), written into row m - 1 on
-            # every attempt (the accepted one's stay; only the queues change after this), and the same check
+            # every attempt (the accepted one's stay; only the queues change after this), and the same check where
+            # a positive delay reads the history (as the single kernel's MODEL_HIST_CHECK)
             if LANES_AGG:  # noqa: F821 (generated constant: compiled out where the model keeps no columns)
-                _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, m - 1, D)  # noqa: F821
+                _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, m - 1, D,  # noqa: F821
+                               dcomp.size > 0)
             err = 0.0
             for w in range(W):
                 if alive[w] and err_w[w] > err:
