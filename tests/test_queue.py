@@ -105,8 +105,9 @@ def test_start_at_equilibrium_rate_with_empty_queue_does_not_stall_compiled(mode
     assert one.n_steps <= STALL_MAX_STEPS
     ref = solve_dde(sysm.problem(), 1.0, **kw)
     assert one.n_steps == ref.n_steps  # the compiled kernel takes the NumPy solver's steps (test_kernels.py)
-    if model != "aecp":
-        return
     out, status, counters = engine.solve_adaptive_batch([sysm], [0, 0], [sysm.P] * 2, 1.0, **kw)
     assert all(s.value == "success" for s in status)
-    assert int(counters[0][0]) <= STALL_MAX_STEPS   # the generated lock-step kernel (ecocc.dde.lanes) likewise
+    # the generated lock-step kernel (ecocc.dde.lanes) likewise, both lanes the same point: the single kernel's
+    # steps.  PE-TCP without feedback delay reads no history, so neither kernel checks the summed load's columns it
+    # keeps (checking them took 35 steps in both where the NumPy solver takes 22: docs/notes/aggload.md)
+    assert [int(c[0]) for c in counters] == [one.n_steps] * 2
