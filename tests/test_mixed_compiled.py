@@ -83,7 +83,7 @@ def _conservation(sysm, y):
 def _compare(sysm, t_end, rtol=RTOL, dt=0.05, until=None):
     """Compiled against the NumPy composite (module docstring); ``until``: compare the samples up to that time
     only (conservation over the whole run)."""
-    from ecocc.dde import codegen, codegen_mixed as cm
+    from ecocc.dde import codegen_mixed as cm
     from ecocc.dde import engine
     g = cm.generate(sysm)
     agg = bool(g.agg_groups or g.cheb_groups)  # summed per link / per slot: the aggregated rules

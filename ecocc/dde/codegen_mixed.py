@@ -620,10 +620,7 @@ class GeneratedMixed:
                   "    for ss in range(NS):",
                   f"        if SOK[{c} * NS + ss] == 0 or nt == 0:",
                   "            continue  # the slot is summed per flow (no columns)",
-                  f"        ca = XC + 2 * CNO[{c}] * NS + ss",
-                  "        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))",
-                  "        if not sc > 0.0:",
-                  "            continue  # no active flow",
+                  f"        ca = XC + 2 * CNO[{c}] * NS + ss"] + codegen._sum_check_lines("ca", "ca + NS") + [
                   "        GM[:nt] = 0.0",
                   f"        for jj in range(sptr[ss * {nm1} + {zi}], sptr[ss * {nm1} + {zi} + 1]):",
                   "            kf = sfl[jj]",

@@ -361,7 +361,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 err = e
         if hist_check:
             # the model's own history columns (an aggregated link load), whose cubic a delayed lookup reads, are
-            # checked at mid-step too; written to row m - 1, free until the step is accepted (then written again)
+            # checked at mid-step too; written to row m - 1, free until the step is accepted (and written again there
+            # only after a queue projection, any_viol: the sent reading's load reads the queues)
             _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
             e = _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, m - 1, nh, D)
             if e > err:
@@ -2323,7 +2324,9 @@ def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D
         if SOK[0 * NS + ss] == 0 or nt == 0:
             continue  # the slot is summed per flow (no columns)
         ca = XC + 2 * CNO[0] * NS + ss
-        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))
+        a0 = HY[r, ca]
+        a1 = HY[r, ca + NS]
+        sc = rtol * max(abs(a0), abs(a1))
         if not sc > 0.0:
             continue  # no active flow
         GM[:nt] = 0.0
@@ -2354,7 +2357,9 @@ def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D
         if SOK[1 * NS + ss] == 0 or nt == 0:
             continue  # the slot is summed per flow (no columns)
         ca = XC + 2 * CNO[1] * NS + ss
-        sc = rtol * max(abs(HY[r, ca]), abs(HY[r, ca + NS]))
+        a0 = HY[r, ca]
+        a1 = HY[r, ca + NS]
+        sc = rtol * max(abs(a0), abs(a1))
         if not sc > 0.0:
             continue  # no active flow
         GM[:nt] = 0.0

@@ -361,7 +361,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 err = e
         if hist_check:
             # the model's own history columns (an aggregated link load), whose cubic a delayed lookup reads, are
-            # checked at mid-step too; written to row m - 1, free until the step is accepted (then written again)
+            # checked at mid-step too; written to row m - 1, free until the step is accepted (and written again there
+            # only after a queue projection, any_viol: the sent reading's load reads the queues)
             _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
             e = _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, m - 1, nh, D)
             if e > err:
