@@ -142,6 +142,27 @@ def test_a_failed_lane_leaves_the_others_running():
     assert np.max(np.abs(out[[0, 2]] - ok)) < 1e-2  # packets: tolerance level, far below the map's 1-packet rule
 
 
+def test_a_reused_output_buffer_gives_a_fresh_ones_outputs():
+    """``out=``: a buffer larger than needed and full of garbage from an earlier batch (as simulate_map reuses
+    one) gives bit for bit the outputs of a fresh array, the failed lane's NaN included; a buffer of the wrong
+    shape, type or layout is refused, naming the field."""
+    sysm = _small_rtt_row()
+    iq = sysm.layout["queue"].start
+    te = output_grid(10.0, 0.05)
+    kw = dict(rtol=1e-7, t_eval=te, components=[iq], dynamics_only=True, overlap=True)
+    args = ([1.0, 2.0, 3.0], 10.0)
+    fresh, st, cnt = _batch(sysm, *args, betas=[1.0, 1e300, 1.0], **kw)
+    buf = np.full((9, te.size, 1), 123.0)
+    got, st2, cnt2 = _batch(sysm, *args, betas=[1.0, 1e300, 1.0], out=buf, **kw)
+    assert np.shares_memory(got, buf) and got.shape == fresh.shape
+    assert np.array_equal(got, fresh, equal_nan=True) and np.isnan(got[1, -1]).all()
+    assert st2 == st and np.array_equal(cnt2, cnt)
+    for bad in (np.empty((3, te.size, 1)), np.empty((9, te.size, 2)), np.empty((9, te.size, 1), dtype=np.float32),
+                np.empty((18, te.size, 1))[::2], [[[0.0]]]):
+        with pytest.raises(InputError, match="out"):
+            _batch(sysm, *args, out=bad, **kw)
+
+
 def test_components_must_be_integrated():
     sysm = _small_rtt_row()
     with pytest.raises(InputError, match="components"):
