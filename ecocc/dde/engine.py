@@ -806,19 +806,16 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         raise InputError("out", getattr(out, "shape", type(out).__name__),
                          f"a C-contiguous float64 array of shape (>= {B + 1}, {ne}, {no})")
 
-    def lane_flat(arrs):  # W member arrays (n,) or (k, n) -> lane-flat (n * W,) or (k, n * W): [q * W + w]
-        a = np.stack(arrs)
-        if a.ndim == 3:
-            return np.moveaxis(a, 0, -1).reshape(a.shape[1], a.shape[2] * a.shape[0])
-        return a.T.reshape(-1)
+    f_of = [fields[(int(ms[b]), id(member_params[b]))] for b in grp.ravel()]
 
-    f_of = [[fields[(int(ms[b]), id(member_params[b]))] for b in row] for row in grp]
+    def lane_flat(k):  # field k of every lane -> (G, n * W) or (G, k, n * W), lane-flat: [q * W + w]
+        a = np.stack([f[k] for f in f_of])
+        a = np.moveaxis(a.reshape((G, W) + a.shape[1:]), 1, -1)
+        return np.ascontiguousarray(a.reshape(a.shape[:-2] + (a.shape[-2] * W,)))
+
     col = dict(first)
     col.update(
-        y0=np.ascontiguousarray(np.stack([lane_flat([f[0] for f in row]) for row in f_of])),
-        FST=np.ascontiguousarray(np.stack([lane_flat([f[1] for f in row]) for row in f_of])),
-        LST=np.ascontiguousarray(np.stack([lane_flat([f[2] for f in row]) for row in f_of])),
-        par=np.ascontiguousarray(np.stack([lane_flat([f[3] for f in row]) for row in f_of])),
+        y0=lane_flat(0), FST=lane_flat(1), LST=lane_flat(2), par=lane_flat(3),
         bps=np.concatenate(bl), bps_ptr=ptr, out_y=out[:B + 1], orow=orow,
         dmin=np.array([per_sys[i]["dmin"] for i in sys_of]), keep_s=np.array([per_sys[i]["keep_s"] for i in sys_of]),
         bwd=np.ascontiguousarray(np.stack([data[i][4] for i in sys_of])),
