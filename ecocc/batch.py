@@ -713,7 +713,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
             cap = max(1, -(-chunk // LANES))  # groups per call at most
             per_call = min(cap, nt)
             # one output buffer for every call (read before the next): a fresh one per call (up to ~80 MB) cost
-            # its page faults each time, 12 % of a 100 x 100 Symbiosis map's CPU time
+            # its page faults each time (docs/notes/mapbuf.md: 3-12 % of a 100 x 100 Symbiosis map's CPU time)
             obuf = np.empty((min(cap, len(blocks)) * LANES + 1, t_eval.size, comps.size))
             i0 = 0
             while i0 < len(blocks):

@@ -713,9 +713,9 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
         Where to write the outputs: a C-contiguous float64 array of shape ``(R, len(t_eval),
         len(components))`` with ``R >= B + 1`` (row ``B`` takes the padding lanes' outputs).  The returned
         ``out_y`` is then a view of its first ``B`` rows, so a caller that runs many batches can reuse one
-        buffer instead of a fresh one per call (a fresh 80 MB array costs its page faults on every call:
-        ``simulate_map`` reuses one, -12 % of a 100 x 100 Symbiosis map's CPU time); it must read each batch's
-        outputs before the next call.  Default: a new array.
+        buffer instead of a fresh one per call (a fresh 80 MB array costs its page faults on every call;
+        ``simulate_map`` reuses one, docs/notes/mapbuf.md); it must read each batch's outputs before the next
+        call.  Default: a new array.
 
     Returns
     -------
