@@ -131,25 +131,29 @@ def test_numpy_sent_load_reads_the_queue_at_the_sending_time():
     y[s.layout["queue"].sl] = 50.0  # full: drop-tail reads the load
     Wd = np.array([300.0, 700.0])  # delayed windows of the flows on the link, in the arrival lookup's order
     qd = 20.0  # the queue at the sending time
+    lg = s.layout["flow:W"].log  # Reno's window is stored as W (natural units); a log-stored window as ln W
+    enc, dec = (np.log, np.exp) if lg else (np.asarray, np.asarray)
     Z = []
     for name, lk in sorted(s.lk_index.items(), key=lambda kv: kv[1]):
         n = len(s.lookups[lk].comps)
         if name == "fb":
             Z.append(np.full(n, 50.0))  # the delayed queue (full) for the signal
         elif name == "arr":
-            Z.append(np.log(Wd[s.arr_flows]))
+            Z.append(enc(Wd[s.arr_flows]))
         elif name == "arrq":
             Z.append(np.full(n, qd))
+        elif name == "own":
+            Z.append(enc(np.ones(n)))  # the own window one RTT ago: W(t - tau) = 1 packet
         else:
             Z.append(np.zeros(n))
     d = s.rhs(0.5, y, Z, np.zeros(s.n_links, bool), np.zeros(s.n_links, bool))
     x = Wd / (np.array([0.1, 0.3]) + qd / 1000.0)  # the rates at the sending time
     p = 1 - 1000.0 / x.sum()  # drop-tail's loss fraction at a full buffer, per pair (one link)
-    W = np.exp(y[s.layout["flow:W"].sl])
+    W = dec(y[s.layout["flow:W"].sl])
     R = np.array([0.1, 0.3]) + 50.0 / 1000.0
-    own = np.minimum(1.0 * p, 1.0)  # the own lookup was zeros: W(t - tau) = e^0 = 1
+    own = np.minimum(1.0 * p, 1.0)  # W(t - tau) = 1
     dW = 1.0 / R - W * own / (2.0 * R)
-    np.testing.assert_allclose(d[s.layout["flow:W"].sl], dW / W, rtol=1e-12)
+    np.testing.assert_allclose(d[s.layout["flow:W"].sl], dW / W if lg else dW, rtol=1e-12)
 
 
 # -- compiled against NumPy under "sent" (slow: compiles) -----------------------------------------------------

@@ -48,12 +48,12 @@ def test_log_components_are_validated(bad):
 def test_network_system_declares_its_log_states():
     from ecocc.models import get_model
     from ecocc.system import NetworkSystem
-    m = get_model("petcp")
+    m = get_model("symbiosis")
     s = NetworkSystem(m, dumbbell(1000.0, [0.05, 0.1]), m.make_params(), 1.0)
     prob = s.problem()
     lay = s.layout
-    assert lay["flow:x"].log
-    np.testing.assert_array_equal(prob.log_components, np.arange(s.n)[lay["flow:x"].sl])
+    assert lay["flow:w"].log
+    np.testing.assert_array_equal(prob.log_components, np.arange(s.n)[lay["flow:w"].sl])
     m2 = get_model("aecp")
     s2 = NetworkSystem(m2, dumbbell(1000.0, [0.05, 0.1]), m2.make_params(), 1.0)
     logs = [i for b in s2.layout.values() if b.log for i in np.arange(s2.n)[b.sl]]

@@ -135,7 +135,12 @@ class NetworkModel:
     name = "base"
     Params = ModelParams
     #: per-flow state variables (natural units) and whether each is
-    #: integrated as its logarithm (keeps rates positive, no log of zero)
+    #: integrated as its logarithm (keeps rates positive, no log of zero; a law
+    #: that grows the state exponentially is smooth in log space).  A law whose
+    #: ramps are additive (a straight line in x is a logarithm in ln x, which an
+    #: explicit method follows with many short steps) and that keeps the state
+    #: positive by itself is cheaper in natural units: PE-TCP, Reno, FAST and
+    #: XCP are integrated so (measured: docs/notes/natstate.md)
     flow_states: tuple = ()
     flow_log: tuple = ()
     #: per-link state variables besides the queue

@@ -66,7 +66,9 @@ class PETCP(NetworkModel):
     name = "petcp"
     Params = PETCPParams
     flow_states = ("x",)
-    flow_log = (True,)
+    # the rate itself, not its logarithm: x' = a + b x (1 - load) ramps additively (a straight line in x, a
+    # logarithm in ln x) and is a > 0 at x = 0, so x stays positive (docs/notes/natstate.md)
+    flow_log = (False,)
     link_states = ()
     link_log = ()
     path_aggregate = "max"

@@ -94,7 +94,10 @@ class XCP(NetworkModel):
     name = "xcp"
     Params = XCPParams
     flow_states = ("x",)
-    flow_log = (True,)
+    # the rate itself, not its logarithm: a flow's start-up ramp (10 to thousands of packets/s, additive) is a
+    # straight line in x but a logarithm in ln x, which the solvers followed with ~100 steps per flow; the window
+    # floor keeps x above one packet per round trip (docs/notes/natstate.md)
+    flow_log = (False,)
     path_aggregate = "min"
     signal_uses_arrival = True
     pair_extras = ("n_active", "rate", "self_seen")
