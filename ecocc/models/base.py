@@ -139,8 +139,9 @@ class NetworkModel:
     #: that grows the state exponentially is smooth in log space).  A law whose
     #: ramps are additive (a straight line in x is a logarithm in ln x, which an
     #: explicit method follows with many short steps) and that keeps the state
-    #: positive by itself is cheaper in natural units: PE-TCP, Reno, FAST and
-    #: XCP are integrated so (measured: docs/notes/natstate.md)
+    #: positive by itself is cheaper in natural units: XCP's rate is integrated
+    #: so (PE-TCP, Reno, FAST measured faster too, not switched yet: their
+    #: accuracy checks, docs/notes/natstate.md)
     flow_states: tuple = ()
     flow_log: tuple = ()
     #: per-link state variables besides the queue

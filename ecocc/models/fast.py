@@ -64,9 +64,7 @@ class FAST(NetworkModel):
     name = "fast"
     Params = FASTParams
     flow_states = ("w",)
-    # the window itself, not its logarithm: its decrease is proportional to w and alpha > 0 adds, so w stays
-    # positive; cheaper in natural units (docs/notes/natstate.md)
-    flow_log = (False,)
+    flow_log = (True,)
     path_aggregate = "sum"
     description = "FAST TCP (Jin, Wei, Low 2004) fluid window law, baseline"
 

@@ -151,8 +151,7 @@ AT_BOUND_REL = 1e-9
 class WindowFlow:
     """Mixin: the flow side shared by the window models (Reno, HSTCP, Scalable TCP).
 
-    One state, the congestion window ``W`` (packets; HSTCP and Scalable TCP integrate its logarithm, Reno ``W``
-    itself); the sending rate is
+    One state, the congestion window ``W`` (packets, integrated as its logarithm); the sending rate is
     ``W / (tau + queueing delay)`` (packets/s); the flow's own window one round trip ago is the delayed
     quantity its loss events are counted on (:func:`loss_events_per_rtt`).
     """

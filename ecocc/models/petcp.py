@@ -66,9 +66,7 @@ class PETCP(NetworkModel):
     name = "petcp"
     Params = PETCPParams
     flow_states = ("x",)
-    # the rate itself, not its logarithm: x' = a + b x (1 - load) ramps additively (a straight line in x, a
-    # logarithm in ln x) and is a > 0 at x = 0, so x stays positive (docs/notes/natstate.md)
-    flow_log = (False,)
+    flow_log = (True,)
     link_states = ()
     link_log = ()
     path_aggregate = "max"

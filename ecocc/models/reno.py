@@ -36,10 +36,6 @@ class Reno(WindowFlow, LossBasedLink, NetworkModel):
 
     name = "reno"
     Params = RenoParams
-    # the window itself, not its logarithm (HSTCP and Scalable TCP keep WindowFlow's): Reno's additive increase is
-    # a straight line in W, a logarithm in ln W; W' = 1/R > 0 at W = 0, so W stays positive
-    # (docs/notes/natstate.md)
-    flow_log = (False,)
     description = "TCP Reno fluid model (Misra-Gong-Towsley), baseline"
 
     def flow_law(self, ops, s, fb, own, qdelay, P, st):

@@ -789,17 +789,17 @@ def _m0_flow_x(u_w, fb, own, qd, st_rtt, st_K, p_epsilon_per_s, p_gamma, ex_0):
 
 @njit(cache=True)
 def _m1_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W/(qd + st_rtt))
+    return float(math.exp(u_W)/(qd + st_rtt))
 
 
 @njit(cache=True)
 def _m1_load(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W/(qd + st_rtt))
+    return float(math.exp(u_W)/(qd + st_rtt))
 
 
 @njit(cache=True)
 def _m1_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W)
+    return float(math.exp(u_W))
 
 
 @njit(cache=True)
@@ -809,7 +809,17 @@ def _m1_signal(qq, yy, CC, ls_buffer, p_red_min_th_pkts, p_red_max_th_pkts, p_re
 
 @njit(cache=True)
 def _m1_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return (float((-0.5*u_W*min(1.0, fb*own) + 1.0)/(qd + st_rtt)),)
+    return (float(-(0.5*math.exp(u_W)*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
+
+
+@njit(cache=True)
+def _m1_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return float(ex_0/(qd + st_rtt))
+
+
+@njit(cache=True)
+def _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
 
 
 @njit(cache=True)
@@ -824,7 +834,7 @@ def _m0_load_dot(u_w, qd, st_rtt, st_K, du_w, p_epsilon_per_s, p_gamma):
 
 @njit(cache=True)
 def _m1_rate_dot(u_W, qd, st_rtt, st_K, du_W, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(du_W/(qd + st_rtt))
+    return float(du_W*math.exp(u_W)/(qd + st_rtt))
 
 
 @njit(cache=True)
@@ -896,7 +906,9 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
                 u_W = y[OF1_W + i]
                 st_rtt = FST[2, p]
                 st_K = FST[3, p]
-                rate[p] = _m1_rate(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                ex_0 = math.exp(u_W)
+                out[OF1_W + i] = ex_0  # read back by the flow loop
+                rate[p] = _m1_rate_x(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1390,7 +1402,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             st_rtt = FST[2, p]
             st_K = FST[3, p]
             qd = qdel[p]
-            d = _m1_flow(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+            ex_0 = out[OF1_W + i]
+            d = _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
             out[OF1_W + i] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -1458,7 +1471,9 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
                 u_W = y[OF1_W + i]
                 st_rtt = FST[2, p]
                 st_K = FST[3, p]
-                rate[p] = _m1_rate(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+                ex_0 = math.exp(u_W)
+                out[OF1_W + i] = ex_0  # read back by the flow loop
+                rate[p] = _m1_rate_x(u_W, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -2049,7 +2064,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
             st_rtt = FST[2, p]
             st_K = FST[3, p]
             qd = qdel[p]
-            d = _m1_flow(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max)
+            ex_0 = out[OF1_W + i]
+            d = _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, m1_p_red_min_th_pkts, m1_p_red_max_th_pkts, m1_p_red_p_max, ex_0)
             out[OF1_W + i] = d[0]
     for l in range(L):
         q = y[IQ + l]

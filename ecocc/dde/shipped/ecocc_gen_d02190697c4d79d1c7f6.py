@@ -1512,17 +1512,17 @@ from numba import njit  # noqa
 
 @njit(cache=True)
 def _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W/(qd + st_rtt))
+    return float(math.exp(u_W)/(qd + st_rtt))
 
 
 @njit(cache=True)
 def _law_load(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W/(qd + st_rtt))
+    return float(math.exp(u_W)/(qd + st_rtt))
 
 
 @njit(cache=True)
 def _law_own(u_W, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return float(u_W)
+    return float(math.exp(u_W))
 
 
 @njit(cache=True)
@@ -1538,7 +1538,17 @@ def _law_reads_y(qq, CC, ls_buffer, ls_p_bound, ls_held_at, p_red_min_th_pkts, p
 
 @njit(cache=True)
 def _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max):
-    return (float((-0.5*u_W*min(1.0, fb*own) + 1.0)/(qd + st_rtt)),)
+    return (float(-(0.5*math.exp(u_W)*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
+
+
+@njit(cache=True)
+def _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return float(ex_0/(qd + st_rtt))
+
+
+@njit(cache=True)
+def _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
+    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
 
 
 @njit(cache=True)
@@ -1573,7 +1583,9 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             u_W = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ex_0 = math.exp(u_W)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1746,7 +1758,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -1792,7 +1805,9 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
             u_W = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ex_0 = math.exp(u_W)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1999,7 +2014,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -2103,7 +2119,9 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 u_W = y[(0 * P + p) * W + w]
                 st_rtt = FST[0, (p) * W + w]
                 st_K = FST[1, (p) * W + w]
-                rate[p * W + w] = _law_rate(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+                ex_0 = math.exp(u_W)
+                ew[(0 * P + p) * W + w] = ex_0
+                rate[p * W + w] = _law_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
             else:
                 rate[p * W + w] = 0.0
             if full:
@@ -2337,7 +2355,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             st_K = FST[1, (p) * W + w]
             qd = qdel[p * W + w]
             fb = fbw[w]
-            d = _law_flow(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max)
+            ex_0 = ew[(0 * P + p) * W + w]
+            d = _law_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0)
             out[(0 * P + p) * W + w] = d[0]
     for l in range(L):
         C_l = C[l]

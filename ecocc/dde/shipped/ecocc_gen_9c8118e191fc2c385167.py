@@ -1512,17 +1512,17 @@ from numba import njit  # noqa
 
 @njit(cache=True)
 def _law_rate(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s):
-    return float(u_x)
+    return float(math.exp(u_x))
 
 
 @njit(cache=True)
 def _law_load(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s):
-    return float(u_x)
+    return float(math.exp(u_x))
 
 
 @njit(cache=True)
 def _law_load_dot(u_x, qd, st_rtt, st_K, du_x, p_a_pps2, p_b_per_s, p_T_s):
-    return float(du_x)
+    return float(du_x*math.exp(u_x))
 
 
 @njit(cache=True)
@@ -1532,7 +1532,17 @@ def _law_signal(qq, yy, CC, p_a_pps2, p_b_per_s, p_T_s):
 
 @njit(cache=True)
 def _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s):
-    return (float(p_a_pps2 - p_b_per_s*u_x*(fb - 1)),)
+    return (float((p_a_pps2 - p_b_per_s*(fb - 1)*math.exp(u_x))*math.exp(-u_x)),)
+
+
+@njit(cache=True)
+def _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
+    return float(ex_0)
+
+
+@njit(cache=True)
+def _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0):
+    return (float((p_a_pps2 - p_b_per_s*(fb - 1)*ex_0)*math.exp(-u_x)),)
 
 
 @njit(cache=True, forceinline=True)
@@ -1567,7 +1577,9 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
             u_x = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            ex_0 = math.exp(u_x)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1700,7 +1712,8 @@ def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, 
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -1747,7 +1760,9 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
             u_x = y[0 * P + p]
             st_rtt = FST[0, p]
             st_K = FST[1, p]
-            rate[p] = _law_rate(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            ex_0 = math.exp(u_x)
+            out[0 * P + p] = ex_0  # read back by the flow loop (then overwritten)
+            rate[p] = _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         else:
             rate[p] = 0.0
         out[ISENT + p] = rate[p]
@@ -1912,7 +1927,8 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         st_rtt = FST[0, p]
         st_K = FST[1, p]
         qd = qdel[p]
-        d = _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+        ex_0 = out[0 * P + p]
+        d = _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
         out[0 * P + p] = d[0]
     for l in range(L):
         q = y[IQ + l]
@@ -2013,20 +2029,74 @@ def _model_hist_err(t, h, y, K, n_st, Pd, half_pow, rtol, HY, HFA, HFB, r, nh, D
     return err
 
 
-LANES_AGG = False  # the lock-step kernel keeps the aggregated load (_lanes_agg_seg)
+LANES_AGG = True  # the lock-step kernel keeps the aggregated load (_lanes_agg_seg)
 NO_LOAD = -1e300  # the logarithm of a zero aggregated load (its exponential is 0)
 
 
 @njit(cache=True)
 def _lanes_hist_cols(D):
     """The lock-step history's aggregated-load columns per lane (ecocc.dde.codegen._lanes_agg_hooks)."""
-    return 0 * D[1]
+    return 2 * D[1]
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
 def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB, r, D, check):
     """The aggregated load over the step in history row r and its check, every lane (ecocc.dde.codegen._lanes_agg_hooks)."""
-    return
+    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
+    W = LANES
+    XA = 0 + P + L
+    XB = XA + L
+    tm = t + 0.5 * h
+    for l in range(L):
+        for w in range(W):
+            a0 = 0.0
+            a1 = 0.0
+            d0 = 0.0
+            d1 = 0.0
+            am = 0.0
+            p_a_pps2 = par[0 * W + w]
+            p_b_per_s = par[1 * W + w]
+            p_T_s = par[2 * W + w]
+            for jj in range(lptr[l], lptr[l + 1]):
+                kf = lflows[jj]
+                if start[kf] <= tm and tm < stop[kf]:
+                    st_rtt = FST[0, kf * W + w]
+                    st_K = FST[1, kf * W + w]
+                    u_x = Y[0, (0 * P + kf) * W + w]
+                    du_x = F[FF, (0 * P + kf) * W + w]
+                    a0 += _law_load(u_x, 0.0, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                    d0 += _law_load_dot(u_x, 0.0, st_rtt, st_K, du_x, p_a_pps2, p_b_per_s, p_T_s)
+                    u_x = Y[2, (0 * P + kf) * W + w]
+                    du_x = F[n_st, (0 * P + kf) * W + w]
+                    a1 += _law_load(u_x, 0.0, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                    d1 += _law_load_dot(u_x, 0.0, st_rtt, st_K, du_x, p_a_pps2, p_b_per_s, p_T_s)
+                    if check:
+                        o = (0 * P + kf) * W + w
+                        vm = 0.0
+                        for j in range(Pd.shape[1]):
+                            cj = 0.0
+                            for s_ in range(n_st + 1):
+                                cj += F[s_, o] * Pd[s_, j]
+                            vm += cj * half_pow[j]
+                        u_x = Y[0, o] + h * vm
+                        am += _law_load(u_x, 0.0, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            if a0 > 0.0 and a1 > 0.0:
+                la0 = math.log(a0)
+                la1 = math.log(a1)
+                g0 = d0 / a0
+                g1 = d1 / a1
+                herm = math.exp(0.5 * la0 + 0.125 * h * g0 + 0.5 * la1 - 0.125 * h * g1)
+            else:
+                la0 = la1 = NO_LOAD
+                g0 = g1 = 0.0
+                herm = 0.0
+            HY[r, (XA + l) * W + w] = la0
+            HFA[r, (XA + l) * W + w] = g0
+            HFB[r, (XA + l) * W + w] = g1
+            HY[r, (XB + l) * W + w] = la1
+            sc = rtol * max(abs(a0), abs(a1))
+            if check and sc > 0.0:
+                err_w[w] = max(err_w[w], abs(am - herm) / sc)
 
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
@@ -2059,6 +2129,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
     ISENT = IQ + 5 * L
     HC_F0 = 0
     HC_Q0 = 0 + P
+    XA = 0 + P + L
+    XB = XA + L
     for p in range(P):
         act = start[p] <= tt and tt < stop[p]
         for w in range(W):
@@ -2071,7 +2143,9 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 u_x = y[(0 * P + p) * W + w]
                 st_rtt = FST[0, (p) * W + w]
                 st_K = FST[1, (p) * W + w]
-                rate[p * W + w] = _law_rate(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                ex_0 = math.exp(u_x)
+                ew[(0 * P + p) * W + w] = ex_0
+                rate[p * W + w] = _law_rate_x(u_x, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
             else:
                 rate[p * W + w] = 0.0
             if full:
@@ -2147,59 +2221,63 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
                 else:
                     hi_i = mid
             kd = max(lo_i - 1, 0)
-            for w in range(W):
-                yyw[w] = 0.0
-            for jj in range(lptr[l], lptr[l + 1]):
-                kf = lflows[jj]
-                if start[kf] <= td and td < stop[kf]:
-                    if md == 3:
-                        for w in range(W):
-                            u_x = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
-                            p_a_pps2 = par[0 * W + w]
-                            p_b_per_s = par[1 * W + w]
-                            p_T_s = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
-                    elif md == 0:
-                        for w in range(W):
-                            u_x = y[(0 * P + kf) * W + w]
-                            p_a_pps2 = par[0 * W + w]
-                            p_b_per_s = par[1 * W + w]
-                            p_T_s = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
-                    elif md == 1:
-                        for w in range(W):
-                            u_x = y0[(0 * P + kf) * W + w]
-                            p_a_pps2 = par[0 * W + w]
-                            p_b_per_s = par[1 * W + w]
-                            p_T_s = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
-                    elif md == 4:
-                        for w in range(W):
-                            vx = 0.0
-                            for jd in range(nd):
-                                vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
-                            u_x = yc[(0 * P + kf) * W + w] + h_cur * vx
-                            p_a_pps2 = par[0 * W + w]
-                            p_b_per_s = par[1 * W + w]
-                            p_T_s = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
-                    else:
-                        for w in range(W):
-                            u_x = HY[0, (HC_F0 + kf) * W + w]
-                            p_a_pps2 = par[0 * W + w]
-                            p_b_per_s = par[1 * W + w]
-                            p_T_s = par[2 * W + w]
-                            st_rtt = FST[0, (kf) * W + w]
-                            st_K = FST[1, (kf) * W + w]
-                            yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            if md == 3 and HT[k] <= td and (td < HT[k + 1] or k == m - 2):
+                for w in range(W):
+                    yyw[w] = math.exp(w0 * HY[k, (XA + l) * W + w] + w1 * HFA[k, (XA + l) * W + w] + w2 * HY[k, (XB + l) * W + w] + w3 * HFB[k, (XA + l) * W + w])
+            else:
+                for w in range(W):
+                    yyw[w] = 0.0
+                for jj in range(lptr[l], lptr[l + 1]):
+                    kf = lflows[jj]
+                    if start[kf] <= td and td < stop[kf]:
+                        if md == 3:
+                            for w in range(W):
+                                u_x = (w0 * HY[k, (HC_F0 + kf) * W + w] + w1 * HFA[k, (HC_F0 + kf) * W + w] + w2 * HY[k + 1, (HC_F0 + kf) * W + w] + w3 * HFB[k, (HC_F0 + kf) * W + w])
+                                p_a_pps2 = par[0 * W + w]
+                                p_b_per_s = par[1 * W + w]
+                                p_T_s = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                        elif md == 0:
+                            for w in range(W):
+                                u_x = y[(0 * P + kf) * W + w]
+                                p_a_pps2 = par[0 * W + w]
+                                p_b_per_s = par[1 * W + w]
+                                p_T_s = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                        elif md == 1:
+                            for w in range(W):
+                                u_x = y0[(0 * P + kf) * W + w]
+                                p_a_pps2 = par[0 * W + w]
+                                p_b_per_s = par[1 * W + w]
+                                p_T_s = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                        elif md == 4:
+                            for w in range(W):
+                                vx = 0.0
+                                for jd in range(nd):
+                                    vx += QV[jd, (HC_F0 + kf) * W + w] * ext[jd]
+                                u_x = yc[(0 * P + kf) * W + w] + h_cur * vx
+                                p_a_pps2 = par[0 * W + w]
+                                p_b_per_s = par[1 * W + w]
+                                p_T_s = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+                        else:
+                            for w in range(W):
+                                u_x = HY[0, (HC_F0 + kf) * W + w]
+                                p_a_pps2 = par[0 * W + w]
+                                p_b_per_s = par[1 * W + w]
+                                p_T_s = par[2 * W + w]
+                                st_rtt = FST[0, (kf) * W + w]
+                                st_K = FST[1, (kf) * W + w]
+                                yyw[w] += _law_load(u_x, qdel[kf * W + w], st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
             if md == 3:
                 for w in range(W):
                     sw[0 * W + w] = (w0 * HY[k, (HC_Q0 + l) * W + w] + w1 * HFA[k, (HC_Q0 + l) * W + w] + w2 * HY[k + 1, (HC_Q0 + l) * W + w] + w3 * HFB[k, (HC_Q0 + l) * W + w])
@@ -2237,7 +2315,8 @@ def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY
             st_K = FST[1, (p) * W + w]
             qd = qdel[p * W + w]
             fb = fbw[w]
-            d = _law_flow(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s)
+            ex_0 = ew[(0 * P + p) * W + w]
+            d = _law_flow_x(u_x, fb, own, qd, st_rtt, st_K, p_a_pps2, p_b_per_s, p_T_s, ex_0)
             out[(0 * P + p) * W + w] = d[0]
     for l in range(L):
         C_l = C[l]
