@@ -131,7 +131,7 @@ def test_numpy_sent_load_reads_the_queue_at_the_sending_time():
     y[s.layout["queue"].sl] = 50.0  # full: drop-tail reads the load
     Wd = np.array([300.0, 700.0])  # delayed windows of the flows on the link, in the arrival lookup's order
     qd = 20.0  # the queue at the sending time
-    lg = s.layout["flow:W"].log  # Reno's window is stored as W (natural units); a log-stored window as ln W
+    lg = s.layout["flow:W"].log  # the window stored as ln W (Reno's today) or in packets
     enc, dec = (np.log, np.exp) if lg else (np.asarray, np.asarray)
     Z = []
     for name, lk in sorted(s.lk_index.items(), key=lambda kv: kv[1]):
