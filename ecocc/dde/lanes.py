@@ -740,9 +740,8 @@ def lanes_kernel_strided(first, stride, y0, t_end, rtol, atol_v, logc, max_step,
     """:func:`lanes_kernel` for the groups ``first, first + stride, ...`` (leading axis of the per-group
     arrays: ``y0``, ``orow``, ``dmin``, ``keep_s``, ``FST``, ``LST``, ``par``, ``bwd``, ``rtt``, ``counters``,
     ``reals``, ``codes``; breakpoints ``bps[bps_ptr[g]:bps_ptr[g + 1]]``; ``Dg``: the fields of ``D`` the groups
-    share).  One call per thread: neighbouring groups cost about the same (the caller orders them by delays),
-    so striding balances the threads, and the arguments are converted once per thread rather than once per
-    group."""
+    share).  The caller (``engine._run_groups``) runs one group per call, ``first = g``, ``stride = G``, each
+    thread taking the next group left: groups differ in cost, and that keeps the threads busy to the end."""
     P, Lg, fps, pl, lptr, lflows, start, stop, C, ctimes, ctable = Dg
     W = LANES
     for g in range(first, y0.shape[0], stride):
