@@ -252,15 +252,18 @@ def _held_links(q, t, t_end, window, buffer_pkts, thr):
     return (ql.max(axis=-2) <= thr) | (ql.min(axis=-2) >= np.asarray(buffer_pkts, float) - thr)
 
 
-def _held_rate_swing(t, rate, held, link_flows, t_end, window):
-    """The largest peak-to-peak swing over the last ``window`` seconds of the sending rate (packets/s, ``rate``:
-    ``(time, flow)``) of a flow that crosses a link in ``held`` (``(link,)`` bool; ``link_flows``: ``(link,
-    flow)`` bool incidence); NaN when no link is held."""
-    flows = np.asarray(link_flows)[np.asarray(held, bool)].any(axis=0)
-    if not flows.any():
-        return np.nan
-    r = np.asarray(rate)[_last_window(t, t_end, window)][:, flows]
-    return float((r.max(axis=0) - r.min(axis=0)).max())
+def _held_rate_swing(flow_swing, held, link_flows):
+    """The largest peak-to-peak swing (packets/s) of the sending rate of a flow that crosses a link in ``held``,
+    from the flows' swings over the last window ``flow_swing`` (``(..., flow)``), ``held`` (``(..., link)`` bool)
+    and ``link_flows`` (``(link, flow)`` bool incidence); NaN where no link is held."""
+    flows = (np.asarray(held, bool)[..., :, None] & np.asarray(link_flows, bool)).any(axis=-2)
+    return np.where(flows.any(axis=-1), np.where(flows, flow_swing, -np.inf).max(axis=-1), np.nan)
+
+
+def _rate_swing(t, rate, t_end, window):
+    """Per flow, the peak-to-peak swing of ``rate`` (``(time, flow)``, packets/s) over the last ``window`` seconds."""
+    r = np.asarray(rate)[_last_window(t, t_end, window)]
+    return r.max(axis=0) - r.min(axis=0)
 
 
 #: codes of ``regime`` in :func:`simulate_map` (NetCDF ``flag_values``/``flag_meanings``)
@@ -729,17 +732,21 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 qs = out[..., n_fc:]
                 swing[sl], qmean[sl], rate[sl] = _window_stats(t_eval, qs, t_end, window, rtol)
                 held = _held_links(qs, t_eval, t_end, window, bounds[sl], thr)
+                fsw = np.zeros((sl.size, link_flows.shape[1]))  # the flows' rate swings, where ``done``
+                done = np.zeros(sl.size, bool)
                 for j, b in enumerate(sl):  # the rates only where a flat queue sat at a bound
                     if st[j].value == "success" and held[j].any() and (swing[b] < thr).all():
                         i_s = member_system[b]
                         sysm = systems[i_s]
                         if i_s not in act_last:  # the flows' activity over the last window, once per system
                             act_last[i_s] = active_mask(sysm.a, t_last)
-                        # the last window's samples only (the swing reads no other; the rates are per sample: 1.2 s
-                        # -> 0.6 s of Python for a 100 x 100 XCP map, all of whose points hold the queue empty); the
-                        # flow blocks lead the layout, so the sampled columns index like the state's
+                        # the last window's samples only (the swing reads no other; the rates are per sample): the
+                        # main thread's CPU time in a 100 x 100 XCP map, whose points all hold the queue empty,
+                        # 1.5-1.9 s -> 1.1-1.3 s (time.thread_time, 2 runs each); the flow blocks lead the layout, so
+                        # the sampled columns index like the state's
                         r = flow_rates(sysm, flow_values(sysm, out[j, k_last:]), qs[j, k_last:], act_last[i_s], per[b])
-                        held_swing[b] = _held_rate_swing(t_last, r, held[j], link_flows, t_end, window)
+                        fsw[j], done[j] = r.max(axis=0) - r.min(axis=0), True
+                held_swing[sl[done]] = _held_rate_swing(fsw[done], held[done], link_flows)
                 status[sl] = [s.value for s in st]
                 n_steps[sl] = cnt[:, 0]
                 i0 += per_call
@@ -761,7 +768,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                 swing[b], qmean[b], rate[b] = _window_stats(tr.t_s, tr.queue_pkts, t_end, window, rtol)
                 held = _held_links(tr.queue_pkts, tr.t_s, t_end, window, bounds[b], thr)
                 if tr.ok and held.any() and (swing[b] < thr).all():
-                    held_swing[b] = _held_rate_swing(tr.t_s, tr.rate_pps, held, link_flows, t_end, window)
+                    held_swing[b] = _held_rate_swing(_rate_swing(tr.t_s, tr.rate_pps, t_end, window), held, link_flows)
                 status[b], n_steps[b] = tr.status.value, tr.solver["n_steps"]
                 if bar is not None:
                     bar.update(1)
