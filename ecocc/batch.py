@@ -742,7 +742,7 @@ def simulate_map(network, model="aecp", x_name="alpha_per_s", x_values=(0.5, 1.0
                             act_last[i_s] = active_mask(sysm.a, t_last)
                         # the last window's samples only (the swing reads no other; the rates are per sample): the
                         # main thread's CPU time in a 100 x 100 XCP map, whose points all hold the queue empty,
-                        # 1.5-1.9 s -> 1.1-1.3 s (time.thread_time, 2 runs each); the flow blocks lead the layout, so
+                        # 1.5-1.9 s -> 1.1-1.3 s (time.thread_time, 4 runs each); the flow blocks lead the layout, so
                         # the sampled columns index like the state's
                         r = flow_rates(sysm, flow_values(sysm, out[j, k_last:]), qs[j, k_last:], act_last[i_s], per[b])
                         fsw[j], done[j] = r.max(axis=0) - r.min(axis=0), True

@@ -198,3 +198,28 @@ def test_map_at_a_loose_tolerance_ends():
         q = tr.queue_pkts[tr.t_s >= 50.0 - 1e-9, 0]
         assert ds["queue_mean_pkts"].values[0, i, 0] == pytest.approx(q.mean(), rel=0.02)
         assert ds["queue_swing_pkts"].values[0, i, 0] == pytest.approx(np.ptp(q), rel=0.02)
+
+
+def test_run_groups_runs_each_group_once_and_stops_on_an_error(monkeypatch):
+    """engine._run_groups: every group exactly once, each with stride G (the group alone); after a group raises, no
+    thread starts another and the exception reaches the caller."""
+    import threading
+    from ecocc.dde import engine
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "2")
+    seen, lock = [], threading.Lock()
+
+    def run(first, stride, tag):
+        with lock:
+            seen.append((first, stride, tag))
+    engine._run_groups(run, 37, ["x"])
+    assert sorted(seen) == [(g, 37, "x") for g in range(37)]
+    seen.clear()
+
+    def failing(first, stride):
+        with lock:
+            seen.append(first)
+        if first == 3:
+            raise ValueError("group 3")
+    with pytest.raises(ValueError, match="group 3"):
+        engine._run_groups(failing, 1000, [])
+    assert 3 in seen and len(seen) < 1000

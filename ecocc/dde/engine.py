@@ -646,21 +646,32 @@ def _run_groups(run, G, args):
     result depends only on its members, so the numbers do not depend on which thread ran which group.  Taking
     groups one at a time balances the threads where their costs differ: a 100 x 100 XCP map kept its two threads
     busy 1.90x the pool's wall time when each took every other group, 1.99x this way (one run each, 2 cores); a
-    call costs about 2 us of dispatch (measured on an empty call), the kernels run without the GIL."""
+    call costs about 2 us of dispatch (measured on an empty call), the kernels run without the GIL.  On an
+    exception in the caller (Ctrl-C) or in a thread, no thread starts another group: the groups running finish
+    (a kernel cannot be stopped), then the exception propagates."""
     import itertools
     from concurrent.futures import ThreadPoolExecutor  # here: its import (logging, threading) costs a run ~5 ms
     nxt = itertools.count()  # next() on a count is atomic under the GIL
+    stop = []
 
     def worker(_):
         for g in iter(nxt.__next__, None):
-            if g >= G:
+            if g >= G or stop:
                 return
-            run(g, G, *args)
+            try:
+                run(g, G, *args)
+            except BaseException:
+                stop.append(True)
+                raise
 
     nt = min(_n_threads(), G)
     with ThreadPoolExecutor(max_workers=nt) as pool:
-        for _ in pool.map(worker, range(nt)):  # re-raises a thread's exception
-            pass
+        try:
+            for _ in pool.map(worker, range(nt)):  # re-raises a thread's exception
+                pass
+        except BaseException:
+            stop.append(True)
+            raise
 
 
 def _n_threads() -> int:
