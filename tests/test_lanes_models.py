@@ -117,8 +117,9 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
     _check_accuracy(name, scale, kinks=False)
 
 
-#: the models whose lock-step kernel has the kinks code (codegen: RED's thresholds, a signal linear in the queue)
-KINK_MODELS = ["fast", "hstcp", "petcp", "reno", "stcp"]
+#: the models whose lock-step kernel has the kinks code (codegen: RED's thresholds, a signal linear in the queue,
+#: XCP's switching functions of the delayed load)
+KINK_MODELS = ["fast", "hstcp", "petcp", "reno", "stcp", "xcp"]
 
 
 @pytest.mark.parametrize("name", KINK_MODELS)
@@ -140,6 +141,35 @@ def test_kink_models_are_the_generated_ones():
         m = get_model(name)
         src = codegen.generate(NetworkSystem(m, net, m.make_params(), 1.0)).source
         assert ("KINKS = True" in src) == (name in KINK_MODELS), name
+
+
+def test_load_switches_are_xcp_feedback_and_shuffling():
+    """The switching functions of the signal in its delayed load (``codegen._load_switches``): XCP's aggregate
+    feedback ``phi = alpha d (C - y) - beta q`` (the sign of ``phi`` and ``|phi|``, one function) and its shuffled
+    traffic ``gamma y d - |phi|``, derived from the law (Katabi et al. 2002, Section 3.5); none for a model whose
+    signal is smooth in the load (AECP) or whose kinks are queue levels (RED Reno)."""
+    import sympy as sp
+    from ecocc.dde import codegen
+    net = _network()
+    for name in MODELS:
+        m = get_model(name)
+        sysm = NetworkSystem(m, net, m.make_params(), 1.0)
+        sws = codegen._load_switches(codegen.Laws(m, sysm.P, list(sysm.st), list(sysm.lst)))
+        if name != "xcp":
+            assert sws == [], name
+            continue
+        lw = codegen.Laws(m, sysm.P, list(sysm.st), list(sysm.lst))
+        p = {s.name: s for s in lw.par}
+        d = next(s for s in lw.ls if s.name == "ls_d")
+        phi = p["p_alpha"] * d * (lw.CC - lw.yy) - p["p_beta"] * lw.qq
+        assert len(sws) == 2
+        assert any(sp.simplify(g / phi).free_symbols == set() for g in sws)
+        shuffle = p["p_shuffle"] * lw.yy * d - sp.Abs(phi)
+        g = next(g for g in sws if sp.simplify(g / phi).free_symbols)
+        vals = {lw.CC: 15000.0, d: 0.2, p["p_alpha"]: 0.4, p["p_beta"]: 0.226, p["p_shuffle"]: 0.1}
+        for y, q in ((14000.0, 0.0), (15500.0, 30.0), (16000.0, 0.0), (100.0, 5.0)):
+            v = {**vals, lw.yy: y, lw.qq: q}
+            assert abs(float(g.subs(v)) + float(shuffle.subs(v))) < 1e-9 or abs(float(g.subs(v)) - float(shuffle.subs(v))) < 1e-9
 
 
 def _check_accuracy(name, scale, kinks):

@@ -51,7 +51,7 @@ def test_shipped_index_holds_the_sent_entries_where_the_readings_coincide():
 #: the lock-step group width of every registry model the generated kernels serve (measured: aot.LANES_MODEL,
 #: docs/notes/mapwidth.md; else LANES, or LANES_KINKS for a model whose queue kinks are breakpoints)
 WIDTHS = {"aecp": 8, "aecp (r0_pps set)": 8, "cltcp": 8, "cltcp (r0_pps set)": 8, "petcp": 4, "symbiosis": 8,
-          "reno": 4, "hstcp": 1, "stcp": 2, "fast": 4, "xcp": 8}
+          "reno": 4, "hstcp": 1, "stcp": 2, "fast": 4, "xcp": 4}
 
 
 def test_lane_widths_table_is_model_to_width():

@@ -1181,7 +1181,38 @@ def _lanes_count(kinks=False, model=None) -> int:
 
 def _has_kinks(lw, q_used) -> bool:
     """Whether the lock-step kernel's kinks code is compiled in for these laws (``KINKS``, :func:`_kinks_code`)."""
-    return bool(_queue_levels(lw)) or (bool(q_used) and _linear_in(lw.signal, lw.qq))
+    return bool(_queue_levels(lw)) or (bool(q_used) and _linear_in(lw.signal, lw.qq)) or bool(_load_switches(lw))
+
+
+def _load_switches(lw):
+    """The switching functions of the link signal in its delayed load: for every ``Min``/``Max`` of the signal the
+    differences of its arguments, for every ``Abs`` its argument, that read the load ``yy`` and otherwise only the
+    queue, the capacity, parameters and link fields (not a pair's values: the flow's own rate, a count of flows).
+    The signal kinks where one changes sign, at the link's own time; each flow reads it one backward delay later
+    (XCP's ``phi`` and its shuffled traffic ``max(0, gamma y d - |phi|)``).  A model whose signal has queue levels
+    (:func:`_queue_levels`) is left to them.
+
+    Returns
+    -------
+    list of sympy.Expr
+        In a fixed order, without repeats (``g`` and ``-g`` are one).
+    """
+    import sympy as sp
+    sig = lw.signal
+    if sig is None or lw.yy not in sig.free_symbols or _queue_levels(lw):
+        return []
+    allowed = set(lw.par) | set(lw.ls) | {lw.CC, lw.qq, lw.yy}
+    diffs = [a.args[0] for a in sig.atoms(sp.Abs)]
+    for f in sig.atoms(sp.Min, sp.Max):
+        args = list(f.args)
+        diffs += [args[i] - args[j] for i in range(len(args)) for j in range(i + 1, len(args))]
+    out = []
+    for d in diffs:
+        if lw.yy not in d.free_symbols or not d.free_symbols <= allowed or d.free_symbols == {lw.yy}:
+            continue
+        if all(sp.simplify(d / o).free_symbols for o in out):  # a constant ratio: the same zeros
+            out.append(d)
+    return sorted(out, key=sp.default_sort_key)
 
 
 def _lanes_template(width=None) -> str:
@@ -1332,14 +1363,16 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
     written to ``out``; returns their count), ``KINK_BOUNDS``: whether the flows see a queue's kink where it
     starts being held at 0 or at its buffer (its derivative jumps to 0), taken where the signal reads the delayed
     queue linearly (:func:`_linear_in`: PE-TCP, FAST; XCP's ``max(0, ...)`` of it not: measured, its maps took
-    more steps with them), and ``KINKS``: either (else the kernel's kinks code is left out, so the other models'
+    more steps with them), ``LANES_NSW`` and ``_model_switch(D, l, w, qq, yy, out)`` (:func:`_load_switches` at
+    queue ``qq`` and load ``yy``, their values in ``out[:n]`` and each one's sum of its terms' magnitudes in
+    ``out[n:2 n]``; returns ``n``), and ``KINKS``: any of them (else the kernel's kinks code is left out, so the other models'
     kernels are the code before it: its mere presence made a Symbiosis map 35 % slower, docs/notes/mapsreno.md)."""
     from sympy.printing.pycode import PythonCodePrinter
     pr = PythonCodePrinter(dict(fully_qualified_modules=True))
     import sympy as sp
     levs = _queue_levels(lw)
     bounds = bool(q_used) and _linear_in(lw.signal, lw.qq)
-    assert (bool(levs) or bounds) == _has_kinks(lw, q_used)
+    assert (bool(levs) or bounds or bool(_load_switches(lw))) == _has_kinks(lw, q_used)
     # the AQM drop fraction of the current queue has its kinks at the same levels (RED: the drop and the signal
     # are one probability): its queue's own derivative kinks there, located on a rejected step (KINK_NOW)
     now = False
@@ -1347,9 +1380,26 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
         dl = [e.subs(lw.C, lw.CC) for e in _drop_levels(lw)]
         # (the signal may have more: RED's band around its queue's bound, where it reads 1 - C/y, models.loss)
         now = all(any(sp.simplify(a - b) == 0 for b in levs) for a in dl)
-    r = ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
+    sws = _load_switches(lw)
+    r = ["", "", f"LANES_NSW = {len(sws)}  # the signal's switching functions of the delayed load (kinks)",
+         "", "", "@njit(cache=True, _nrt=False)",
+         "def _model_switch(D, l, w, qq, yy, out):",
+         '    """The switching functions of link ``l``\'s signal in lane ``w`` at queue ``qq`` and load ``yy``."""']
+    if sws:
+        names = {s.name for e in sws for s in e.free_symbols}
+        r += ["    C, LST, par = D[10], D[14], D[15]",
+              "    W = LANES"]
+        r += [f"    {x} = par[{i} * W + w]" for i, x in enumerate(par_args) if x in names]
+        r += [f"    ls_{k} = LST[{i}, l * W + w]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+        r += ["    CC = C[l]"] if "CC" in names else []
+        r += [f"    out[{i}] = float({pr.doprint(e)})" for i, e in enumerate(sws)]
+        # the scale of each: the sum of its terms' magnitudes
+        r += [f"    out[{len(sws) + i}] = float({pr.doprint(sp.Add(*[abs(a) for a in sp.Add.make_args(sp.expand(e))]))})"
+              for i, e in enumerate(sws)]
+    r += [f"    return {len(sws)}"]
+    r += ["", "", f"LANES_NLEV = {len(levs)}  # the queue levels where the link signal has a kink (kinks)",
          f"KINK_BOUNDS = {bounds}  # the flows see a queue's kinks at its bounds (kinks)",
-         f"KINKS = {bool(levs) or bounds}  # the lock-step kernel's kinks code is compiled in",
+         f"KINKS = {bool(levs) or bounds or bool(sws)}  # the lock-step kernel's kinks code is compiled in",
          f"KINK_NOW = {now}  # the current queue's derivative kinks at those levels too (AQM drops; kinks)", "", "",
          "@njit(cache=True, _nrt=False)",
          "def _model_levels(D, l, w, out):",

@@ -630,6 +630,14 @@ lanes no longer take exactly the single kernel's steps.  With the counters integ
 an accepted step that carried a free queue across such a level is retaken to end at the first crossing too, as the
 single-run kernels do (the lost counter integrates the drop fraction; docs/notes/redlevels.md).
 
+Where the signal kinks at a sign change of a function of the delayed load and queue (``LANES_NSW`` switching
+functions per link and lane, ``_model_switch``, generated from the signal's ``Min``/``Max``/``Abs``: XCP's
+aggregate feedback ``phi`` and its shuffled traffic ``max(0, gamma y d - |phi|)``), ``kinks`` also compares each
+function's sign at the accepted step's end (from the right-hand side's link loads at its last evaluation, the
+step's end) with the last one; a change (larger than ``SW_MIN`` of its terms) is a kink at the link's time,
+located by linear interpolation over the step, that each flow on the link sees one backward delay later.  A
+misplaced or stale one only costs steps.
+
 The group width ``LANES`` is the model's (``codegen._lanes_count``: the registry model's measured width in
 :data:`ecocc.dde.aot.LANES_MODEL`, else :data:`ecocc.dde.aot.LANES`, or :data:`ecocc.dde.aot.LANES_KINKS` for
 a model with ``KINKS``), set in the generated module in place of the import below.
@@ -650,6 +658,12 @@ from ecocc.dde.kernels import (OVERLAP_PASSES, OVERLAP_TOL, _first_crossing, _hi
 
 # overlap mode's constants and step helpers (OVERLAP_TOL, OVERLAP_PASSES: ecocc.dde.kernels) are shared with the
 # single adaptive kernel (ecocc.dde.integrator)
+#: kinks: a switching function of the signal (``LANES_NSW``) whose change over a step is below this fraction of the
+#: sum of its terms' magnitudes adds no breakpoint when it changes sign: a settled signal's switching function
+#: hovers at 0 (XCP's ``phi`` at its rest point, where the kink's size vanishes with the flows' unequal shares), and
+#: each such crossing cut the group's steps (a 100 x 100 XCP map: 3,439 steps per group without this test against
+#: 405; the same map with 1e-4 and 1e-3 within 2 % of each other, docs/notes/mapswitch.md).  Only steps are at stake
+SW_MIN = 3e-4
 #: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
 DBP_CAP = 4096
 
@@ -774,6 +788,10 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     dbn = np.zeros(1, dtype=np.int64)
     dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
     klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
+    ksw = np.empty(2 * LANES_NSW + 1)  # noqa: F821 (LANES_NSW, _model_switch: generated, codegen)
+    gsw = np.empty(LW * (LANES_NSW + 1))  # noqa: F821 (each link and lane's switching values at the last step's end)
+    gok = np.zeros(LW, dtype=np.bool_)
+    arr_ = Wk[2]  # the right-hand side's link loads at its last evaluation (the accepted step's end, FSAL)
     spow = np.empty(nd)
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
@@ -1246,6 +1264,21 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
                             dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
+        if KINKS and kinks and LANES_NSW > 0:  # noqa: F821 (a switching function of the signal changed sign)
+            for l in range(L):
+                for w in range(W):
+                    if not alive[w]:
+                        continue
+                    lw_ = l * W + w
+                    nsw = _model_switch(D, l, w, Y[YN, (iq + l) * W + w], arr_[lw_], ksw)  # noqa: F821
+                    for i_ in range(nsw):
+                        gb = ksw[i_]
+                        o_ = lw_ * (LANES_NSW + 1) + i_  # noqa: F821
+                        ga = gsw[o_]
+                        if gok[lw_] and (ga < 0.0) != (gb < 0.0) and abs(gb - ga) > SW_MIN * ksw[nsw + i_]:
+                            dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * (ga / (ga - gb)), l, t_end)
+                        gsw[o_] = gb
+                    gok[lw_] = True
         # accept: history append (prune / grow first, within max_hist_bytes), as the single kernel
         if m + 1 > HT.size:
             HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
@@ -2065,6 +2098,15 @@ def _lanes_agg_seg(t, h, Y, F, FF, n_st, Pd, half_pow, rtol, err_w, HY, HFA, HFB
 
 LANES_NEXP = 1  # the shared exponentials' slots per flow and lane
 LANES_NS = 1  # the signal's delayed link values, slots per lane
+
+
+LANES_NSW = 0  # the signal's switching functions of the delayed load (kinks)
+
+
+@njit(cache=True, _nrt=False)
+def _model_switch(D, l, w, qq, yy, out):
+    """The switching functions of link ``l``'s signal in lane ``w`` at queue ``qq`` and load ``yy``."""
+    return 0
 
 
 LANES_NLEV = 3  # the queue levels where the link signal has a kink (kinks)
