@@ -51,8 +51,9 @@ _HERE = Path(__file__).resolve().parent
 #: members per lock-step group of the lanes kernel (a compile-time constant: the lane loops are unrolled;
 #: here, not in ``lanes.py``, so that grouping the members needs no numba)
 LANES = 8
-#: the same for a model whose queue kinks are breakpoints of the shared mesh (``KINKS`` of its generated module:
-#: RED's thresholds, holds of a queue read linearly): every lane's kinks cut the group's steps, so a narrower
+#: the same for a model whose signal's kinks are breakpoints of the shared mesh (``KINKS`` of its generated module:
+#: RED's thresholds, holds of a queue read linearly, XCP's switching functions of the load): every lane's kinks cut
+#: the group's steps, so a narrower
 #: group takes fewer steps (docs/notes/mapsfast.md); a divisor of ``LANES`` (a map's blocks of ``LANES`` points
 #: then split into whole groups)
 LANES_KINKS = 4

@@ -1169,7 +1169,7 @@ def _fwd_arrival_code(m, lw, fn_rate, par_args, flow_used, static_flow, sent=Fal
 def _lanes_count(kinks=False, model=None) -> int:
     """Members per lock-step group of a model's lanes kernel: the measured width of the registry model named
     ``model`` (its entry in :data:`ecocc.dde.aot.LANES_MODEL`), else :data:`ecocc.dde.aot.LANES`, or
-    :data:`ecocc.dde.aot.LANES_KINKS` for a model whose queue kinks are breakpoints (``kinks``)."""
+    :data:`ecocc.dde.aot.LANES_KINKS` for a model whose signal's kinks are breakpoints (``kinks``)."""
     from .aot import LANES, LANES_KINKS, LANES_MODEL
     w = LANES_MODEL.get(model)
     if w is not None:

@@ -431,10 +431,20 @@ _OUTPUTS = ("out_y", "counters", "reals")
 METHODS = tuple(_TABLEAUX)
 
 
+#: the breakpoint depth (:meth:`ecocc.dde.problem.DDEProblem.breakpoints`) of the lock-step batch with ``kinks`` for
+#: the registry models where a second level was measured to save work (else the problem's own, 1).  The start-up
+#: jumps' images through a second delay are where the load a flow reads kinks (another flow's feedback has just
+#: started); all lanes of a group run one network, so they share these times.  XCP's 100 x 100 map: 5,298
+#: right-hand sides per group of 4 against 5,726 (-7.5 %).  Not for the others: their maps changed by -0.7 % to
+#: +0.7 %, and with it HSTCP's lock-step accuracy check at RTT x 0.5 failed (docs/notes/mapswitch.md)
+LANES_KINKS_DEPTH = {"xcp": 2}
+
+
 def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_steps, method="RK45",
-                 max_history_gib=DEFAULT_MAX_HISTORY_GIB, overlap=False):
-    """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints,
-    delays, output grid, the history's memory bound (``max_history_gib``, validated here), the overlap mode
+                 max_history_gib=DEFAULT_MAX_HISTORY_GIB, overlap=False, breakpoint_depth=None):
+    """The model-independent arguments of the adaptive kernels (a dict): tableau, tolerances, breakpoints
+    (propagated to ``breakpoint_depth``; None: the problem's own), delays, output grid, the history's memory bound
+    (``max_history_gib``, validated here), the overlap mode
     (``overlap``, validated here: steps longer than the smallest delay).  Every array is a
     fresh, writable, C-contiguous float64 / int64 one: one signature
     for numba's cache (a read-only view and a writable array are two numba types)."""
@@ -475,7 +485,8 @@ def _method_args(sysm, t_end, *, rtol, atol, t_eval, max_step, first_step, max_s
         y0=prob.y0, t_end=t_end, rtol=rtol, atol_v=atol_v,
         logc=prob.log_mask().astype(float),  # 1: a logarithm, its error scale atol + rtol (DDEProblem.log_components)
         max_step=float(max_step), first_step=float(first_step) if first_step else -1.0, max_steps=int(max_steps),
-        bps=sorted_unique(np.concatenate([prob.breakpoints(t_end), [t_end]])), t_eval=t_eval_arr,
+        bps=sorted_unique(np.concatenate([prob.breakpoints(t_end, depth=breakpoint_depth), [t_end]])),
+        t_eval=t_eval_arr,
         out_y=np.empty((t_eval_arr.size, n)), overlap=overlap, Cc=Cc, A=A, Bw=tab["B"], E=tab["E"], Pd=tab["P"],
         expo=-1.0 / (tab["err_order"] + 1), dmin=dmin, keep_s=1.5 * dmax + 1e-9, max_hist_bytes=max_hist_bytes,
         dcomp=dcomp, counters=np.zeros(6, dtype=np.int64), reals=np.zeros(N_REALS))
@@ -733,8 +744,10 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
     kinks : bool
         Step onto the propagated kinks of the queues (see :func:`ecocc.dde.lanes.lanes_kernel`): where a
         queue crosses a level at which its link's signal has a kink (RED's thresholds), or is held at or
-        released from a bound, every flow reading it sees the kink one backward delay later, and the shared
-        steps end there instead of straddling it (each straddling step was rejected several times).  Off:
+        released from a bound, or where a switching function of the signal in the delayed load changes sign
+        (XCP's feedback and shuffled traffic), every flow reading it sees the kink one backward delay later, and
+        the shared steps end there instead of straddling it (each straddling step was rejected several times);
+        for XCP the breakpoints also go a second delay deep (:data:`LANES_KINKS_DEPTH`).  Off:
         the single kernel's steps (with identical lanes, exactly its steps), except that a model whose AQM
         drops kink at the same queue levels (RED: Reno, HSTCP, Scalable TCP) retakes a step rejected across
         such a level at the located crossing either way (docs/notes/redkink.md).
@@ -769,7 +782,9 @@ def solve_adaptive_batch(systems, member_system, member_params, t_end, *, rtol=1
             raise InputError("engine", "numba", f"'numpy' for {why}")
     per_sys = {i: _method_args(systems[i], t_end, rtol=rtol, t_eval=t_eval, max_step=max_step, first_step=None,
                                atol=systems[i].default_atol() if atol is None else atol, max_steps=max_steps,
-                               method=method, max_history_gib=max_history_gib) for i in used}
+                               method=method, max_history_gib=max_history_gib,
+                               breakpoint_depth=LANES_KINKS_DEPTH.get(systems[i].model.name) if kinks else None)
+                for i in used}
     s0 = systems[used[0]]
     gen = codegen.generate(s0)
     W = gen.lanes  # members per group (the model's width, codegen._lanes_count)
