@@ -70,6 +70,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -785,7 +786,7 @@ class Generated:
         # brings its own; docs/notes/mapsfast.md), or the registry model's measured one (docs/notes/mapwidth.md)
         self.lanes = _lanes_count(_has_kinks(lw, q_used), m.name)
         template = ((_HERE / "integrator.py").read_text() + "\n\n# --- the lock-step method ---\n"
-                    + _lanes_template(self.lanes)
+                    + _lanes_template(self.lanes, bool(_load_switches(lw)))
                     + "\n\n# --- the fixed-step RK4 method ---\n" + (_HERE / "rk4.py").read_text())
         stamp = hashlib.sha256(b"".join((_HERE / f).read_bytes() for f in ("kernels.py", "history.py"))).hexdigest()
         # the text depends only on the laws (two models with the same laws, as AECP and CLTCP, share a module)
@@ -1215,11 +1216,17 @@ def _load_switches(lw):
     return sorted(out, key=sp.default_sort_key)
 
 
-def _lanes_template(width=None) -> str:
+def _lanes_template(width=None, switches=True) -> str:
     """The lock-step template (:mod:`ecocc.dde.lanes`) without its imports that the integrator template already
     made (so the generated module has each import once); with ``width``, its ``LANES`` is that constant (the
-    model's group width) instead of :data:`ecocc.dde.aot.LANES`."""
+    model's group width) instead of :data:`ecocc.dde.aot.LANES`.  Without ``switches`` (a model whose signal has no
+    switching function of the load, :func:`_load_switches`) the lines between the ``<switches>`` marks are left
+    out: the kernel's text is then the one before they were added (their mere presence, dead code and four unused
+    arrays, made a Symbiosis map 1.09x slower in CPU, median of 10 rounds in turn; docs/notes/mapswitch.md)."""
     src = (_HERE / "lanes.py").read_text()
+    if not switches:
+        src, n = re.subn(r"\n[ ]*# <switches>.*?# </switches>\n", "\n", src, flags=re.S)
+        assert n == 2, n
     if width is None:
         return src
     imp = "from ecocc.dde.aot import LANES\n"

@@ -210,10 +210,12 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     dbn = np.zeros(1, dtype=np.int64)
     dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
     klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
+    # <switches> (lines to the closing mark are left out of a model without switching functions: codegen)
     ksw = np.empty(2 * LANES_NSW + 1)  # noqa: F821 (LANES_NSW, _model_switch: generated, codegen)
     gsw = np.empty(LW * (LANES_NSW + 1))  # noqa: F821 (each link and lane's switching values at the last step's end)
     gok = np.zeros(LW, dtype=np.bool_)
     arr_ = Wk[2]  # the right-hand side's link loads at its last evaluation (the accepted step's end, FSAL)
+    # </switches>
     spow = np.empty(nd)
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
@@ -686,6 +688,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
                             dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
+        # <switches>
         if KINKS and kinks and LANES_NSW > 0:  # noqa: F821 (a switching function of the signal changed sign)
             for l in range(L):
                 for w in range(W):
@@ -701,6 +704,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                             dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * (ga / (ga - gb)), l, t_end)
                         gsw[o_] = gb
                     gok[lw_] = True
+        # </switches>
         # accept: history append (prune / grow first, within max_hist_bytes), as the single kernel
         if m + 1 > HT.size:
             HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
