@@ -1393,12 +1393,7 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
          "def _model_switch(D, l, w, qq, yy, out):",
          '    """The switching functions of link ``l``\'s signal in lane ``w`` at queue ``qq`` and load ``yy``."""']
     if sws:
-        names = {s.name for e in sws for s in e.free_symbols}
-        r += ["    C, LST, par = D[10], D[14], D[15]",
-              "    W = LANES"]
-        r += [f"    {x} = par[{i} * W + w]" for i, x in enumerate(par_args) if x in names]
-        r += [f"    ls_{k} = LST[{i}, l * W + w]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
-        r += ["    CC = C[l]"] if "CC" in names else []
+        r += _lane_fields(sws, par_args, lst_keys)
         r += [f"    out[{i}] = float({pr.doprint(e)})" for i, e in enumerate(sws)]
         # the scale of each: the sum of its terms' magnitudes
         r += [f"    out[{len(sws) + i}] = float({pr.doprint(sp.Add(*[abs(a) for a in sp.Add.make_args(sp.expand(e))]))})"
@@ -1412,14 +1407,21 @@ def _kinks_code(lw, par_args, lst_keys, q_used):
          "def _model_levels(D, l, w, out):",
          '    """The queue levels of link ``l``\'s signal in lane ``w`` where it has a kink (ecocc.dde.codegen)."""']
     if levs:
-        names = {s.name for e in levs for s in e.free_symbols}
-        r += ["    C, LST, par = D[10], D[14], D[15]",
-              "    W = LANES"]
-        r += [f"    {x} = par[{i} * W + w]" for i, x in enumerate(par_args) if x in names]
-        r += [f"    ls_{k} = LST[{i}, l * W + w]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
-        r += ["    CC = C[l]"] if "CC" in names else []
+        r += _lane_fields(levs, par_args, lst_keys)
         r += [f"    out[{i}] = float({pr.doprint(e)})" for i, e in enumerate(levs)]
     r += [f"    return {len(levs)}"]
+    return r
+
+
+def _lane_fields(exprs, par_args, lst_keys):
+    """Source lines binding, in a generated ``f(D, l, w, ...)`` of lane ``w`` and link ``l``, the parameters
+    (``p_<name>``), link fields (``ls_<key>``) and capacity (``CC``) that ``exprs`` read."""
+    names = {s.name for e in exprs for s in e.free_symbols}
+    r = ["    C, LST, par = D[10], D[14], D[15]",
+         "    W = LANES"]
+    r += [f"    {x} = par[{i} * W + w]" for i, x in enumerate(par_args) if x in names]
+    r += [f"    ls_{k} = LST[{i}, l * W + w]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+    r += ["    CC = C[l]"] if "CC" in names else []
     return r
 
 
