@@ -223,3 +223,20 @@ def test_run_groups_runs_each_group_once_and_stops_on_an_error(monkeypatch):
     with pytest.raises(ValueError, match="group 3"):
         engine._run_groups(failing, 1000, [])
     assert 3 in seen and len(seen) < 1000
+
+
+def test_lock_step_breakpoints_go_a_second_delay_deep_where_the_table_says():
+    """engine.LANES_KINKS_DEPTH reaches the kernel's breakpoints: on RTTs of 0.05 and 0.1 s the start-up jumps' images
+    through a second delay (0.05 + 0.1 = 0.15 s, 0.1 + 0.1 = 0.2 s...) are listed at XCP's depth and not at the
+    problem's own depth 1 (which lists t0 + one delay: 0.05 and 0.1 s)."""
+    from ecocc.dde import engine
+    from ecocc.system import NetworkSystem
+    m = get_model("xcp")
+    sysm = NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1], initial_rate_pps=10.0), m.make_params(), 1.0)
+    kw = dict(rtol=1e-7, atol=sysm.default_atol(), t_eval=np.linspace(0.0, 1.0, 3), max_step=np.inf,
+              first_step=None, max_steps=1000)
+    own = engine._method_args(sysm, 1.0, **kw)["bps"]
+    deep = engine._method_args(sysm, 1.0, breakpoint_depth=engine.LANES_KINKS_DEPTH["xcp"], **kw)["bps"]
+    # 1e-12: the sums of two delays in floating point
+    assert np.any(np.isclose(own, 0.1, rtol=0, atol=1e-12)) and not np.any(np.isclose(own, 0.15, rtol=0, atol=1e-12))
+    assert np.any(np.isclose(deep, 0.15, rtol=0, atol=1e-12)) and np.all(np.isin(own, deep))
