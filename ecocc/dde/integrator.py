@@ -34,7 +34,8 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (OVERLAP_TOL, PREDICT_MARGIN, _absmax, _clamp, _cubic_end,  # noqa: F401
+from ecocc.dde.kernels import (OVERLAP_CAP, OVERLAP_RELAX, OVERLAP_TOL, PREDICT_MARGIN,  # noqa: F401
+                               _absmax, _clamp, _cubic_end,
                                _derivative_fit, _first_crossing, _hermite, _history_grow, _history_grow_cm,
                                _history_new, _history_new_cm, _levels_crossing, _masks, _overlap_diff, _overlap_done,
                                _overlap_extension, _overlap_first_stage, _overlap_inside, _project, _release_matters, _release_negligible,
@@ -191,6 +192,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     status = 0
     retake = False
     rej_step = False  # an attempt of the current step was rejected
+    h_ov = np.inf  # overlap: the bound on the step after passes that did not settle (OVERLAP_CAP)
     # where the attempts go (counters[6:11] when the caller passes 11 counters: a measurement's, not the engine's)
     n_att = 0
     n_retake = 0
@@ -204,7 +206,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         next_bp = bps[ip] if ip < bps.size else t_end
         hmin = 16 * eps * max(1.0, abs(t))
         # overlap: steps may be longer than the smallest delay (delayed values inside the step: passes below)
-        h = min(h, max_step) if overlap else min(h, max_step, dmin)
+        h = min(h, max_step, h_ov) if overlap else min(h, max_step, dmin)
         hit_bp = False
         if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
             h = next_bp - t
@@ -313,7 +315,8 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
             _model_hist_seg(t, h, y, y_new, f, K[n_st], HY, HFA, HFB, m - 1, nh, D)
             n_pass += 1
         if overlapping and diff > OVERLAP_TOL:
-            # the passes did not settle: a shorter step (as the lock-step kernel)
+            # the passes did not settle: a shorter step (as the lock-step kernel), and the next ones shorter too
+            h_ov = OVERLAP_CAP * h
             n_rej += 1
             rej_step = True
             h *= 0.5
@@ -482,6 +485,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 _project(out_y[ie], iq, iq + L, iq + 3 * L, L, buf)
                 ie += 1
         n_steps += 1
+        h_ov *= OVERLAP_RELAX  # overlap: the bound after unsettled passes grows back (OVERLAP_CAP)
         hmin_seen = min(hmin_seen, h)
         hmax_seen = max(hmax_seen, h)
         t_prev = t

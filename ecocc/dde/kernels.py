@@ -23,6 +23,15 @@ from .history import (PREDICT_MARGIN, cubic_end, derivative_fit, first_crossing,
 #: without that, the step is halved
 OVERLAP_TOL = 0.1
 OVERLAP_PASSES = 8
+#: overlap mode: after a step whose passes did not settle, the later steps are at most OVERLAP_CAP of it, a bound
+#: that grows by OVERLAP_RELAX per accepted step (back to the failed step's length after 35 steps).  The passes
+#: converge like a fixed-point iteration whose contraction grows with the step: without the bound the step
+#: controller grew the step straight back and the passes failed again, 21.8 times per lock-step group of a 40 x 40
+#: XCP map, each failure 8 passes.  Right-hand sides per group of that map: 5,609 without, 4,622 with these values
+#: (a bound that never grows: 4,464, but FAST's map then took 5,277 against 3,633, its first failure binding it for
+#: the rest of the run; with these values FAST's map is unchanged); docs/notes/mappost.md.
+OVERLAP_CAP = 0.5
+OVERLAP_RELAX = 1.02
 
 
 @njit(cache=True, inline="always")

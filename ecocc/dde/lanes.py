@@ -74,7 +74,8 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (OVERLAP_PASSES, OVERLAP_TOL, _first_crossing, _history_grow,  # noqa: F401
+from ecocc.dde.kernels import (OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERLAP_TOL,  # noqa: F401
+                               _first_crossing, _history_grow,
                                _history_new, _index_at, _levels_crossing, _overlap_done, _overlap_first_stage, _overlap_inside,
                                _release_matters, _segment_at, _shift_segments, _tiny)
 
@@ -152,7 +153,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     the step being taken is then predicted by extrapolating the last history segment and corrected with
     the step's own continuous extension, pass after pass, until the step's end values of two passes
     differ by at most ``OVERLAP_TOL`` of the error tolerance (at most ``OVERLAP_PASSES`` passes, else the
-    step is halved and retaken).  Without it, steps never exceed ``dmin`` and no delayed value is
+    step is halved and retaken, and the later steps are bounded by ``OVERLAP_CAP`` of the one that failed, a bound
+    that grows by ``OVERLAP_RELAX`` per accepted step).  Without it, steps never exceed ``dmin`` and no delayed value is
     extrapolated (the generated adaptive kernel's method).
 
     ``kinks``: breakpoints where a queue's kink reaches the flows (module docstring; only where the generated
@@ -220,6 +222,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     vacc = np.empty(W)
     QV = np.zeros((nd, nhW))  # overlap: continuous-extension coefficients of the history in the step taken
     n_pass = 0  # overlap: the pass of the step being taken (0: delayed values in the step extrapolated)
+    h_ov = np.inf  # overlap: the bound on the step after passes that did not settle (OVERLAP_CAP)
     t_cur, h_cur = t0, 1.0
 
     # Helpers as closures: numba inlines them with the arrays they use taken from this scope, so no array is
@@ -420,7 +423,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             if KINKS and dnext < next_bp:  # noqa: F821
                 next_bp = dnext
             hmin = 16 * eps * max(1.0, abs(t))
-            h = min(h, max_step) if overlap else min(h, max_step, dmin)
+            h = min(h, max_step, h_ov) if overlap else min(h, max_step, dmin)
             hit_bp = False
             if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
                 h = next_bp - t
@@ -484,6 +487,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                             QV[jd, c * W + w] = acc[w]
                 n_pass += 1
             if overlapping and n_pass + 1 >= OVERLAP_PASSES and diff > OVERLAP_TOL:
+                h_ov = OVERLAP_CAP * h  # the passes did not settle: the next steps shorter (OVERLAP_CAP)
                 n_rej += 1
                 rej_step = True
                 h *= 0.5
@@ -746,6 +750,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     out_y[orow[w], ie, c] = v
             ie += 1
         n_steps += 1
+        h_ov *= OVERLAP_RELAX  # overlap: the bound after unsettled passes grows back (OVERLAP_CAP)
         hmin_seen = min(hmin_seen, h)
         hmax_seen = max(hmax_seen, h)
         t_prev = t
