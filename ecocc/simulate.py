@@ -146,7 +146,9 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         step is capped by it, the method of steps of both engines).  A delayed value inside the step being
         taken is predicted by extrapolating the last history segment, then corrected with the step's own
         continuous extension pass after pass until two passes agree to a tenth of the tolerance (else the
-        step is halved): the lock-step map kernel's overlap mode (:func:`ecocc.dde.engine.solve_adaptive`).
+        step is halved, and the later steps are bounded by half the failed one, a bound that grows by 2 % per
+        accepted step: ``OVERLAP_CAP``, ``OVERLAP_RELAX`` in :mod:`ecocc.dde.kernels`): the lock-step map
+        kernel's overlap mode (:func:`ecocc.dde.engine.solve_adaptive`).
         Fewer steps where the smallest delay, not the dynamics, limits them (small RTTs; calm periods of
         networks with short and long paths); see docs/notes/overlap1.md.
     protocols : dict, optional

@@ -313,7 +313,18 @@ def rhs_variants(lines):
     evaluations: 0.127 s against 0.073 s; docs/notes/overlap1.md) though it never ran there.  ``_model_rhs`` is
     ``forceinline`` (LLVM alwaysinline) and ``_model_rhs_cur`` not: with the second callee in the kernel,
     ``numba.pycc`` (the install-time build) stopped inlining ``_model_rhs`` and ran 2.4x slower than the JIT
-    (``benchmarks/aot_vs_jit.py``)."""
+    (``benchmarks/aot_vs_jit.py``).
+
+    Parameters
+    ----------
+    lines : list of str
+        The generated source lines of ``_model_rhs``, its overlap-only lines ending with the tag ``OV``.
+
+    Returns
+    -------
+    list of str
+        The source lines of both functions, ``_model_rhs`` first.
+    """
     plain = [c for c in lines if not c.endswith(OV)]
     cur = [c.replace(OV, "") for c in lines]
     i = next(k for k, c in enumerate(cur) if c.startswith("def _model_rhs("))

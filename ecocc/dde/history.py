@@ -304,7 +304,18 @@ class HistoryLimit(Exception):
 
 
 def node_bytes(ncols: int) -> int:
-    """Bytes of one stored history node of ``ncols`` columns: its time, its values and the two derivatives."""
+    """Bytes of one stored history node of ``ncols`` columns: its time, its values and the two derivatives.
+
+    Parameters
+    ----------
+    ncols : int
+        Stored columns (state components kept in the history).
+
+    Returns
+    -------
+    int
+        Bytes (float64 throughout).
+    """
     return 8 * (1 + 3 * int(ncols))
 
 

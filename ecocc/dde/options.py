@@ -256,7 +256,18 @@ def max_history_gib(value, field="max_history_gib") -> float:
 
 
 def history_bytes(gib) -> float:
-    """A history bound in GiB as bytes (a float: ``inf`` stays ``inf``)."""
+    """A history bound in GiB as bytes (a float: ``inf`` stays ``inf``).
+
+    Parameters
+    ----------
+    gib : float
+        The bound, GiB (2**30 bytes), already validated (> 0 or ``inf``).
+
+    Returns
+    -------
+    float
+        Bytes.
+    """
     return float(gib) * 2.0 ** 30
 
 

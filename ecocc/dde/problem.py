@@ -147,13 +147,25 @@ class Lookup:
                              "finite delays in seconds >= 0")
 
     def positive_delays(self) -> np.ndarray:
-        """The distinct delays > 0 of the entries (flattened over a batch), sorted (seconds)."""
+        """The distinct delays > 0 of the entries (flattened over a batch), sorted.
+
+        Returns
+        -------
+        numpy.ndarray
+            Seconds, ascending.
+        """
         d = np.ravel(self.delays)
         return sorted_unique(d[d > 0])
 
     def delayed_comps(self) -> np.ndarray | None:
         """The components of the entries read through a positive delay (repeats allowed), or None for batch
-        delays ``(B, m)`` (:meth:`DDEProblem.delayed_checked` leaves those lookups out)."""
+        delays ``(B, m)`` (:meth:`DDEProblem.delayed_checked` leaves those lookups out).
+
+        Returns
+        -------
+        numpy.ndarray of int or None
+            State indices.
+        """
         if np.ndim(self.delays) != 1:
             return None
         return self.comps[np.asarray(self.delays, dtype=float).reshape(-1) > 0]
@@ -216,13 +228,25 @@ class LazyLookup:
         self._entries().delays = np.asarray(value, dtype=float)
 
     def positive_delays(self) -> np.ndarray:
-        """:meth:`Lookup.positive_delays`, without building the entries (until they are built)."""
+        """:meth:`Lookup.positive_delays`, without building the entries (until they are built).
+
+        Returns
+        -------
+        numpy.ndarray
+            Seconds, ascending.
+        """
         if self._lk is not None:
             return self._lk.positive_delays()
         return np.asarray(self._pd(), dtype=float)
 
     def delayed_comps(self) -> np.ndarray | None:
-        """:meth:`Lookup.delayed_comps`, without building the entries (until they are built)."""
+        """:meth:`Lookup.delayed_comps`, without building the entries (until they are built).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            State indices.
+        """
         if self._lk is not None:
             return self._lk.delayed_comps()
         return np.asarray(self._dc(), dtype=np.int64)
