@@ -1273,15 +1273,26 @@ def _shared_exps(rate_src, flow_src, names):
             and set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", a)) <= set(names)]
 
 
+#: the normal positive doubles: within them ``1 / ex`` is finite and normal, as ``exp(-a)`` is
+_NORMAL_LO, _NORMAL_HI = 2.2250738585072014e-308, 1.7976931348623157e+308
+
+
 def _with_exps(src, name, shared):
     """``src`` (a law's function, :func:`_function`) renamed ``name``, taking the shared exponentials ``ex_i``
-    as further arguments in place of their calls."""
+    as further arguments in place of their calls.  Where ``ex_i`` is the exponential of a name ``a`` (a flow's
+    log-stored state), ``exp(-a)`` becomes ``1 / ex_i`` too (a division for an exponential: the two differ
+    by a rounding or two), outside the normal doubles ``exp(-a)`` as before (an underflowed ``ex_i`` of 0 is
+    no division by zero)."""
+    import re
     out = list(src)
     out[3] = out[3].replace(src[3][4:src[3].index("(")], name, 1)
     out[3] = out[3][:-2] + "".join(f", ex_{i}" for i in range(len(shared))) + "):"
     for k in range(4, len(out)):
         for i, a in enumerate(shared):
             out[k] = out[k].replace(f"math.exp({a})", f"ex_{i}")
+            if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", a):
+                out[k] = out[k].replace(f"math.exp(-{a})", f"(1.0/ex_{i} if {_NORMAL_LO!r} < ex_{i} < {_NORMAL_HI!r} "
+                                                            f"else math.exp(-{a}))")
     return out
 
 
@@ -1478,9 +1489,12 @@ def _lanes_rhs(m, lw, nF, nL, par_args, fn_rate, fn_sig, fn_flow, hc, uses_y, us
     # nothing, and numba's reference counting of its ~30 array arguments (the tuples D and Wk unpacked included)
     # was an incref and a decref per array and call, 13 % of a Symbiosis map (docs/notes/mapsym.md)
     r += ["", "", "@njit(cache=True, _nrt=False, forceinline=True)",
-         "def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,",
-         "                     h_cur, QV, yc):",
-         '    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters\' derivatives only if ``full``."""',
+         "def _model_rhs_lanes(s, nud, YA, yr, sat_lo, sat_hi, FA, fr, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,",
+         "                     t_cur, h_cur, QV, ycr):",
+         '    """_model_rhs for LANES lanes (ecocc.dde.codegen): the state ``YA[yr]``, the derivative into ``FA[fr]``,',
+         "    the step's start ``YA[ycr]``; the counters' derivatives only if ``full``.  The rows are taken here, where",
+         '    nothing is reference-counted (a row view made by the caller cost an incref and a decref per call)."""',
+         "    y, out, yc = YA[yr], FA[fr], YA[ycr]",
          "    P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D",
          "    qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk",
          "    W = LANES",

@@ -354,8 +354,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     if not anyc:
                         break
                 fr = FTMP  # the lanes whose masks changed re-evaluate with the new masks
-            _model_rhs_lanes(t, nud, Y[YY], sat_lo, sat_hi, F[fr], full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
-                             n_pass, t_cur, h_cur, QV, Y[YY])
+            _model_rhs_lanes(t, nud, Y, YY, sat_lo, sat_hi, F, fr, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
+                             n_pass, t_cur, h_cur, QV, YY)
             nfev += 1
             if rep == 1:
                 for q in range(n):
@@ -457,8 +457,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         if a_ != 0.0:
                             for k in range(m_int):
                                 Y[yr, k] += a_ * F[s_, k]
-                    _model_rhs_lanes(s_t, nud, Y[yr], sat_lo, sat_hi, F[i], full, D, Wk, t0, y0, HT, HY, HFA, HFB,
-                                     m, n_pass, t_cur, h_cur, QV, Y[YY])
+                    _model_rhs_lanes(s_t, nud, Y, yr, sat_lo, sat_hi, F, i, full, D, Wk, t0, y0, HT, HY, HFA, HFB,
+                                     m, n_pass, t_cur, h_cur, QV, YY)
                     nfev += 1
                     if i == n_st:  # unclamped: the derivative at the step's end if it is accepted
                         for k in range(nW):

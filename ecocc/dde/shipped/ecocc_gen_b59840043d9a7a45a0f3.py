@@ -930,8 +930,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     if not anyc:
                         break
                 fr = FTMP  # the lanes whose masks changed re-evaluate with the new masks
-            _model_rhs_lanes(t, nud, Y[YY], sat_lo, sat_hi, F[fr], full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
-                             n_pass, t_cur, h_cur, QV, Y[YY])
+            _model_rhs_lanes(t, nud, Y, YY, sat_lo, sat_hi, F, fr, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m,
+                             n_pass, t_cur, h_cur, QV, YY)
             nfev += 1
             if rep == 1:
                 for q in range(n):
@@ -1033,8 +1033,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         if a_ != 0.0:
                             for k in range(m_int):
                                 Y[yr, k] += a_ * F[s_, k]
-                    _model_rhs_lanes(s_t, nud, Y[yr], sat_lo, sat_hi, F[i], full, D, Wk, t0, y0, HT, HY, HFA, HFB,
-                                     m, n_pass, t_cur, h_cur, QV, Y[YY])
+                    _model_rhs_lanes(s_t, nud, Y, yr, sat_lo, sat_hi, F, i, full, D, Wk, t0, y0, HT, HY, HFA, HFB,
+                                     m, n_pass, t_cur, h_cur, QV, YY)
                     nfev += 1
                     if i == n_st:  # unclamped: the derivative at the step's end if it is accepted
                         for k in range(nW):
@@ -1830,9 +1830,12 @@ def _model_levels(D, l, w, out):
 
 
 @njit(cache=True, _nrt=False, forceinline=True)
-def _model_rhs_lanes(s, nud, y, sat_lo, sat_hi, out, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur,
-                     h_cur, QV, yc):
-    """_model_rhs for LANES lanes (ecocc.dde.codegen); the counters' derivatives only if ``full``."""
+def _model_rhs_lanes(s, nud, YA, yr, sat_lo, sat_hi, FA, fr, full, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass,
+                     t_cur, h_cur, QV, ycr):
+    """_model_rhs for LANES lanes (ecocc.dde.codegen): the state ``YA[yr]``, the derivative into ``FA[fr]``,
+    the step's start ``YA[ycr]``; the counters' derivatives only if ``full``.  The rows are taken here, where
+    nothing is reference-counted (a row view made by the caller cost an incref and a decref per call)."""
+    y, out, yc = YA[yr], FA[fr], YA[ycr]
     P, L, fps, pl, bwd, rtt, lptr, lflows, start, stop, C, ctimes, ctable, FST, LST, par = D
     qdel, rate, arrival, kcur, kown, fbw, ext, ew, ownw, yyw, sw = Wk
     W = LANES
