@@ -1273,26 +1273,15 @@ def _shared_exps(rate_src, flow_src, names):
             and set(re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", a)) <= set(names)]
 
 
-#: the normal positive doubles: within them ``1 / ex`` is finite and normal, as ``exp(-a)`` is
-_NORMAL_LO, _NORMAL_HI = 2.2250738585072014e-308, 1.7976931348623157e+308
-
-
 def _with_exps(src, name, shared):
     """``src`` (a law's function, :func:`_function`) renamed ``name``, taking the shared exponentials ``ex_i``
-    as further arguments in place of their calls.  Where ``ex_i`` is the exponential of a name ``a`` (a flow's
-    log-stored state), ``exp(-a)`` becomes ``1 / ex_i`` too (a division for an exponential: the two differ
-    by a rounding or two), outside the normal doubles ``exp(-a)`` as before (an underflowed ``ex_i`` of 0 is
-    no division by zero)."""
-    import re
+    as further arguments in place of their calls."""
     out = list(src)
     out[3] = out[3].replace(src[3][4:src[3].index("(")], name, 1)
     out[3] = out[3][:-2] + "".join(f", ex_{i}" for i in range(len(shared))) + "):"
     for k in range(4, len(out)):
         for i, a in enumerate(shared):
             out[k] = out[k].replace(f"math.exp({a})", f"ex_{i}")
-            if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", a):
-                out[k] = out[k].replace(f"math.exp(-{a})", f"(1.0/ex_{i} if {_NORMAL_LO!r} < ex_{i} < {_NORMAL_HI!r} "
-                                                            f"else math.exp(-{a}))")
     return out
 
 

@@ -823,7 +823,7 @@ def _m1_rate_x(u_W, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_re
 
 @njit(cache=True)
 def _m1_flow_x(u_W, fb, own, qd, st_rtt, st_K, p_red_min_th_pkts, p_red_max_th_pkts, p_red_p_max, ex_0):
-    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*(1.0/ex_0 if 2.2250738585072014e-308 < ex_0 < 1.7976931348623157e+308 else math.exp(-u_W))/(qd + st_rtt)),)
+    return (float(-(0.5*ex_0*min(1.0, fb*own) - 1.0)*math.exp(-u_W)/(qd + st_rtt)),)
 
 
 @njit(cache=True)
