@@ -23,10 +23,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-from models_bench import _case  # noqa: E402
+from models_bench import _case, ecocc_simulate  # noqa: E402
 from reno_accuracy import NEAR_RTOLS  # noqa: E402
 
-from ecocc import dumbbell, simulate  # noqa: E402
 from ecocc.store import atomic_write_text  # noqa: E402
 
 MODELS = ("aecp", "cltcp", "petcp", "symbiosis", "reno", "symbiosis+reno")
@@ -36,14 +35,10 @@ RTOLS = sorted({round(float(r), 12) for r in np.linspace(0.7e-7, 1.5e-7, 17)} | 
 
 
 def _samples(case, rtol, atol):
-    buf = case["buffer_pkts"]
-    net = dumbbell(case["capacity_pps"], case["rtts_s"], buffer_pkts=float("inf") if buf is None else buf,
-                   protocols=case.get("protocols"))
-    tr = simulate(net, case["model"], t_end_s=T_END, rtol=rtol, atol=atol, protocols=case.get("members"))
+    tr, S, q = ecocc_simulate(dict(case, rtol=rtol, atol=atol))
     if tr.status.value != "success":
         raise RuntimeError(f"{case['model']} at rtol {rtol:g}: {tr.status.value} ({tr.message})")
-    t = np.asarray(case["t_out_s"])
-    return np.interp(t, tr.t_s, tr.rate_pps.sum(axis=1)), np.interp(t, tr.t_s, tr.queue_pkts[:, 0])
+    return S, q
 
 
 def _commit():
@@ -53,8 +48,8 @@ def _commit():
 
 
 def spread(model):
-    """Errors (aggregate rate relative, queue packets) at the default rtol and at NEAR_RTOLS, for ``model``."""
-    case = _case(model, 4, T_END, 1e-7, None)
+    """``(rtol, aggregate rate error (relative), queue error (packets))`` at each of RTOLS, for ``model``."""
+    case = _case(model, 4, T_END, 1e-7, None)  # models_bench.py's N = 4 case
     S_ref, q_ref = _samples(case, 1e-13, 1e-13)
     rows = []
     for rt in RTOLS:
@@ -72,6 +67,9 @@ def main():
     bad = [m for m in models if m not in MODELS]
     if bad:
         ap.error(f"--models: {bad} not among {list(MODELS)}")
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        ap.error(f"--out: {args.out!r}: no directory {str(out.parent)!r} to write it in")
     lines = ["# Accuracy at the default settings and at rtols near them (issue 14)", "",
              f"`python benchmarks/accuracy_spread.py --models {','.join(models)}`, {time.strftime('%Y-%m-%d %H:%M')} "
              f"UTC, commit {_commit()}.  " + __doc__.split("\n\n")[2].replace("\n", " "), "",
@@ -90,7 +88,7 @@ def main():
                      f"{int((e[:, 1] > 1e-3).sum())} of {len(rows)} |")
         detail.append(f"* {m}: " + ", ".join(f"{r[0]:.3g}: {r[1]:.2e} / {r[2]:.2e}" for r in rows))
         print(lines[-1], f"({time.perf_counter() - t0:.0f} s)", flush=True)
-    atomic_write_text(Path(args.out), "\n".join(lines + detail) + "\n")
+    atomic_write_text(out, "\n".join(lines + detail) + "\n")
     print("wrote", args.out)
 
 

@@ -67,21 +67,27 @@ def _case(model, n, t_end, rtol, atol, seed=1, quick=False):
     return case
 
 
-def ecocc_case(case, out_path, engine="auto"):
-    """One ecocc run (called in a fresh process by ``--ecocc-case``); writes samples and timings."""
+def ecocc_simulate(case, engine="auto"):
+    """The case's ecocc run: ``(trajectory, aggregate rate (packets/s), queue of the first link (packets))``, the
+    two sampled at ``case["t_out_s"]``."""
     from ecocc import dumbbell, simulate
-    t_imp = time.perf_counter()
     buf = case["buffer_pkts"]
     net = dumbbell(case["capacity_pps"], case["rtts_s"], buffer_pkts=float("inf") if buf is None else buf,
                    protocols=case.get("protocols"))
     tr = simulate(net, case["model"], t_end_s=case["t_end_s"], rtol=case["rtol"], atol=case["atol"],
                   engine=engine, protocols=case.get("members"), load_rtt=case.get("load_rtt", "current"),
                   **case.get("params", {}))
-    t_done = time.perf_counter()
     t_out = np.asarray(case["t_out_s"])
-    S = np.interp(t_out, tr.t_s, tr.rate_pps.sum(axis=1))
-    q = np.interp(t_out, tr.t_s, tr.queue_pkts[:, 0])
-    np.savez(out_path, t=t_out, S=S, q=q, wall_s=t_done - T_START, import_s=t_imp - T_START,
+    return tr, np.interp(t_out, tr.t_s, tr.rate_pps.sum(axis=1)), np.interp(t_out, tr.t_s, tr.queue_pkts[:, 0])
+
+
+def ecocc_case(case, out_path, engine="auto"):
+    """One ecocc run (called in a fresh process by ``--ecocc-case``); writes samples and timings."""
+    import ecocc  # noqa: F401 (the import's time, apart)
+    t_imp = time.perf_counter()
+    tr, S, q = ecocc_simulate(case, engine)
+    t_done = time.perf_counter()
+    np.savez(out_path, t=np.asarray(case["t_out_s"]), S=S, q=q, wall_s=t_done - T_START, import_s=t_imp - T_START,
              status=str(tr.status.value), compiled=str(tr.solver.get("compiled")),
              built_now=bool(tr.solver.get("built_now")), n_steps=int(tr.solver.get("n_steps", -1)))
 
