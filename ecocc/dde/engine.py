@@ -135,8 +135,10 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
 
 def warn_no_numba():
     """Say once, on stderr, that runs use the NumPy solver because numba is not installed, and how to fix it."""
+    from .codegen import SHIP_MODELS
     _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
-                        "slower) except AECP/CLTCP runs served by the kernels built at install time; "
+                        f"slower) except runs of {', '.join(SHIP_MODELS)} on the kernels built at install time "
+                        "(a map runs them point by point; mixed-protocol networks take the NumPy solver); "
                         "pip install 'ecocc[fast]' for the compiled engine")
 
 
