@@ -38,7 +38,7 @@ def _samples(case, rtol, atol):
     tr, S, q = ecocc_simulate(dict(case, rtol=rtol, atol=atol))
     if tr.status.value != "success":
         raise RuntimeError(f"{case['model']} at rtol {rtol:g}: {tr.status.value} ({tr.message})")
-    return S, q
+    return S, q, tr.solver.get("compiled") or "NumPy solver"
 
 
 def _commit():
@@ -48,14 +48,15 @@ def _commit():
 
 
 def spread(model):
-    """``(rtol, aggregate rate error (relative), queue error (packets))`` at each of RTOLS, for ``model``."""
+    """``(rtol, aggregate rate error (relative), queue error (packets))`` at each of RTOLS, for ``model``, and
+    how the runs were solved (``"aot"`` or ``"jit"``: a compiled kernel; else the NumPy solver)."""
     case = _case(model, 4, T_END, 1e-7, None)  # models_bench.py's N = 4 case
-    S_ref, q_ref = _samples(case, 1e-13, 1e-13)
+    S_ref, q_ref, how = _samples(case, 1e-13, 1e-13)
     rows = []
     for rt in RTOLS:
-        S, q = _samples(case, rt, None)
+        S, q, _ = _samples(case, rt, None)
         rows.append((rt, float(np.max(np.abs(S - S_ref) / S_ref)), float(np.max(np.abs(q - q_ref)))))
-    return rows
+    return rows, how
 
 
 def main():
@@ -73,16 +74,16 @@ def main():
     lines = ["# Accuracy at the default settings and at rtols near them (issue 14)", "",
              f"`python benchmarks/accuracy_spread.py --models {','.join(models)}`, {time.strftime('%Y-%m-%d %H:%M')} "
              f"UTC, commit {_commit()}.  " + __doc__.split("\n\n")[2].replace("\n", " "), "",
-             "| model | at rtol 1e-7: rate (rel) / queue (packets) | rate over the rtols: median (min-max) | "
+             "| model | solved by | at rtol 1e-7: rate (rel) / queue (packets) | rate over the rtols: median (min-max) | "
              "rtols over 1e-6 | queue over the rtols: median (min-max) | rtols over 1e-3 packets |",
-             "|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|"]
     detail = ["", "Each rtol (rate / queue):", ""]
     for m in models:
         t0 = time.perf_counter()
-        rows = spread(m)
+        rows, how = spread(m)
         e = np.array([(r[1], r[2]) for r in rows])
         at = next(r for r in rows if r[0] == 1e-7)
-        lines.append(f"| {m} | {at[1]:.2e} / {at[2]:.2e} | {np.median(e[:, 0]):.2e} ({e[:, 0].min():.2e}-"
+        lines.append(f"| {m} | {how} | {at[1]:.2e} / {at[2]:.2e} | {np.median(e[:, 0]):.2e} ({e[:, 0].min():.2e}-"
                      f"{e[:, 0].max():.2e}) | {int((e[:, 0] > 1e-6).sum())} of {len(rows)} | "
                      f"{np.median(e[:, 1]):.2e} ({e[:, 1].min():.2e}-{e[:, 1].max():.2e}) | "
                      f"{int((e[:, 1] > 1e-3).sum())} of {len(rows)} |")
