@@ -187,7 +187,8 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         # checkpoints are the NumPy solver's (a compiled run is short)
         engine = "numpy"
     requested = engine
-    engine = resolve_engine(engine, None if mixed is not None else m, network, kernel=solver)
+    engine = resolve_engine(engine, None if mixed is not None else m, network, kernel=solver,
+                            mixed=mixed is not None)
     t_eval = output_grid(t_end, output_dt_s)
     # every solver option is checked before anything runs (ecocc.dde.options): a negative atol switched
     # error control off, max_step_s = 0 looped on zero-length steps, a negative one ran time backwards

@@ -186,6 +186,39 @@ def test_without_numba_the_install_time_kernel_runs_and_others_fall_back(monkeyp
         simulate(net, "hstcp", t_end_s=1.0, engine="numba")
 
 
+def test_without_numba_the_install_time_composite_runs_and_other_mixes_fall_back(monkeypatch, capsys):
+    # without numba, a TCP Symbiosis + drop-tail Reno network runs on the composite built at install time
+    # (codegen_mixed.SHIP_MIXED; it ran on the NumPy solver before 2026-11-29: 18.6 s against 0.04 s for the shipped
+    # symbiosis-vs-reno scenario), and a mix with no install-time composite on the NumPy solver, saying so once
+    import ecocc.dde.engine as eng
+    from ecocc import dumbbell, simulate
+    from ecocc.mixed import Mixed, MixedSystem, resolve_protocols
+    from ecocc.errors import InputError
+    monkeypatch.setattr(eng, "HAVE_NUMBA", False)
+    monkeypatch.setattr(eng, "_warned", set())
+    monkeypatch.setenv("ECOCC_ENGINE", "auto")
+    net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=50.0, protocols=["symbiosis", "reno"])
+    combo = {"symbiosis": {"model": "symbiosis"}, "reno": {"model": "reno", "aqm": "droptail"}}
+    mem, fm = resolve_protocols(net, "symbiosis", None, combo, {})
+    shipped = eng.installed_kernel_for(MixedSystem(Mixed(mem, fm), net, 1.0))
+    capsys.readouterr()
+    tr = simulate(net, t_end_s=1.0, protocols=combo)
+    assert tr.ok
+    if shipped:
+        assert tr.solver.get("compiled") == "aot" and tr.solver.get("installed")
+        assert "numba is not installed" not in capsys.readouterr().err
+    else:  # a checkout not installed with pip: no module, the NumPy solver
+        assert tr.solver.get("compiled") is None
+    # PE-TCP against Reno: no composite built at install time
+    other = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=50.0, protocols=["petcp", "reno"])
+    tr = simulate(other, t_end_s=1.0)
+    assert tr.ok and tr.solver.get("compiled") is None
+    err = capsys.readouterr().err
+    assert err.count("numba is not installed") == 1 and "pip install 'ecocc[fast]'" in err
+    with pytest.raises(InputError, match="numba is not installed"):
+        simulate(other, t_end_s=1.0, engine="numba")
+
+
 def test_shipped_mixed_composite_is_current_and_found_without_sympy(tmp_path):
     """The Symbiosis + drop-tail Reno composite (codegen_mixed.SHIP_MIXED) has its index entry and source in the
     package, and a 4-flow Symbiosis/Reno dumbbell of issue 14's first-run case (drop-tail 500 packets) finds it with

@@ -82,7 +82,7 @@ def default_engine() -> str:
     return env
 
 
-def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> str:
+def resolve_engine(engine, model=None, network=None, *, kernel="adaptive", mixed=False) -> str:
     """The engine a run uses: ``"numba"`` or ``"numpy"``.
 
     ``engine="auto"`` (the default; ``$ECOCC_ENGINE`` overrides what it means) takes the compiled kernel
@@ -90,8 +90,9 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
     and the network (forward delays: the adaptive kernel only), else the NumPy solver.  Without numba it says once, in one line on
     stderr, that runs use the slower NumPy solver and how to get the compiled one, except for the models whose
     kernels were built at install time (:data:`ecocc.dde.codegen.SHIP_MODELS`): ``"numba"`` then, and the
-    caller checks the system with :func:`installed_kernel_for`.  ``"numba"`` and ``"numpy"`` are checked as
-    asked (:func:`check_engine`).
+    caller checks the system with :func:`installed_kernel_for`; so for a mixed network (``mixed``), whose
+    composite may have been built at install time (:data:`ecocc.dde.codegen_mixed.SHIP_MIXED`).  ``"numba"`` and
+    ``"numpy"`` are checked as asked (:func:`check_engine`).
 
     Parameters
     ----------
@@ -103,6 +104,8 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
         The network (forward delays need the NumPy solver).
     kernel : {"adaptive", "lanes", "fixed"}, optional
         Which compiled method would run.
+    mixed : bool, optional
+        The run is a network of several protocols (``model`` is then None).
 
     Returns
     -------
@@ -124,7 +127,7 @@ def resolve_engine(engine, model=None, network=None, *, kernel="adaptive") -> st
         return "numpy"
     if not HAVE_NUMBA:
         from .codegen import SHIP_MODELS
-        if kernel == "adaptive" and getattr(model, "name", None) in SHIP_MODELS:
+        if kernel == "adaptive" and (mixed or getattr(model, "name", None) in SHIP_MODELS):
             # a kernel built at install time may serve this run without numba: the caller checks it on the
             # system (installed_kernel_for) and calls warn_no_numba() if it cannot
             return "numba"
@@ -138,18 +141,20 @@ def warn_no_numba():
     from .codegen import SHIP_MODELS
     _warn_once("numba", "numba is not installed, so simulations run on the NumPy solver (10 to 1000 times "
                         f"slower) except runs of {', '.join(SHIP_MODELS)} on the kernels built at install time "
-                        "(a map runs them point by point; mixed-protocol networks take the NumPy solver); "
+                        "and of TCP Symbiosis against drop-tail Reno on one network (a map runs them point by point; other "
+                        "mixed-protocol networks take the NumPy solver); "
                         "pip install 'ecocc[fast]' for the compiled engine")
 
 
 def installed_kernel_for(sysm) -> bool:
     """Whether the adaptive kernel of ``sysm`` can run without numba: its generated module was built at install
-    time (:data:`ecocc.dde.codegen.SHIP_MODELS`) and loads on this machine.
+    time (a single model of :data:`ecocc.dde.codegen.SHIP_MODELS`, or a mixed network whose members are one of
+    :data:`ecocc.dde.codegen_mixed.SHIP_MIXED`) and loads on this machine.
 
     Parameters
     ----------
-    sysm : NetworkSystem
-        The model on its network.
+    sysm : NetworkSystem or MixedSystem
+        The model (or the composite of several protocols) on its network.
 
     Returns
     -------
@@ -159,15 +164,22 @@ def installed_kernel_for(sysm) -> bool:
     """
     if HAVE_NUMBA:
         return True
+    import json
     from . import aot, codegen
-    if codegen.supported(sysm) is not None:
-        return False
     try:
-        key = codegen._laws_key(sysm)
+        if _is_mixed(sysm):
+            from . import codegen_mixed
+            if codegen_mixed.gap(sysm) is not None:
+                return False
+            key = codegen_mixed._index_key(sysm)
+            key = key and f"mixed-{key}"
+        else:
+            if codegen.supported(sysm) is not None:
+                return False
+            key = codegen._laws_key(sysm)
         idx = codegen._shipped() / "index" / f"{key}.json"
         if key is None or not idx.is_file():
             return False
-        import json
         fn, _ = aot.installed_generated(json.loads(idx.read_text())["name"])
     except Exception:  # a missing or foreign file: the NumPy solver does the same work
         return False
