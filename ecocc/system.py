@@ -933,8 +933,29 @@ class NetworkSystem:
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
             log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
             delayed_read=self.delayed_read(), jump_images=self.startup_jumps(self.t_end),
-            **self.drop_levels(),
+            hold_images=self.hold_images(), **self.drop_levels(),
         )
+
+    def hold_images(self):
+        """Where a change of a queue's hold at its upper bound reaches the flows: ``(pair_link, bwd)``, one entry
+        per (link, flow) pair, the link and the pair's backward delay (seconds), in the order of the compiled
+        kernels' ``D[3]``, ``D[4]`` (:data:`ecocc.dde.integrator.HOLD_IMAGES`), for
+        :attr:`ecocc.dde.problem.DDEProblem.hold_images`.
+
+        A loss signal jumps when its link's buffer fills or stops being full (drop-tail's ``max(0, 1 - C/y)``;
+        RED held at ``max_th``), and each pair reads it one backward delay later: both solvers end a step there.
+        With ``rtt_includes_queueing`` the images are where the propagation delay alone puts them (the queueing
+        delay moves the true ones later: a step ends early, nothing is straddled that was not before).  None for a
+        batch of parameter sets (``ecocc.batch.BatchParams``: one delay per pair and member).
+
+        Returns
+        -------
+        tuple of numpy.ndarray or None
+            ``(link index per pair (int64), backward delay per pair (s))``, or None.
+        """
+        if np.ndim(self.bwd) != 1:
+            return None
+        return np.asarray(self.a.pair_link, dtype=np.int64), np.asarray(self.bwd, dtype=float)
 
     @staticmethod
     def _no_levels():

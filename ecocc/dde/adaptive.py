@@ -73,8 +73,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .history import (PREDICT_MARGIN, HermiteHistory, HistoryLimit, cubic_end, derivative_fit, first_crossing, hermite,
-                      limit_message, nudge, release_matters, release_negligible, segment_tail)
+from .history import (HOLD_BAND_REL, HOLD_CAP, PREDICT_MARGIN, HermiteHistory, HistoryLimit, add_images, cubic_end, derivative_fit,
+                      first_crossing, hermite, limit_message, nudge, pop_images, release_matters, release_negligible,
+                      segment_tail)
 from .options import DEFAULT_MAX_HISTORY_GIB
 from .problem import DDEProblem, Throttled
 
@@ -300,7 +301,7 @@ class _Checkpoint:
     time and on Ctrl-C, so that a long run resumes where it stopped."""
 
     KEYS = ("t", "y", "f_raw", "sat_lo", "sat_hi", "h", "ip", "ij", "ie", "T", "Y", "FA", "FB", "out_t", "out_y",
-            "counters", "hminmax", "nfev", "pred_ok", "pred_c2", "pred_c3", "dv_t", "dv", "dv_n")
+            "counters", "hminmax", "nfev", "pred_ok", "pred_c2", "pred_c3", "dv_t", "dv", "dv_n", "dbp")
 
     def __init__(self, path, every_s, signature):
         from pathlib import Path
@@ -560,6 +561,12 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     dv_t[0], dv[0], dv_n = t, f_raw[ev.bidx], 1
     located_lo = located_hi = pred_rel = np.zeros(nb, dtype=bool)
     pred_negl = np.zeros(nb)
+    # the pending breakpoints where a change of an upper-bound hold reaches the right-hand side (hold_images;
+    # ascending in dbp[:dbn[0]], the earliest in dnext), as the compiled kernel's HOLD_IMAGES
+    himg = problem.hold_images
+    if himg is not None:
+        himg = (np.asarray(himg[0], dtype=np.int64), np.asarray(himg[1], dtype=float))
+    dbp, dbn, dnext = np.empty(HOLD_CAP if himg is not None else 1), np.zeros(1, dtype=np.int64), math.inf
     ckpt = None
     if checkpoint is not None:
         sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
@@ -585,6 +592,9 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             ev.nfev = int(st["nfev"])
             pred_ok, pred_c2, pred_c3 = st["pred_ok"].astype(bool), st["pred_c2"].copy(), st["pred_c3"].copy()
             dv_t, dv, dv_n = st["dv_t"].copy(), st["dv"].copy(), int(st["dv_n"])
+            dbn[0] = st["dbp"].size
+            dbp[:dbn[0]] = st["dbp"]
+            dnext = float(dbp[0]) if dbn[0] else math.inf
 
     def snapshot():
         m = hist.m
@@ -592,7 +602,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     T=hist.T[:m], Y=hist.Y[:m], FA=hist.FA[:m], FB=hist.FB[:m], out_t=np.array(out_t),
                     out_y=np.array(out_y).reshape(len(out_t), n), counters=[n_steps, n_rej, n_clamp, n_inacc],
                     hminmax=[hmin_seen, hmax_seen], nfev=ev.nfev, pred_ok=pred_ok, pred_c2=pred_c2, pred_c3=pred_c3,
-                    dv_t=dv_t, dv=dv, dv_n=dv_n)
+                    dv_t=dv_t, dv=dv, dv_n=dv_n, dbp=dbp[:dbn[0]].copy())
 
     stop = _StopFlag() if ckpt is not None else None
     try:
@@ -600,6 +610,10 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
+            if himg is not None:
+                if dnext <= t + 1e-12 * max(1.0, abs(t)):
+                    dnext = pop_images(dbp, dbn, t)
+                next_bp = min(next_bp, dnext)
             hmin = 16 * np.finfo(float).eps * max(1.0, abs(t))
             h = min(h, max_step, dmin)
             hit_bp = False
@@ -786,6 +800,15 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             n_steps += 1
             hmin_seen = min(hmin_seen, h)
             hmax_seen = max(hmax_seen, h)
+            if himg is not None:
+                # a component leaving its upper bound's band (HOLD_BAND_REL) in this step: the jump reaches the
+                # right-hand side from there, located on the step's Hermite segment (as the compiled kernel)
+                yb0, yb1 = y[ev.bidx], y_new[ev.bidx]
+                lev = ev.hi * (1.0 - HOLD_BAND_REL)
+                for j in np.flatnonzero((yb1 < lev) & (lev <= yb0)):
+                    c = ev.bidx[j]
+                    tc = t + h * first_crossing(y[c], y_new[c], K[0][c], K[n_st][c], h, lev[j])
+                    dnext = add_images(dbp, dbn, himg[0], himg[1], tc, int(j), t_end)
             t_prev, t = t, (next_bp if hit_bp else t + h)
             y = y_new
             if record_steps:
@@ -837,6 +860,20 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     y = _snap_to_bounds(problem, y, ev.bidx[off], np.where(sat_lo, ev.lo, ev.hi)[off])
                     hist.Y[hist.m - 1] = y
                     used_lo = ~sat_lo  # forces the right-hand side at the moved state below
+            if himg is not None and ev.bidx.size:
+                # released at t from its upper bound, a hair below it (the held step's clamped derivative turned
+                # inward inside the step): back onto the bound and its segment flat, so that the history the
+                # jump reads (full within HOLD_BAND_REL, far inside the tolerance) keeps it full until the release
+                # (as the compiled kernel; docs/notes/holdimages.md)
+                yb = y[ev.bidx]
+                back = used_hi & ~sat_hi & (yb < ev.hi) & (ev.hi - yb <= 10 * (atol_v[ev.bidx] + rtol * np.abs(ev.hi)))
+                if back.any():
+                    y = _snap_to_bounds(problem, y, ev.bidx[back], ev.hi[back])
+                    hist.Y[hist.m - 1] = y
+                    hist.FB[hist.m - 2, ev.bidx[back]] = 0.0
+                    used_lo = ~sat_lo  # forces the right-hand side at the moved state below
+                for j in np.flatnonzero(sat_hi & ~used_hi):  # held at the bound from t: the jump is at t
+                    dnext = add_images(dbp, dbn, himg[0], himg[1], t, int(j), t_end)
             if np.any(sat_lo != used_lo) or np.any(sat_hi != used_hi):
                 # outputs that depend on the masks (volume lost at a full buffer,
                 # departures of an empty queue) must see the masks of the new step

@@ -783,6 +783,7 @@ class Generated:
         r = rhs_variants(r)
         lev_src, self.drop_levels = _drop_levels_code(lw, par_args, self.lst_keys)
         r += lev_src
+        r += _HOLD_IMAGES_CODE
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         # the lock-step kernel's aggregated load: as the single kernel's, where the load reads no queueing delay
@@ -1330,6 +1331,11 @@ def _drop_levels(lw):
     (packets, SymPy expressions of parameters, link fields and the capacity) where it has a kink or a jump, RED's
     ``min_th`` and ``max_th``; none without a drop law."""
     return [] if lw.drop is None else _levels_in(lw.drop, lw.q, set(lw.par) | set(lw.ls) | {lw.C})
+
+
+#: the network models' single-run kernels propagate a change of an upper-bound hold to the flows
+#: (:data:`ecocc.dde.integrator.HOLD_IMAGES`; ``D[3]``, ``D[4]``: each pair's link and backward delay)
+_HOLD_IMAGES_CODE = ["", "", "HOLD_IMAGES = True  # upper-bound hold changes make breakpoints one backward delay later"]
 
 
 def _drop_levels_code(lw, par_args, lst_keys):

@@ -275,6 +275,89 @@ def first_crossing(y0, y1, f0, f1, h, level):
     return 1.0
 
 
+#: propagated breakpoints pending at most (:func:`add_images`; more are dropped: they only save steps)
+HOLD_CAP = 4096
+#: the relative band below a queue's upper bound within which a loss signal reads it as full
+#: (:data:`ecocc.models.loss.AT_BOUND_REL` is this value): a queue released from its bound leaves the band a
+#: little later, and the signal's jump is there, so the solvers propagate a release from the band's crossing
+HOLD_BAND_REL = 1e-9
+
+
+def add_images(dbp, dbn, pl, bwd, tc, l, t_end):
+    """Insert the images of an event at ``tc`` on bounded component (link) ``l`` into the pending breakpoints.
+
+    Each entry ``j`` with ``pl[j] == l`` (a (link, flow) pair on the link) sees the event ``bwd[j]`` seconds later:
+    ``tc + bwd[j]`` goes into ``dbp[:dbn[0]]`` (ascending), except one within 1e-9 relative of a pending one, at or
+    past ``t_end``, or beyond the capacity ``dbp.size``.  The NumPy solver calls it as it is, the compiled kernels
+    compiled (``ecocc.dde.kernels._add_kink``): the same breakpoints in both.
+
+    Parameters
+    ----------
+    dbp : numpy.ndarray
+        The pending breakpoints, seconds, ascending in ``dbp[:dbn[0]]`` (updated in place).
+    dbn : numpy.ndarray
+        One int64: how many are pending (updated in place).
+    pl : numpy.ndarray
+        The bounded component (link) of each entry, int64.
+    bwd : numpy.ndarray
+        The delay of each entry, seconds.
+    tc : float
+        The event's time, seconds.
+    l : int
+        The bounded component (link) the event happened on.
+    t_end : float
+        End of the run, seconds.
+
+    Returns
+    -------
+    float
+        The earliest pending breakpoint, seconds (``inf``: none).
+    """
+    for j in range(pl.size):
+        if pl[j] != l:
+            continue
+        tb = tc + bwd[j]
+        if not tb < t_end:
+            continue
+        n_ = dbn[0]
+        tol = 1e-9 * max(1.0, abs(tb))
+        i_ = n_
+        while i_ > 0 and dbp[i_ - 1] > tb:
+            i_ -= 1
+        if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
+            continue
+        for k_ in range(n_, i_, -1):
+            dbp[k_] = dbp[k_ - 1]
+        dbp[i_] = tb
+        dbn[0] = n_ + 1
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+def pop_images(dbp, dbn, t):
+    """Drop the pending breakpoints of :func:`add_images` at or before ``t`` (within 1e-12 relative).
+
+    Parameters
+    ----------
+    dbp, dbn : numpy.ndarray
+        As in :func:`add_images` (updated in place).
+    t : float
+        The current time, seconds.
+
+    Returns
+    -------
+    float
+        The next pending breakpoint, seconds (``inf``: none).
+    """
+    n_ = dbn[0]
+    i_ = 0
+    while i_ < n_ and dbp[i_] <= t + 1e-12 * max(1.0, abs(t)):
+        i_ += 1
+    for k_ in range(i_, n_):
+        dbp[k_ - i_] = dbp[k_]
+    dbn[0] = n_ - i_
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
 def nudge(t, h):
     """Return a hair (``1e-7 h``, at least a few ulps of ``t``) used to pick the side of a breakpoint.
 

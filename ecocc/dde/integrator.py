@@ -34,11 +34,11 @@ import math  # noqa: F401  (the generated module's right-hand side uses it too)
 import numpy as np
 from numba import njit
 
-from ecocc.dde.kernels import (OVERLAP_CAP, OVERLAP_RELAX, OVERLAP_TOL, PREDICT_MARGIN,  # noqa: F401
-                               _absmax, _clamp, _cubic_end,
+from ecocc.dde.kernels import (DBP_CAP, HOLD_BAND_REL, OVERLAP_CAP, OVERLAP_RELAX, OVERLAP_TOL, PREDICT_MARGIN,  # noqa: F401
+                               _absmax, _add_kink, _clamp, _cubic_end,
                                _derivative_fit, _first_crossing, _hermite, _history_grow, _history_grow_cm,
                                _history_new, _history_new_cm, _levels_crossing, _masks, _overlap_diff, _overlap_done,
-                               _overlap_extension, _overlap_first_stage, _overlap_inside, _project, _release_matters, _release_negligible,
+                               _overlap_extension, _overlap_first_stage, _overlap_inside, _pop_kinks, _project, _release_matters, _release_negligible,
                                _segment_tail, _shift_segments, _tiny)
 
 
@@ -82,6 +82,18 @@ def _model_drop_levels(D, l, out):
     """Write to ``out`` the queue levels (packets) of link ``l`` where its AQM drop fraction of the current queue
     has a kink or a jump, and return their count (none here; see :data:`NOW_NLEV`)."""
     return 0
+
+
+#: whether a queue's hold at its upper bound (a full buffer; RED's ``max_th``) starting at a step's end ``t``, or
+#: the queue leaving the bound's band (``HOLD_BAND_REL``) at ``t`` inside a step, makes breakpoints at ``t + bwd[j]`` for
+#: every (link, flow) pair ``j`` on its link (``D[3]``, ``D[4]``; :func:`ecocc.dde.kernels._add_kink`): the loss
+#: signal of a drop-tail or RED link jumps there (``max(0, 1 - C/y)`` at a full buffer), so each flow's
+#: right-hand side jumps one backward delay later, and a step straddling that
+#: jump passed its error estimate with errors of 1-10 % in Reno's windows at any rtol (drop-tail dumbbell,
+#: docs/notes/holdimages.md).  False here (a user's DDE: ``D`` is another tuple); the network models' generated
+#: modules redefine it below this template (ecocc.dde.codegen, ecocc.dde.codegen_mixed), as
+#: :meth:`ecocc.dde.problem.DDEProblem.hold_images` does for the NumPy solver
+HOLD_IMAGES = False
 
 
 @njit(cache=True, nogil=True)
@@ -200,10 +212,19 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     n_pred = 0
     n_pred_retaken = 0
     eps = 2.220446049250313e-16
+    # HOLD_IMAGES: the pending propagated breakpoints of the upper-bound holds (ascending), the earliest in dnext
+    dbp = np.empty(DBP_CAP if HOLD_IMAGES else 1)
+    dbn = np.zeros(1, dtype=np.int64)
+    dnext = np.inf
     while t < t_end:
         while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
             ip += 1
         next_bp = bps[ip] if ip < bps.size else t_end
+        if HOLD_IMAGES:
+            if dnext <= t + 1e-12 * max(1.0, abs(t)):
+                dnext = _pop_kinks(dbp, dbn, t)
+            if dnext < next_bp:
+                next_bp = dnext
         hmin = 16 * eps * max(1.0, abs(t))
         # overlap: steps may be longer than the smallest delay (delayed values inside the step: passes below)
         h = min(h, max_step, h_ov) if overlap else min(h, max_step, dmin)
@@ -488,6 +509,16 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         h_ov *= OVERLAP_RELAX  # overlap: the bound after unsettled passes grows back (OVERLAP_CAP)
         hmin_seen = min(hmin_seen, h)
         hmax_seen = max(hmax_seen, h)
+        if HOLD_IMAGES:
+            # a queue leaving its upper bound's band (HOLD_BAND_REL) in this step: the loss signal switches off
+            # there, located on the step's Hermite segment (the history's), and the flows see it one backward
+            # delay later
+            for l in range(L):
+                ci = iq + l
+                if y_new[ci] < buf[l] * (1.0 - HOLD_BAND_REL) <= y[ci]:
+                    tc = t + h * _first_crossing(y[ci], y_new[ci], K[0, ci], K[n_st, ci], h,
+                                                 buf[l] * (1.0 - HOLD_BAND_REL))
+                    dnext = _add_kink(dbp, dbn, D[3], D[4], tc, l, t_end)
         t_prev = t
         t = next_bp if hit_bp else t + h
         y[:] = y_new
@@ -533,6 +564,24 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     if hsrc[c] == ci:
                         HY[m - 1, c] = lvl
                 changed = True
+            elif HOLD_IMAGES and used_hi[l] and not sat_hi[l] and y[ci] < buf[l] and \
+                    buf[l] - y[ci] <= 10.0 * (atol_v[ci] + rtol * abs(buf[l])):
+                # released at t from its upper bound, a hair below it (the held step's clamped derivative turned
+                # inward inside the step): back onto the bound and its segment flat, so that the history the loss
+                # signal reads (full within HOLD_BAND_REL, far inside the queue's tolerance) keeps the buffer full
+                # until the release; the hair's dip had switched the signal off up to 1.7e-5 s early (Reno's
+                # window 1.8e-4 off, docs/notes/holdimages.md).  Booked as a held queue's move is
+                y[iq + L + l] -= buf[l] - y[ci]
+                y[ci] = buf[l]
+                for c in range(nh):
+                    if hsrc[c] == ci:
+                        HY[m - 1, c] = buf[l]
+                        HFB[m - 2, c] = 0.0
+                changed = True
+        if HOLD_IMAGES:
+            for l in range(L):
+                if sat_hi[l] and not used_hi[l]:  # held at the bound from t: the loss signal is on from t
+                    dnext = _add_kink(dbp, dbn, D[3], D[4], t, l, t_end)
         if changed:
             # counters that depend on the masks (lost, departed) see the masks of the new step
             _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)

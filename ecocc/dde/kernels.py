@@ -14,8 +14,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .history import (PREDICT_MARGIN, cubic_end, derivative_fit, first_crossing, grown_capacity, hermite,  # noqa: F401
-                      nudge, release_matters, release_negligible, segment_tail)
+from .history import (HOLD_BAND_REL, HOLD_CAP, PREDICT_MARGIN, add_images, cubic_end, derivative_fit, first_crossing,  # noqa: F401
+                      grown_capacity, hermite, nudge, pop_images, release_matters, release_negligible, segment_tail)
+
+#: propagated breakpoints (the lock-step kernel's ``kinks``, the single-run kernel's ``HOLD_IMAGES``): at most this
+#: many pending (:data:`ecocc.dde.history.HOLD_CAP`; more are dropped: they only save steps)
+DBP_CAP = HOLD_CAP
+#: out of line, not closures of the kernels: called only at a kink, and the kernels' loops are sensitive to their size
+#: (docs/notes/mapsreno.md)
+_add_kink = njit(cache=True)(add_images)
+_pop_kinks = njit(cache=True)(pop_images)
 
 #: overlap mode (steps longer than the smallest delay; the lock-step kernel, :mod:`ecocc.dde.lanes`, and the
 #: single adaptive kernel, :mod:`ecocc.dde.integrator`): a step's passes stop when two successive end values

@@ -74,10 +74,10 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERLAP_TOL,  # noqa: F401
-                               _first_crossing, _history_grow,
+from ecocc.dde.kernels import (DBP_CAP, OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERLAP_TOL,  # noqa: F401
+                               _add_kink, _first_crossing, _history_grow,
                                _history_new, _index_at, _levels_crossing, _overlap_done, _overlap_first_stage, _overlap_inside,
-                               _release_matters, _segment_at, _shift_segments, _tiny)
+                               _pop_kinks, _release_matters, _segment_at, _shift_segments, _tiny)
 
 # overlap mode's constants and step helpers (OVERLAP_TOL, OVERLAP_PASSES: ecocc.dde.kernels) are shared with the
 # single adaptive kernel (ecocc.dde.integrator)
@@ -87,50 +87,6 @@ from ecocc.dde.kernels import (OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERL
 #: each such crossing cut the group's steps (a 100 x 100 XCP map: 3,439 steps per group without this test against
 #: 405; the same map with 1e-4 and 1e-3 within 2 % of each other, docs/notes/mapswitch.md).  Only steps are at stake
 SW_MIN = 3e-4
-#: kinks: at most this many propagated breakpoints pending (more are dropped: they only save steps)
-DBP_CAP = 4096
-
-
-@njit(cache=True)
-def _add_kink(dbp, dbn, pl, bwd, tc, l, t_end):
-    """kinks: the queue of link ``l`` has a kink at ``tc``; each pair ``j`` on the link sees it ``bwd[j]`` later:
-    inserted into the pending breakpoints ``dbp[:dbn[0]]`` (ascending; one within 1e-9 relative of another, at
-    or past ``t_end``, or beyond the capacity, is left out).  Returns the earliest pending one.  Out of line, not a closure of the kernel: called
-    only at a kink, and the kernel's loop is sensitive to its size (docs/notes/mapsreno.md)."""
-    for j in range(pl.size):
-        if pl[j] != l:
-            continue
-        tb = tc + bwd[j]
-        if not tb < t_end:
-            continue
-        n_ = dbn[0]
-        tol = 1e-9 * max(1.0, abs(tb))
-        i_ = n_
-        while i_ > 0 and dbp[i_ - 1] > tb:
-            i_ -= 1
-        if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
-            continue
-        for k_ in range(n_, i_, -1):
-            dbp[k_] = dbp[k_ - 1]
-        dbp[i_] = tb
-        dbn[0] = n_ + 1
-    return dbp[0] if dbn[0] > 0 else np.inf
-
-
-@njit(cache=True)
-def _pop_kinks(dbp, dbn, t):
-    """kinks: drop the pending breakpoints at or before ``t`` (within 1e-12 relative); returns the next one
-    (``inf``: none)."""
-    n_ = dbn[0]
-    i_ = 0
-    while i_ < n_ and dbp[i_] <= t + 1e-12 * max(1.0, abs(t)):
-        i_ += 1
-    for k_ in range(i_, n_):
-        dbp[k_ - i_] = dbp[k_]
-    dbn[0] = n_ - i_
-    return dbp[0] if dbn[0] > 0 else np.inf
-
-
 @njit(cache=True)
 def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps, bps, t_eval, out_y, orow, n_int, ocomp,
                  overlap, kinks, Cc, A, Bw, E, Pd, expo, dmin, keep_s, max_hist_bytes, dcomp, hsrc, iq, L, buf, D, Wk,

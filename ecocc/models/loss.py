@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..dde.history import HOLD_BAND_REL
 from .base import ModelParams
 
 
@@ -144,8 +145,9 @@ def _linearizing(ops):
 
 
 #: relative band around a queue's bound within which it counts as at the bound (a held queue read back through
-#: its Hermite history may be an ulp off the bound); the same band as tail drop's full buffer
-AT_BOUND_REL = 1e-9
+#: its Hermite history may be an ulp off the bound); the same band as tail drop's full buffer.  The solvers end
+#: steps where a queue leaving it reaches the flows (ecocc.dde.history.HOLD_BAND_REL, the one definition)
+AT_BOUND_REL = HOLD_BAND_REL
 
 
 class WindowFlow:
