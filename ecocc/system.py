@@ -937,9 +937,10 @@ class NetworkSystem:
         )
 
     def hold_images(self):
-        """Where a change of a queue's hold at its upper bound reaches the flows: ``(pair_link, bwd)``, one entry
-        per (link, flow) pair, the link and the pair's backward delay (seconds), in the order of the compiled
-        kernels' ``D[3]``, ``D[4]`` (:data:`ecocc.dde.integrator.HOLD_IMAGES`), for
+        """Where a change of a queue's hold at its upper bound reaches the flows: ``(pair_link, bwd, departed)``,
+        one entry per (link, flow) pair, the link and the pair's backward delay (seconds), in the order of the
+        compiled kernels' ``D[3]``, ``D[4]`` (:data:`ecocc.dde.integrator.HOLD_IMAGES`), and each link's departures
+        component (a queue released a hair below its buffer goes back onto it, the volume taken from there), for
         :attr:`ecocc.dde.problem.DDEProblem.hold_images`.
 
         A loss signal jumps when its link's buffer fills or stops being full (drop-tail's ``max(0, 1 - C/y)``;
@@ -951,11 +952,14 @@ class NetworkSystem:
         Returns
         -------
         tuple of numpy.ndarray or None
-            ``(link index per pair (int64), backward delay per pair (s))``, or None.
+            ``(link index per pair (int64), backward delay per pair (s), departures component per link (int64))``,
+            or None.
         """
         if np.ndim(self.bwd) != 1:
             return None
-        return np.asarray(self.a.pair_link, dtype=np.int64), np.asarray(self.bwd, dtype=float)
+        dep = self.layout["departed"].sl
+        return (np.asarray(self.a.pair_link, dtype=np.int64), np.asarray(self.bwd, dtype=float),
+                np.arange(dep.start, dep.stop, dtype=np.int64))
 
     @staticmethod
     def _no_levels():

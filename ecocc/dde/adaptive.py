@@ -565,7 +565,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
     # ascending in dbp[:dbn[0]], the earliest in dnext), as the compiled kernel's HOLD_IMAGES
     himg = problem.hold_images
     if himg is not None:
-        himg = (np.asarray(himg[0], dtype=np.int64), np.asarray(himg[1], dtype=float))
+        himg = (np.asarray(himg[0], dtype=np.int64), np.asarray(himg[1], dtype=float),
+                np.asarray(himg[2], dtype=np.int64))
     dbp, dbn, dnext = np.empty(HOLD_CAP if himg is not None else 1), np.zeros(1, dtype=np.int64), math.inf
     ckpt = None
     if checkpoint is not None:
@@ -868,7 +869,11 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 yb = y[ev.bidx]
                 back = used_hi & ~sat_hi & (yb < ev.hi) & (ev.hi - yb <= 10 * (atol_v[ev.bidx] + rtol * np.abs(ev.hi)))
                 if back.any():
-                    y = _snap_to_bounds(problem, y, ev.bidx[back], ev.hi[back])
+                    # the hair is volume that left at the capacity after the true release: taken back from the
+                    # component that counts it (a network link's departures, hold_images[2])
+                    y = y.copy()
+                    y[himg[2][back]] -= ev.hi[back] - yb[back]
+                    y[ev.bidx[back]] = ev.hi[back]
                     hist.Y[hist.m - 1] = y
                     hist.FB[hist.m - 2, ev.bidx[back]] = 0.0
                     used_lo = ~sat_lo  # forces the right-hand side at the moved state below

@@ -301,10 +301,11 @@ class DDEProblem:
         Levels of the current state where ``rhs`` kinks or jumps: bounded component ``level_comps[i]`` (int) at
         ``level_values[i]`` (its units, packets for a queue).  The adaptive solver ends a step that carries a
         free component across one at the located crossing (RED's drop fraction of the current queue).
-    hold_images : tuple of two arrays or None, optional
-        ``(owner, delays)``: entry ``j`` is a delay ``delays[j]`` (seconds) after which a change of the hold of
-        bounded component ``owner[j]`` (its position in ``bounded``) at its upper bound reaches ``rhs`` as a jump;
-        the adaptive solver then ends steps at those images (:attr:`hold_images`).  None: no such breakpoints.
+    hold_images : tuple of three arrays or None, optional
+        ``(owner, delays, book)``: entry ``j`` is a delay ``delays[j]`` (seconds) after which a change of the hold
+        of bounded component ``owner[j]`` (its position in ``bounded``) at its upper bound reaches ``rhs`` as a
+        jump; ``book[i]`` is the component that counts the volume leaving bounded component ``i`` (a link's
+        departures).  The adaptive solver ends steps at those images (:attr:`hold_images`).  None: none.
     """
 
     n: int
@@ -352,13 +353,14 @@ class DDEProblem:
     #: dense output straddles it
     level_comps: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     level_values: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    #: ``(owner, delays)``: a change at time ``t`` of the hold of bounded component ``owner[j]`` (its position in
-    #: :attr:`bounded`) at its upper bound reaches ``rhs`` at ``t + delays[j]`` (seconds): a network link's loss
+    #: ``(owner, delays, book)``: a change at time ``t`` of the hold of bounded component ``owner[j]`` (its position
+    #: in :attr:`bounded`) at its upper bound reaches ``rhs`` at ``t + delays[j]`` (seconds): a network link's loss
     #: signal jumps when its buffer fills or stops being full (drop-tail's ``max(0, 1 - C/y)``), and each (link,
     #: flow) pair reads it one backward delay later (:meth:`ecocc.system.NetworkSystem.hold_images`).  The adaptive
     #: solver ends steps there (:func:`ecocc.dde.history.add_images`), as the compiled kernel does
     #: (``ecocc.dde.integrator.HOLD_IMAGES``); straddled, the jump passed the error estimate with errors of 1-10 %
-    #: in Reno's windows (docs/notes/holdimages.md).  None: none
+    #: in Reno's windows (docs/notes/holdimages.md).  A component released a hair below its upper bound goes back
+    #: onto it, the volume taken from component ``book[i]`` (its departures).  None: none
     hold_images: tuple | None = None
 
     def delayed_checked(self) -> np.ndarray:

@@ -573,8 +573,10 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 # inward inside the step): back onto the bound and its segment flat, so that the history the loss
                 # signal reads (full within HOLD_BAND_REL, far inside the queue's tolerance) keeps the buffer full
                 # until the release; the hair's dip had switched the signal off up to 1.7e-5 s early (Reno's
-                # window 1.8e-4 off, docs/notes/holdimages.md).  Booked as a held queue's move is
-                y[iq + L + l] -= buf[l] - y[ci]
+                # window 1.8e-4 off, docs/notes/holdimages.md).  The hair is volume that left at the capacity after
+                # the true release: taken back from the departures (the lost counter, which a held queue's move
+                # up takes it from, must not step back: the overflow had stopped)
+                y[iq + 3 * L + l] -= buf[l] - y[ci]
                 y[ci] = buf[l]
                 for c in range(nh):
                     if hsrc[c] == ci:
