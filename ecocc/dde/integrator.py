@@ -91,7 +91,7 @@ def _model_drop_levels(D, l, out):
 #: right-hand side jumps one backward delay later, and a step straddling that
 #: jump passed its error estimate with errors of 1-10 % in Reno's windows at any rtol (drop-tail dumbbell,
 #: docs/notes/holdimages.md).  False here (a user's DDE: ``D`` is another tuple); the network models' generated
-#: modules redefine it below this template (ecocc.dde.codegen, ecocc.dde.codegen_mixed), as
+#: modules redefine it below this template (ecocc.dde.codegen; not the mixed composites: MixedSystem.hold_images), as
 #: :meth:`ecocc.dde.problem.DDEProblem.hold_images` does for the NumPy solver
 HOLD_IMAGES = False
 
