@@ -308,7 +308,8 @@ class GeneratedMixed:
             z = ml[zi]
             src += _function(f"_m{zi}_{law}_pole", [x.name for x in z.lw.st] + z.par_args, [self._pole[(zi, law)]],
                              False)
-        r = rhs_variants(self._rhs(ml))  # no HOLD_IMAGES (MixedSystem.hold_images)
+        # HOLD_IMAGES for a composite of one member only, as MixedSystem.hold_images
+        r = rhs_variants(self._rhs(ml)) + (codegen._HOLD_IMAGES_CODE if len(ml) == 1 else [])
         if self.agg_groups or self.cheb_groups:
             if self.cheb_groups:
                 r += _CHEB_COEFS.splitlines()
