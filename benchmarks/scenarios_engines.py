@@ -21,12 +21,14 @@ tolerances of the true solution, so the verdict is **agree** when every scaled d
 of ``tests/test_codegen.py``'s module docstring, derived there), **differ** otherwise (with the time and the
 quantity of the largest difference), **same solver** when the default engine itself ran the NumPy solver (nothing
 to compare), or the failure / timeout.  Results: ``<out>.json`` (rewritten after every scenario: a killed run keeps
-what finished, and a rerun skips the scenarios already there unless ``--fresh``) and ``<out>.md``.
+what finished, a rerun skips the scenarios already there unless ``--fresh``, and a run of some ``--names`` keeps the
+other scenarios' rows) and ``<out>.md``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -162,8 +164,8 @@ def main(argv=None):
     ap.add_argument("--out", default=str(HERE / "scenarios_engines"), help="results stem (.json, .md)")
     ap.add_argument("--fresh", action="store_true", help="rerun the scenarios already in the results file")
     a = ap.parse_args(argv)
-    if not a.timeout > 0:
-        ap.error(f"--timeout {a.timeout}: a positive number of seconds")
+    if not (math.isfinite(a.timeout) and a.timeout > 0):
+        ap.error(f"--timeout {a.timeout}: a finite positive number of seconds")
     if a.jobs < 1:
         ap.error(f"--jobs {a.jobs}: at least 1")
     out = Path(a.out)
@@ -187,7 +189,7 @@ def main(argv=None):
 
     def save():
         res["load_end"] = os.getloadavg()
-        res["rows"] = [done[n] for n in names if n in done]
+        res["rows"] = [done[n] for n in known if n in done]  # every finished one, not only this run's --names
         atomic_write_text(jpath, json.dumps(res, indent=1))
         atomic_write_text(out.with_suffix(".md"), _md(res))
 
