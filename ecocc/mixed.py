@@ -789,21 +789,6 @@ class MixedSystem(NetworkSystem):
         """
         return self._no_levels()
 
-    def hold_images(self):
-        """None for a composite of several members: a mixed network's solvers do not end steps at a full buffer's
-        images (:meth:`NetworkSystem.hold_images`; its composite kernel is generated without ``HOLD_IMAGES``); a
-        composite of one member has them, as the single-model system (the same steps and numbers).  Measured on
-        ``symbiosis-vs-reno`` (2026-11-29, docs/notes/holdimages.md): with them the rates at rtol 1e-7 were 4.4e-2
-        (compiled) and 2.5e-1 (NumPy) relative off a rtol 1e-11 run, against 3.7e-3 and 9.0e-4 without, while
-        drop-tail Reno alone gained (2.4e-1 -> 1.0e-3 on the same link); not explained yet.
-
-        Returns
-        -------
-        tuple of numpy.ndarray or None
-            As :meth:`NetworkSystem.hold_images` for one member, else None.
-        """
-        return super().hold_images() if len(self.mem) == 1 else None
-
     def queueing_delays(self, t, y):
         """Return the extra delay of every lookup entry: the receiving flow's queueing delay.
 

@@ -78,3 +78,60 @@ def test_drop_tail_compiled_and_numpy_take_the_same_steps():
     n = solve_dde(_system().problem(), T_END, rtol=1e-7, atol=s.default_atol(), t_eval=T_OUT)
     assert (c.n_steps, c.n_rejected) == (n.n_steps, n.n_rejected)
     assert np.max(np.abs(c.y - n.y) / np.maximum(1.0, np.abs(n.y))) <= 1e-5
+
+
+# -- RED's drop-law levels: the drop fraction's kink at min_th reaches the flows one backward delay later ---------
+
+def _red_system(t_end):
+    m = get_model("reno")
+    return NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], buffer_pkts=500.0), m.Params(), t_end)
+
+
+def test_numpy_solver_steps_onto_every_image_of_a_min_th_crossing():
+    """RED (``min_th`` 50 packets; benchmarks/reno_accuracy.py's case, whose queue first reaches it at 29.8 s and
+    peaks at 51.8 packets): the drop fraction of the current queue has a kink where the queue crosses ``min_th``,
+    a step ends at the located crossing (docs/notes/redlevels.md), and since 2026-11-29 the flows' reading of it,
+    one backward delay later, is a breakpoint too.  For each crossing in the solver's own run (a step end within
+    1e-3 packets of the level next to it: 10 x the queue's tolerance, the solvers' "a hair" rule) and each pair's
+    backward delay ``d``, some step ends within 1e-6 s of ``crossing + d``.  Without the images step ends fall
+    there only by chance (steps are 1e-3 to 1e-2 s long)."""
+    t_end = 36.0
+    s = _red_system(t_end)
+    sol = solve_dde(s.problem(), t_end, rtol=1e-7, atol=s.default_atol(), record_steps=True)
+    assert sol.status == "success"
+    q = sol.y[:, s.layout["queue"].sl.start] - 50.0
+    idx = np.flatnonzero(np.sign(q[1:]) != np.sign(q[:-1]))
+    assert idx.size >= 6, sol.t[idx]  # 29.84, 29.94, 31.94, 32.08, 34.10, 34.19 s
+    for i in idx:
+        assert min(abs(q[i]), abs(q[i + 1])) <= 1e-3, (sol.t[i], q[i], q[i + 1])
+        # the crossing, a hair from a step end: linear inside that step (off the located one by the hair times
+        # the step's relative curvature, far below the bound)
+        tc = sol.t[i] - q[i] * (sol.t[i + 1] - sol.t[i]) / (q[i + 1] - q[i])
+        for d in s.bwd:
+            if tc + d < t_end:
+                gap = np.min(np.abs(sol.t - (tc + d)))
+                assert gap <= 1e-6, (tc, d, gap)
+
+
+def test_mixed_drop_tail_rates_against_a_tight_reference():
+    """TCP Symbiosis against drop-tail Reno on one 41-packet buffer (the shipped ``symbiosis-vs-reno``, 60 s):
+    both engines at the defaults against the compiled engine at rtol 1e-11, atol 1e-12.  Measured 2026-11-29:
+    rates 3.4e-5 (compiled) and 4.4e-5 (NumPy, first 20 s) relative.  Before the full buffer's images reached mixed
+    networks: 3.7e-3 / 9.0e-4; with the images but the old put-back rule (a queue released early inside a held step
+    and 3.7e-4 packets below the buffer at its end was put back onto it, the buffer full 0.44 ms too long): 4.4e-2 /
+    2.5e-1.  Bounds: 10x the measured values."""
+    pytest.importorskip("numba")
+    from ecocc.scenarios import load
+    from ecocc.simulate import simulate
+    sc = load("symbiosis-vs-reno")
+
+    def run(engine, t_end, **kw):
+        return simulate(sc.network, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=1.0, name=sc.name,
+                        protocols=sc.protocols, engine=engine, checkpoint=None, **kw)
+
+    for engine, t_end, bound in (("numba", 60.0, 3.4e-4), ("numpy", 20.0, 4.4e-4)):
+        ref = run("numba", t_end, rtol=1e-11, atol=1e-12)
+        got = run(engine, t_end)
+        assert got.status == ref.status == "success"
+        err = np.max(np.abs(got.rate_pps - ref.rate_pps) / ref.rate_pps)
+        assert err <= bound, (engine, err)

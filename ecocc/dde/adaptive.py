@@ -810,6 +810,15 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     c = ev.bidx[j]
                     tc = t + h * first_crossing(y[c], y_new[c], K[0][c], K[n_st][c], h, lev[j])
                     dnext = add_images(dbp, dbn, himg[0], himg[1], tc, int(j), t_end)
+                # a free component crossing one of its levels in this step (level_comps: RED's min_th and
+                # max_th, where the drop fraction kinks or jumps): the flows read that kink one backward delay
+                # later (the retaken step ended at it, or the step started within its tolerance of it)
+                if lv_c.size:
+                    ya, yz = y[lv_c], y_new[lv_c]
+                    for i in np.flatnonzero((ya < lv_v) != (yz < lv_v)):
+                        c = lv_c[i]
+                        tc = t + h * first_crossing(y[c], y_new[c], K[0][c], K[n_st][c], h, lv_v[i])
+                        dnext = add_images(dbp, dbn, himg[0], himg[1], tc, int(lv_b[i]), t_end)
             t_prev, t = t, (next_bp if hit_bp else t + h)
             y = y_new
             if record_steps:
@@ -862,12 +871,17 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     hist.Y[hist.m - 1] = y
                     used_lo = ~sat_lo  # forces the right-hand side at the moved state below
             if himg is not None and ev.bidx.size:
-                # released at t from its upper bound, a hair below it (the held step's clamped derivative turned
-                # inward inside the step): back onto the bound and its segment flat, so that the history the
-                # jump reads (full within HOLD_BAND_REL, far inside the tolerance) keeps it full until the release
-                # (as the compiled kernel; docs/notes/holdimages.md)
+                # released at t from its upper bound, a hair below it, by a step that ended at its located or
+                # predicted release (the held step's clamped derivative turned inward inside the step): back onto
+                # the bound and its segment flat, so that the history the jump reads (full within HOLD_BAND_REL,
+                # far inside the tolerance) keeps it full until the release (as the compiled kernel;
+                # docs/notes/holdimages.md).  Not after any other held step: one whose release, too early in it
+                # to matter (release_matters), was not retaken ended below the bound by the true outflow since
+                # the release (3.7e-4 packets of a slow release on symbiosis-vs-reno), which the put-back undid,
+                # keeping the buffer full for 0.44 ms too long: Reno's rate 2.5e-1 off a tight run, not 4.4e-5
                 yb = y[ev.bidx]
-                back = used_hi & ~sat_hi & (yb < ev.hi) & (ev.hi - yb <= 10 * (atol_v[ev.bidx] + rtol * np.abs(ev.hi)))
+                back = (was_crossing_retake & used_hi & ~sat_hi & (yb < ev.hi)
+                        & (ev.hi - yb <= 10 * (atol_v[ev.bidx] + rtol * np.abs(ev.hi))))
                 if back.any():
                     # the hair is volume that left at the capacity after the true release: taken back from the
                     # component that counts it (a network link's departures, hold_images[2])

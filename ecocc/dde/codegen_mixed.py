@@ -308,8 +308,8 @@ class GeneratedMixed:
             z = ml[zi]
             src += _function(f"_m{zi}_{law}_pole", [x.name for x in z.lw.st] + z.par_args, [self._pole[(zi, law)]],
                              False)
-        # HOLD_IMAGES for a composite of one member only, as MixedSystem.hold_images
-        r = rhs_variants(self._rhs(ml)) + (codegen._HOLD_IMAGES_CODE if len(ml) == 1 else [])
+        # a full buffer's images (MixedSystem.hold_images)
+        r = rhs_variants(self._rhs(ml)) + codegen._HOLD_IMAGES_CODE
         if self.agg_groups or self.cheb_groups:
             if self.cheb_groups:
                 r += _CHEB_COEFS.splitlines()

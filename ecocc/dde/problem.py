@@ -304,8 +304,9 @@ class DDEProblem:
     hold_images : tuple of three arrays or None, optional
         ``(owner, delays, book)``: entry ``j`` is a delay ``delays[j]`` (seconds) after which a change of the hold
         of bounded component ``owner[j]`` (its position in ``bounded``) at its upper bound reaches ``rhs`` as a
-        jump; ``book[i]`` is the component that counts the volume leaving bounded component ``i`` (a link's
-        departures).  The adaptive solver ends steps at those images (:attr:`hold_images`).  None: none.
+        jump, and so does a crossing of one of its levels (``level_comps``) as a kink or a jump; ``book[i]`` is the
+        component that counts the volume leaving bounded component ``i`` (a link's departures).  The adaptive
+        solver ends steps at those images (:attr:`hold_images`).  None: none.
     """
 
     n: int
@@ -359,8 +360,11 @@ class DDEProblem:
     #: flow) pair reads it one backward delay later (:meth:`ecocc.system.NetworkSystem.hold_images`).  The adaptive
     #: solver ends steps there (:func:`ecocc.dde.history.add_images`), as the compiled kernel does
     #: (``ecocc.dde.integrator.HOLD_IMAGES``); straddled, the jump passed the error estimate with errors of 1-10 %
-    #: in Reno's windows (docs/notes/holdimages.md).  A component released a hair below its upper bound goes back
-    #: onto it, the volume taken from component ``book[i]`` (its departures).  None: none
+    #: in Reno's windows (docs/notes/holdimages.md).  A crossing of one of the component's levels
+    #: (:attr:`level_comps`: RED's ``min_th``, where the drop fraction kinks) reaches ``rhs`` after the same delays
+    #: and makes breakpoints there too.  A component released a hair below its upper bound by a step that ended at
+    #: its located release goes back onto it, the volume taken from component ``book[i]`` (its departures).
+    #: None: none
     hold_images: tuple | None = None
 
     def delayed_checked(self) -> np.ndarray:

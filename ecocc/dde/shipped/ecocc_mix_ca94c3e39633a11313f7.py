@@ -93,9 +93,11 @@ def _model_drop_levels(D, l, out):
 #: signal of a drop-tail or RED link jumps there (``max(0, 1 - C/y)`` at a full buffer), so each flow's
 #: right-hand side jumps one backward delay later, and a step straddling that
 #: jump passed its error estimate with errors of 1-10 % in Reno's windows at any rtol (drop-tail dumbbell,
-#: docs/notes/holdimages.md).  False here (a user's DDE: ``D`` is another tuple); the network models' generated
-#: modules redefine it below this template (ecocc.dde.codegen; not the mixed composites: MixedSystem.hold_images), as
-#: :meth:`ecocc.dde.problem.DDEProblem.hold_images` does for the NumPy solver
+#: docs/notes/holdimages.md).  So does a queue crossing one of its drop-law levels (``NOW_NLEV``: RED's ``min_th``,
+#: where the drop fraction kinks, and ``max_th``) inside a step, located on its segment.  False here (a user's DDE:
+#: ``D`` is another tuple); the network models' generated modules and the mixed composites redefine it below this
+#: template (ecocc.dde.codegen, ecocc.dde.codegen_mixed), as :meth:`ecocc.dde.problem.DDEProblem.hold_images` does
+#: for the NumPy solver
 HOLD_IMAGES = False
 
 
@@ -522,6 +524,14 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     tc = t + h * _first_crossing(y[ci], y_new[ci], K[0, ci], K[n_st, ci], h,
                                                  buf[l] * (1.0 - HOLD_BAND_REL))
                     dnext = _add_kink(dbp, dbn, D[3], D[4], tc, l, t_end)
+                # a queue crossing a drop-law level in this step (NOW_NLEV: RED's min_th, max_th): the drop
+                # fraction's kink, located on the step's Hermite segment, reaches the flows one backward delay
+                # later (as solve_dde)
+                if NOW_NLEV > 0:
+                    for i in range(_model_drop_levels(D, l, dlev)):
+                        if (y[ci] < dlev[i]) != (y_new[ci] < dlev[i]):
+                            tc = t + h * _first_crossing(y[ci], y_new[ci], K[0, ci], K[n_st, ci], h, dlev[i])
+                            dnext = _add_kink(dbp, dbn, D[3], D[4], tc, l, t_end)
         t_prev = t
         t = next_bp if hit_bp else t + h
         y[:] = y_new
@@ -567,10 +577,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     if hsrc[c] == ci:
                         HY[m - 1, c] = lvl
                 changed = True
-            elif HOLD_IMAGES and used_hi[l] and not sat_hi[l] and y[ci] < buf[l] and \
+            elif HOLD_IMAGES and was_retake and used_hi[l] and not sat_hi[l] and y[ci] < buf[l] and \
                     buf[l] - y[ci] <= 10.0 * (atol_v[ci] + rtol * abs(buf[l])):
-                # released at t from its upper bound, a hair below it (the held step's clamped derivative turned
-                # inward inside the step): back onto the bound and its segment flat, so that the history the loss
+                # released at t from its upper bound, a hair below it, by a step that ended at its located or
+                # predicted release (the held step's clamped derivative turned inward inside the step; after
+                # any other held step the queue is below the bound by the true outflow since an early release
+                # that was not retaken, as solve_dde): back onto the bound and its segment flat, so that the history the loss
                 # signal reads (full within HOLD_BAND_REL, far inside the queue's tolerance) keeps the buffer full
                 # until the release; the hair's dip had switched the signal off up to 1.7e-5 s early (Reno's
                 # window 1.8e-4 off, docs/notes/holdimages.md).  The hair is volume that left at the capacity after
@@ -2132,6 +2144,9 @@ def _model_rhs_cur(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, H
         out[IQ + 2 * L + l] = a
         out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l
         out[IQ + 4 * L + l] = q
+
+
+HOLD_IMAGES = True  # upper-bound hold changes make breakpoints one backward delay later
 
 
 @njit(cache=True)
