@@ -122,6 +122,9 @@ def _figure_formats(text):
 @click.option("--solver", type=click.Choice(["adaptive", "fixed"]), default="adaptive", show_default=True)
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
+@click.option("--queue-atol-pkts", type=float, default=None, metavar="PACKETS",
+              help="Absolute tolerance of the queues (adaptive; packets, > 0; default 1e-4).  A law that reads the "
+                   "queue's level (RED) needs less: Reno under RED meets 1e-6 relative at rtol 1e-7 with 1e-6.")
 @click.option("--max-history-gib", type=str, default="2", show_default=True, metavar="GIB",
               help="Memory bound of the adaptive solver's stored past (GiB, > 0; inf for none): a run whose past "
                    "would need more (a step size that collapsed, as when the solution blows up) stops with "
@@ -143,8 +146,8 @@ def _figure_formats(text):
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, max_history_gib, engine, load_rtt,
-                 past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, queue_atol_pkts, max_history_gib, engine,
+                 load_rtt, past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -161,6 +164,11 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
     rtol = check_finite("--rtol", rtol, positive=True)
+    if queue_atol_pkts is not None:
+        queue_atol_pkts = check_finite("--queue-atol-pkts", queue_atol_pkts, positive=True)
+        if solver != "adaptive":
+            raise InputError("--queue-atol-pkts", queue_atol_pkts, "only with --solver adaptive (a fixed-step run "
+                             "has no error control)")
     from .dde.options import max_history_gib as _check_history
     try:
         max_history_gib = _check_history(float(max_history_gib), "--max-history-gib")
@@ -179,6 +187,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
         if solver == "adaptive" and engine == "numpy" and not no_checkpoint:
             key, _ = run_key(kind="simulate-checkpoint", scenario_digest=sc.digest, params=params, t_end_s=t_end,
                              rtol=rtol, solver=solver, engine=engine, output_dt_s=sc.output_dt_s,
+                             **({} if queue_atol_pkts is None else {"queue_atol_pkts": queue_atol_pkts}),
                              **({} if load_rtt == "current" else {"load_rtt": load_rtt}),
                              **({} if past == "silent" else {"past": past}))
             ckpt = out / f".{stem_name}-{key[:12]}.ckpt.npz"
@@ -186,7 +195,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                 click.echo(f"resuming from {ckpt}", err=True)
         tr = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s,
                       summary_window_s=min(sc.summary_window_s or 0.1 * t_end, t_end), name=sc.name,
-                      solver=solver, step_s=step_s, rtol=rtol, engine=requested, progress=not quiet, checkpoint=ckpt,
+                      solver=solver, step_s=step_s, rtol=rtol, queue_atol_pkts=queue_atol_pkts, engine=requested,
+                      progress=not quiet, checkpoint=ckpt,
                       keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
                       load_rtt=load_rtt, past=past, overlap=overlap, **params)
         stem = out / stem_name

@@ -92,6 +92,10 @@ def test_solve_fixed_rejects_bad_options(step_s, kw, field):
     (dict(progress="no"), "progress"),
     (dict(checkpoint_every_s=-5.0), "checkpoint_every_s"),
     (dict(solver="rk4"), "solver"),
+    (dict(queue_atol_pkts=0.0), "queue_atol_pkts"),
+    (dict(queue_atol_pkts="1e-6"), "queue_atol_pkts"),
+    (dict(queue_atol_pkts=1e-6, atol=1e-6), "queue_atol_pkts"),   # one or the other, not both
+    (dict(queue_atol_pkts=1e-6, solver="fixed", step_s=0.01), "queue_atol_pkts"),  # no error control there
 ])
 def test_simulate_rejects_bad_solver_options(kw, field):
     with pytest.raises(InputError) as ei:
