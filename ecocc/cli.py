@@ -146,8 +146,8 @@ def _figure_formats(text):
               help="Do not save the solver state (by default the adaptive NumPy solver saves it in OUT every 30 s "
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, queue_atol_pkts, max_history_gib, engine,
-                 load_rtt, past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
+def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, queue_atol_pkts, max_history_gib,
+                 engine, load_rtt, past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate

@@ -946,8 +946,9 @@ class NetworkSystem:
         A loss signal jumps when its link's buffer fills or stops being full (drop-tail's ``max(0, 1 - C/y)``;
         RED held at ``max_th``), and each pair reads it one backward delay later: both solvers end a step there, and
         at the images of the queue's crossings of its drop-law levels (:meth:`drop_levels`: RED's ``min_th``, where
-        the drop fraction kinks).  Mixed networks (:class:`ecocc.mixed.MixedSystem`) use the same entries.  With ``rtt_includes_queueing`` the images are where the propagation delay alone puts them (the queueing
-        delay moves the true ones later: a step ends early, nothing is straddled that was not before).  None for a
+        the drop fraction kinks).  Mixed networks (:class:`ecocc.mixed.MixedSystem`) use the same entries.  With
+        ``rtt_includes_queueing`` the images are where the propagation delay alone puts them (the queueing delay
+        moves the true ones later: a step ends early, nothing is straddled that was not before).  None for a
         batch of parameter sets (``ecocc.batch.BatchParams``: one delay per pair and member).
 
         Returns
