@@ -210,6 +210,8 @@ def _md(res):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--tight-run"]:  # the child process of _run_tight
+        if len(argv) != 3:
+            raise SystemExit("error: --tight-run NAME OUT_DIR (the child process of _run_tight)")
         return _tight(argv[1], argv[2])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--names", default=None, help="comma-separated scenario names (default: every shipped one)")

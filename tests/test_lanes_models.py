@@ -56,6 +56,16 @@ def _network(name=None):
                     initial_rate_pps=10.0)
 
 
+#: the cases whose NumPy yardstick gained the full buffer's and RED min_th's images (test_lanes_as_accurate_as_numpy):
+#: what was measured, lanes against the NumPy run (bound: 3 x the NumPy error + the floor)
+IMAGES_YARDSTICK = {
+    ("hstcp", 1.0): "full buffer; member 0's counters 1.9e-7 against 1.7e-8 (bound 1.5e-7)",
+    ("xcp", 1.0): "full buffer; member 1's flow states 6.1e-4 against 2.0e-4 (bound 5.9e-4)",
+    ("fast", 0.5): "full buffer; member 0's counters 1.6e-6 against 4.8e-7 (bound 1.5e-6)",
+    ("reno", 0.5): "RED's min_th; member 1's flow states 3.4e-7 against 1.9e-8 (bound 1.6e-7)",
+}
+
+
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("scale", [1.0, 0.5])
 def test_lanes_as_accurate_as_numpy(name, scale, request):
@@ -88,25 +98,14 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
         request.applymarker(pytest.mark.xfail(reason="lock-step HSTCP at RTT x 0.5: member 2's flow state 8x the NumPy "
                                                      "error (3.4e-7 against 4.3e-8, bound 2.3e-7) at the image of tail "
                                                      "drop's onset", strict=False))
-    if (name, scale) in (("hstcp", 1.0), ("xcp", 1.0), ("fast", 0.5)):
-        # since both single-run solvers end steps where a full buffer's loss signal reaches each flow (2026-11-29,
-        # docs/notes/holdimages.md) the NumPy run and the exact one are far more accurate there, and the lock-step
-        # kernel, which does not have those images without ``kinks``, measured (members, part: lanes against the
-        # NumPy run): HSTCP x 1 member 0's counters 1.9e-7 against 1.7e-8 (bound 1.5e-7), XCP x 1 member 1's flow
-        # states 6.1e-4 against 2.0e-4 (bound 5.9e-4), FAST x 0.5 member 0's counters 1.6e-6 against 4.8e-7
-        # (bound 1.5e-6).  The lanes did not change; the yardstick did.  Reported, not widened
-        request.applymarker(pytest.mark.xfail(reason="lock-step kernel without the full buffer's images the NumPy "
-                                                     "solver has since 2026-11-29 (docs/notes/holdimages.md)",
-                                              strict=False))
-    if (name, scale) == ("reno", 0.5):
-        # since both single-run solvers also end steps where a crossing of RED's min_th reaches each flow, one
-        # backward delay later (2026-11-29, docs/notes/holdimages.md), the NumPy run got more accurate there: member
-        # 1's flow states 3.40e-7 (lanes) against the NumPy run's 1.91e-8 (bound 3 x 1.91e-8 + 10 rtol = 1.6e-7);
-        # the lock-step kernel has those images only with ``kinks`` (its own propagated breakpoints; the kinks test
-        # below passes).  The lanes did not change; the yardstick did.  Reported, not widened
-        request.applymarker(pytest.mark.xfail(reason="lock-step Reno at RTT x 0.5 without the min_th crossings' "
-                                                     "images the NumPy solver has since 2026-11-29: member 1's flow "
-                                                     "states 3.4e-7 against 1.9e-8", strict=False))
+    if (name, scale) in IMAGES_YARDSTICK:
+        # since both single-run solvers end steps where a full buffer's loss signal, and a crossing of RED's min_th,
+        # reaches each flow one backward delay later (2026-11-29, docs/notes/holdimages.md) the NumPy run and the
+        # exact one are far more accurate there; the lock-step kernel has those images only with ``kinks`` (its own
+        # propagated breakpoints; the kinks test below passes).  The lanes did not change; the yardstick did.
+        # Measured (lanes against the NumPy run, bound): in IMAGES_YARDSTICK.  Reported, not widened
+        request.applymarker(pytest.mark.xfail(reason="lock-step kernel without the images the NumPy solver has since "
+                                                     f"2026-11-29: {IMAGES_YARDSTICK[name, scale]}", strict=False))
     if (name, scale) == ("fast", 1.0):
         # since log-stored states are error-controlled in relative terms (|err(ln w)| <= atol + rtol, 2026-11-25,
         # docs/notes/logtol.md) member 0's lost counter at t = 2.45 s is 8.8e-6 against the NumPy run's 1.14e-6
