@@ -777,6 +777,49 @@ class MixedSystem(NetworkSystem):
             return None
         return np.asarray(codegen_mixed.generate(self).hsrc(self), dtype=np.int64)
 
+    def empty_images(self):
+        """Where a queue's emptying reaches the flows as a kink (:meth:`NetworkSystem.empty_images`): where some
+        member's signal reads the delayed queue linearly (:attr:`ecocc.dde.codegen_mixed.GeneratedMixed.empty_images`),
+        every emptying's images, for every pair on the link (weight ``inf``: the composite does not weigh them).
+        None where no member's signal reads it so, or where the composite kernel cannot run the system.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n_links,)``.
+        """
+        from .dde import codegen_mixed
+        if codegen_mixed.gap(self) is not None or self.hold_images() is None:
+            return None
+        return np.full(self.n_links, np.inf) if codegen_mixed.generate(self).empty_images else None
+
+    def queue_gain(self):
+        """The largest slope, over the members with flows on each link, of a member's signal in the delayed queue
+        (:meth:`NetworkSystem.queue_gain`), or None where no member's signal reads the queue linearly with a fixed
+        slope (or the composite kernel cannot run the system).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n_links,)``, per packet.
+        """
+        from .dde import codegen, codegen_mixed
+        if codegen_mixed.gap(self) is not None:
+            return None
+        gen = codegen_mixed.generate(self)
+        g, any_gain = np.zeros(self.n_links), False
+        for i, M in enumerate(self.mem):
+            expr = gen.queue_gains[i]
+            if not expr or not M.pairs.size:
+                continue
+            vals = np.abs(codegen.per_link([expr], gen.param_names[i], M.P, self.C, gen.lst_keys[i], M.lst,
+                                           self.n_links)[:, 0])
+            on = np.zeros(self.n_links, dtype=bool)
+            on[self.a.pair_link[M.pairs]] = True
+            g = np.where(on, np.maximum(g, vals), g)
+            any_gain = True
+        return g if any_gain else None
+
     def drop_levels(self):
         """No levels of the current queue where the right-hand side kinks (:meth:`NetworkSystem.drop_levels`): in a
         mixed run RED acts as a loss signal only (its early drops are not taken out of the queue's input), so the

@@ -278,8 +278,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         from .dde.engine import _warn_once
         _warn_once("overlap-numpy", "overlap=True is not applied: this run is on the NumPy solver, whose steps "
                    "never exceed the smallest delay")
-    atol = (sysm.default_atol() if queue_atol_pkts is None else sysm.default_atol(queue_atol_pkts)) \
-        if atol is None else opt.atol(atol, sysm.n)
+    atol = sysm.default_atol(queue_atol_pkts, rtol=rtol) if atol is None else opt.atol(atol, sysm.n)
     bar = None
     if progress:
         from tqdm.auto import tqdm

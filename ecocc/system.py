@@ -933,7 +933,7 @@ class NetworkSystem:
             state_delay_max_s=self.queueing_delay_bound_s() if self.rtt_includes_queueing else 0.0,
             log_components=np.concatenate([np.arange(self.n)[b] for b in self._log_blocks] + [np.zeros(0, int)]),
             delayed_read=self.delayed_read(), jump_images=self.startup_jumps(self.t_end),
-            hold_images=self.hold_images(), **self.drop_levels(),
+            hold_images=self.hold_images(), empty_images=self.empty_images(), **self.drop_levels(),
         )
 
     def hold_images(self):
@@ -962,6 +962,39 @@ class NetworkSystem:
         dep = self.layout["departed"].sl
         return (np.asarray(self.a.pair_link, dtype=np.int64), np.asarray(self.bwd, dtype=float),
                 np.arange(dep.start, dep.stop, dtype=np.int64))
+
+    def empty_images(self):
+        """Where a queue's emptying reaches the flows as a kink one backward delay later, for
+        :attr:`ecocc.dde.problem.DDEProblem.empty_images`: where the model's signal reads the delayed queue linearly
+        (:attr:`ecocc.dde.codegen.Generated.empty_images`: PE-TCP's ``(y + q/T)/C``, FAST's queueing delay), the
+        queue's derivative jumps from ``y - C`` to 0 as it empties, and so does the signal's; both solvers then end
+        steps at the images, as at a full buffer's (:meth:`hold_images`), where the kink matters at the step size.
+        The weight per link is ``|d flow law / d signal| |d signal / d q|`` (PE-TCP: ``b / (T C)`` per packet and
+        second, :func:`ecocc.dde.codegen._empty_weight`), ``inf`` where the laws do not fix it (every image kept).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n_links,)``; None where the signal ignores an empty queue, or where that cannot be told (no
+            generated kernel, a batch of parameter sets).
+        """
+        gen = self._generated()
+        if gen is None or not gen.empty_images or self.hold_images() is None:
+            return None
+        return gen.empty_weight_values(self)
+
+    def queue_gain(self):
+        """The slope of each link's signal in its delayed queue (per packet, the signal's units), where the signal
+        reads the queue linearly and the slope is fixed by the parameters, link fields and capacity (PE-TCP:
+        ``1/(T C)``); None otherwise.  It sets the queues' default tolerance (:meth:`default_atol`).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n_links,)``.
+        """
+        gen = self._generated()
+        return None if gen is None else gen.queue_gain_values(self)
 
     @staticmethod
     def _no_levels():
@@ -1121,16 +1154,25 @@ class NetworkSystem:
         y[..., qs] = np.clip(q, 0.0, self.a.buffer_pkts)
         return y
 
-    def default_atol(self, queue_atol_pkts=1e-4):
+    def default_atol(self, queue_atol_pkts=None, rtol=None):
         """Return absolute tolerances per state component.
 
         Log flow/link states 1e-8 (1e-8 relative of the rate), other flow/link states 1e-6 (in their own
         units), queues ``queue_atol_pkts``, cumulative counters 1e-3 packets (``queue_area`` 1e-3 packet-seconds).
 
+        The queues' default is 1e-4 packets, and where the signal reads the delayed queue linearly with a fixed
+        slope ``g`` (:meth:`queue_gain`; PE-TCP's ``(y + q/T)/C``: ``g = 1/(T C)``) and ``rtol`` is given, at most
+        ``rtol / g``: a queue error ``e`` moves such a signal by ``g e``, and the rate law integrates that (PE-TCP's
+        ``x'/x = b (1 - rho)`` over its time constant ``1/b``: a relative rate error ``g e``), so the queue's
+        tolerance keeps it within the rates' own ``rtol``.  PE-TCP at ``C`` = 15,000 packets/s, ``T`` = 0.01 s,
+        rtol 1e-7: 1.5e-5 packets (docs/notes/emptyimages.md: with 1e-4 the queue's tolerance decided its error).
+
         Parameters
         ----------
         queue_atol_pkts : float, optional
-            Absolute tolerance of the queues, packets.
+            Absolute tolerance of the queues, packets; None: the default above.
+        rtol : float, optional
+            The run's relative tolerance, for the default above; None: 1e-4 packets for every model.
 
         Returns
         -------
@@ -1141,5 +1183,11 @@ class NetworkSystem:
         for name, b in self.layout.items():
             if name.startswith(("flow:", "link:")):
                 atol[b.sl] = 1e-8 if b.log else 1e-6
+        if queue_atol_pkts is None:
+            queue_atol_pkts = 1e-4
+            g = self.queue_gain() if rtol is not None else None
+            if g is not None:
+                with np.errstate(divide="ignore"):
+                    queue_atol_pkts = np.minimum(1e-4, rtol / g)
         atol[self.layout["queue"].sl] = queue_atol_pkts
         return atol

@@ -163,3 +163,84 @@ def test_queue_atol_option_meets_reno_red_accuracy():
         errs[qa] = np.max(np.abs(got.rate_pps.sum(axis=1) - agg_ref)[1:] / agg_ref[1:])
     assert errs[1e-6] * 5 <= errs[None], errs
     assert errs[1e-6] <= 2e-6, errs
+
+
+# -- an empty queue: a signal linear in the queue (PE-TCP's (y + q/T)/C) kinks where the queue empties ----------
+
+def _petcp_system(t_end, **params):
+    """benchmarks/models_bench.py's N = 4 PE-TCP case: 15,000 packets/s, RTTs 0.05/0.1/0.2/0.4 s, no buffer limit;
+    the queue first empties at 6.36 s, then about every 1.6 s."""
+    m = get_model("petcp")
+    return NetworkSystem(m, dumbbell(15000.0, [0.05, 0.1, 0.2, 0.4], buffer_pkts=float("inf")), m.Params(**params),
+                         t_end)
+
+
+def test_numpy_solver_steps_onto_every_image_of_an_emptying():
+    """As the queue empties its derivative jumps from ``y - C`` to 0, so PE-TCP's signal kinks there and flow ``j``
+    reads the kink one backward delay later (docs/notes/emptyimages.md).  For each emptying in the NumPy solver's
+    own run (a step end with the queue within a hair of 0 after one above it) and each pair's backward delay ``d``, some step
+    ends ``d`` later, to 1e-12 relative (the image itself, as for the full buffer's above); the generated kernels
+    know the signal reads the queue linearly (``empty_images``), a model whose signal ignores an empty queue
+    (Reno's drop-tail loss signal, RED below ``min_th``) gets no such images."""
+    t_end = 12.0
+    s = _petcp_system(t_end)
+    assert s.problem().empty_images is not None and _system().problem().empty_images is None
+    sol = solve_dde(s.problem(), t_end, rtol=1e-7, atol=s.default_atol(rtol=1e-7), record_steps=True)
+    assert sol.status == "success"
+    q = sol.y[:, s.layout["queue"].sl.start]
+    # a recorded step end is the state before a queue a hair above 0 is moved onto it (10 x its tolerance, the
+    # solvers' "a hair" rule), where the hold and its images start
+    hair = 10 * 1e-7 * 0.01 * 15000.0
+    empties = sol.t[1:][(q[1:] <= hair) & (q[:-1] > hair)]
+    assert empties.size >= 3, empties  # 6.36, 7.94, 9.50, 11.07 s
+    for te in empties:
+        for d in s.bwd:
+            if te + d < t_end:
+                gap = np.min(np.abs(sol.t - (te + d)))
+                assert gap <= 1e-12 * (te + d), (te, d, gap)
+
+
+def test_petcp_default_queue_tolerance_follows_the_signal_slope():
+    """``NetworkSystem.default_atol(rtol=...)``: the queues' tolerance is at most ``rtol / g`` with ``g`` the slope of
+    the signal in the queue, here ``d rho / d q = 1 / (T C)`` by hand from eq. (4) of 000, so
+    ``rtol T C`` = 1e-7 x 0.01 s x 15,000 packets/s = 1.5e-5 packets; never above the other models' 1e-4; without
+    ``rtol`` the 1e-4 of before.  ``simulate`` passes its rtol and records the value."""
+    from ecocc.simulate import simulate
+    s = _petcp_system(1.0)
+    qs = s.layout["queue"].sl
+    assert s.default_atol(rtol=1e-7)[qs] == pytest.approx([1e-7 * 0.01 * 15000.0], rel=1e-12)
+    assert s.default_atol(rtol=1e-9)[qs] == pytest.approx([1e-9 * 0.01 * 15000.0], rel=1e-12)
+    assert s.default_atol(rtol=1e-3)[qs] == pytest.approx([1e-4])  # rtol T C = 0.15: capped
+    assert _petcp_system(1.0, T_s=0.002).default_atol(rtol=1e-7)[qs] == pytest.approx([3e-6], rel=1e-12)
+    assert s.default_atol()[qs] == pytest.approx([1e-4])
+    assert s.default_atol(1e-6, rtol=1e-7)[qs] == pytest.approx([1e-6])  # an explicit value wins
+    assert _system().default_atol(rtol=1e-7)[_system().layout["queue"].sl] == pytest.approx([1e-4])  # Reno
+    net = dumbbell(15000.0, [0.05, 0.1], buffer_pkts=float("inf"))
+    tr = simulate(net, "petcp", t_end_s=1.0, rtol=1e-8, engine="numpy")
+    assert tr.solver["queue_atol_pkts"] == pytest.approx(1e-8 * 0.01 * 15000.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("engine_name", ["numba", "numpy"])
+def test_petcp_error_falls_with_rtol(engine_name):
+    """With every absolute tolerance 1e-13 (so that rtol alone decides), PE-TCP's aggregate rate over 20 s at rtol
+    1e-7 and 1e-8 against rtol = atol = 1e-12 (compiled), at 400 times.  Measured 2026-11-29 with the emptying's
+    images: compiled 5.6e-8 / 3.1e-8, NumPy 1.3e-7 / 2.4e-8; before them 1.16e-6 / 4.2e-7 and 1.25e-6 / 1.9e-7 (each
+    straddled image left about rtol, and the steps around it were rejected two times in three).  Bounds: 3e-7 and
+    1e-7, about 2.5x and 3x the largest measured and at least 4x below the values before."""
+    if engine_name == "numba":
+        pytest.importorskip("numba")
+    from ecocc.dde import engine
+    t_end = 20.0
+    t_out = np.linspace(1.0, t_end, 400)
+    s = _petcp_system(t_end)
+    b = s.layout["flow:x"]
+    ref = engine.solve_adaptive(s, t_end, rtol=1e-12, atol=np.full(s.n, 1e-12), t_eval=t_out)
+    agg_ref = np.exp(ref.y[:, b.sl]).sum(axis=1)
+    for rtol, bound in ((1e-7, 3e-7), (1e-8, 1e-7)):
+        atol = np.full(s.n, 1e-13)
+        sys2 = _petcp_system(t_end)
+        got = (engine.solve_adaptive(sys2, t_end, rtol=rtol, atol=atol, t_eval=t_out) if engine_name == "numba"
+               else solve_dde(sys2.problem(), t_end, rtol=rtol, atol=atol, t_eval=t_out))
+        assert got.status == "success"
+        err = np.max(np.abs(np.exp(got.y[:, b.sl]).sum(axis=1) - agg_ref) / agg_ref)
+        assert err <= bound, (rtol, err)

@@ -75,7 +75,7 @@ import numpy as np
 
 from .history import (HOLD_BAND_REL, HOLD_CAP, PREDICT_MARGIN, HermiteHistory, HistoryLimit, add_images, cubic_end, derivative_fit,
                       first_crossing, hermite, limit_message, nudge, pop_images, release_matters, release_negligible,
-                      segment_tail)
+                      segment_tail, skip_images)
 from .options import DEFAULT_MAX_HISTORY_GIB
 from .problem import DDEProblem, Throttled
 
@@ -301,7 +301,7 @@ class _Checkpoint:
     time and on Ctrl-C, so that a long run resumes where it stopped."""
 
     KEYS = ("t", "y", "f_raw", "sat_lo", "sat_hi", "h", "ip", "ij", "ie", "T", "Y", "FA", "FB", "out_t", "out_y",
-            "counters", "hminmax", "nfev", "pred_ok", "pred_c2", "pred_c3", "dv_t", "dv", "dv_n", "dbp")
+            "counters", "hminmax", "nfev", "pred_ok", "pred_c2", "pred_c3", "dv_t", "dv", "dv_n", "dbp", "dbw")
 
     def __init__(self, path, every_s, signature):
         from pathlib import Path
@@ -568,6 +568,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
         himg = (np.asarray(himg[0], dtype=np.int64), np.asarray(himg[1], dtype=float),
                 np.asarray(himg[2], dtype=np.int64))
     dbp, dbn, dnext = np.empty(HOLD_CAP if himg is not None else 1), np.zeros(1, dtype=np.int64), math.inf
+    dbw = np.empty(dbp.size)  # their weights (history.skip_images)
     ckpt = None
     if checkpoint is not None:
         sig = np.concatenate([[n, t0, t_end, rtol, METHODS.index(method), max_step
@@ -595,6 +596,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             dv_t, dv, dv_n = st["dv_t"].copy(), st["dv"].copy(), int(st["dv_n"])
             dbn[0] = st["dbp"].size
             dbp[:dbn[0]] = st["dbp"]
+            dbw[:dbn[0]] = st["dbw"]
             dnext = float(dbp[0]) if dbn[0] else math.inf
 
     def snapshot():
@@ -603,7 +605,8 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     T=hist.T[:m], Y=hist.Y[:m], FA=hist.FA[:m], FB=hist.FB[:m], out_t=np.array(out_t),
                     out_y=np.array(out_y).reshape(len(out_t), n), counters=[n_steps, n_rej, n_clamp, n_inacc],
                     hminmax=[hmin_seen, hmax_seen], nfev=ev.nfev, pred_ok=pred_ok, pred_c2=pred_c2, pred_c3=pred_c3,
-                    dv_t=dv_t, dv=dv, dv_n=dv_n, dbp=dbp[:dbn[0]].copy())
+                    dv_t=dv_t, dv=dv, dv_n=dv_n, dbp=dbp[:dbn[0]].copy(),
+                    dbw=dbw[:dbn[0]].copy())
 
     stop = _StopFlag() if ckpt is not None else None
     try:
@@ -611,12 +614,15 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
-            if himg is not None:
-                if dnext <= t + 1e-12 * max(1.0, abs(t)):
-                    dnext = pop_images(dbp, dbn, t)
-                next_bp = min(next_bp, dnext)
             hmin = 16 * np.finfo(float).eps * max(1.0, abs(t))
             h = min(h, max_step, dmin)
+            if himg is not None:
+                if dnext <= t + 1e-12 * max(1.0, abs(t)):
+                    dnext = pop_images(dbp, dbw, dbn, t)
+                if problem.empty_images is not None and dnext <= t + h:
+                    # an emptying's image that this step straddles within rtol is no breakpoint (skip_images)
+                    dnext = skip_images(dbp, dbw, dbn, t + h, h, rtol)
+                next_bp = min(next_bp, dnext)
             hit_bp = False
             if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
                 h = next_bp - t
@@ -809,7 +815,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 for j in np.flatnonzero((yb1 < lev) & (lev <= yb0)):
                     c = ev.bidx[j]
                     tc = t + h * first_crossing(y[c], y_new[c], K[0][c], K[n_st][c], h, lev[j])
-                    dnext = add_images(dbp, dbn, himg[0], himg[1], tc, int(j), t_end)
+                    dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], tc, int(j), t_end, math.inf)
                 # a free component crossing one of its levels in this step (level_comps: RED's min_th and
                 # max_th, where the drop fraction kinks or jumps): the flows read that kink one backward delay
                 # later (the retaken step ended at it, or the step started within its tolerance of it)
@@ -818,7 +824,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     for i in np.flatnonzero((ya < lv_v) != (yz < lv_v)):
                         c = lv_c[i]
                         tc = t + h * first_crossing(y[c], y_new[c], K[0][c], K[n_st][c], h, lv_v[i])
-                        dnext = add_images(dbp, dbn, himg[0], himg[1], tc, int(lv_b[i]), t_end)
+                        dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], tc, int(lv_b[i]), t_end, math.inf)
             t_prev, t = t, (next_bp if hit_bp else t + h)
             y = y_new
             if record_steps:
@@ -834,6 +840,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             if jumped:
                 pred_ok = np.zeros(nb, dtype=bool)
             used_lo, used_hi = sat_lo, sat_hi
+            held_lo = used_lo  # the holds at the lower bound before this step's end (used_lo may be overridden below)
             if hit_bp or jumped:
                 f_raw = ev.raw(t, y, tiny(t, h), sat_lo, sat_hi)
             else:
@@ -892,7 +899,14 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     hist.FB[hist.m - 2, ev.bidx[back]] = 0.0
                     used_lo = ~sat_lo  # forces the right-hand side at the moved state below
                 for j in np.flatnonzero(sat_hi & ~used_hi):  # held at the bound from t: the jump is at t
-                    dnext = add_images(dbp, dbn, himg[0], himg[1], t, int(j), t_end)
+                    dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], t, int(j), t_end, math.inf)
+                if problem.empty_images is not None:
+                    # held at the lower bound from t: a kink at t, the readers' second derivatives jumping by the
+                    # weight times the outflow rate (DDEProblem.empty_images; skipped where a step straddles it
+                    # within rtol), as the compiled kernel
+                    for j in np.flatnonzero(sat_lo & ~held_lo):
+                        dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], t, int(j), t_end,
+                                           float(problem.empty_images[j] * abs(f_raw[ev.bidx[j]])))
             if np.any(sat_lo != used_lo) or np.any(sat_hi != used_hi):
                 # outputs that depend on the masks (volume lost at a full buffer,
                 # departures of an empty queue) must see the masks of the new step

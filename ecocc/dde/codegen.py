@@ -784,6 +784,14 @@ class Generated:
         lev_src, self.drop_levels = _drop_levels_code(lw, par_args, self.lst_keys)
         r += lev_src
         r += _HOLD_IMAGES_CODE
+        # a signal linear in the delayed queue (PE-TCP's q/T, FAST's queueing delay) kinks where the queue empties
+        # (its derivative jumps to 0): the single-run kernels end steps where the flows read that kink
+        # (EMPTY_IMAGES), and the signal's slope in the queue sets the queues' default tolerance
+        # (NetworkSystem.default_atol)
+        self.empty_images = _linear_in(lw.signal, lw.qq) if lw.uses(lw.signal, lw.qq) else False
+        self.queue_gain = _queue_gain(lw) if self.empty_images else None
+        self.empty_weight = _empty_weight(lw, self.queue_gain) if self.empty_images else None
+        r += _empty_images_code(self.empty_weight, par_args, self.lst_keys) if self.empty_images else []
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         # the lock-step kernel's aggregated load: as the single kernel's, where the load reads no queueing delay
@@ -826,19 +834,49 @@ class Generated:
         numpy.ndarray
             Shape ``(n_links, n_levels)``, packets; ``n_levels`` is 0 for a model without such levels.
         """
-        import math
-        L = sysm.n_links
-        out = np.zeros((L, len(self.drop_levels)))
-        if not self.drop_levels:
-            return out
-        code = [compile(e, "<drop level>", "eval") for e in self.drop_levels]  # the generator's own printed text
-        par = {f"p_{nm}": float(getattr(sysm.P, nm)) for nm in self.param_names}
-        C = np.broadcast_to(np.asarray(sysm.C, dtype=float), (L,))
-        lst = {f"ls_{k}": np.broadcast_to(np.asarray(sysm.lst[k], dtype=float), (L,)) for k in self.lst_keys}
-        for l in range(L):  # noqa: E741  (scalars per link, as the kernel's _model_drop_levels)
-            ns = {"math": math, "C": float(C[l]), **par, **{k: float(v[l]) for k, v in lst.items()}}
-            out[l] = [eval(c, ns) for c in code]  # noqa: S307
-        return out
+        return self._per_link(sysm, self.drop_levels)
+
+    def queue_gain_values(self, sysm):
+        """The slope of each link's signal in its delayed queue (1/packets in the signal's units), for a signal linear
+        in the queue (:attr:`empty_images`: PE-TCP's ``(y + q/T)/C`` has ``1/(T C)``), evaluated for a system; None
+        otherwise, or where the slope depends on more than the parameters, link fields and capacity.
+
+        Parameters
+        ----------
+        sysm : NetworkSystem
+            The model on its network, with this description's parameters and static fields.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Shape ``(n_links,)``, absolute values.
+        """
+        if not getattr(self, "queue_gain", None):
+            return None
+        return np.abs(self._per_link(sysm, [self.queue_gain])[:, 0])
+
+    def empty_weight_values(self, sysm):
+        """:func:`_empty_weight` per link of a system (the kernels' ``_model_empty_weight``), ``inf`` where it has
+        none (every emptying's image kept).
+
+        Parameters
+        ----------
+        sysm : NetworkSystem
+            The model on its network.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_links,)``, per packet (the flow law's units per second).
+        """
+        w = getattr(self, "empty_weight", None)
+        if not w:
+            return np.full(sysm.n_links, np.inf)
+        return np.abs(self._per_link(sysm, [w])[:, 0])
+
+    def _per_link(self, sysm, exprs):
+        """:func:`per_link` of this description's expressions for the system ``sysm``."""
+        return per_link(exprs, self.param_names, sysm.P, sysm.C, self.lst_keys, sysm.lst, sysm.n_links)
 
     def hsrc(self, P, L) -> np.ndarray:
         """The state components the history stores, in column order.
@@ -1336,6 +1374,103 @@ def _drop_levels(lw):
 #: the network models' single-run kernels propagate a change of an upper-bound hold to the flows
 #: (:data:`ecocc.dde.integrator.HOLD_IMAGES`; ``D[3]``, ``D[4]``: each pair's link and backward delay)
 _HOLD_IMAGES_CODE = ["", "", "HOLD_IMAGES = True  # upper-bound hold changes make breakpoints one backward delay later"]
+
+#: a signal linear in the delayed queue: a queue's hold at 0 starting makes breakpoints one backward delay later too
+#: (:data:`ecocc.dde.integrator.EMPTY_IMAGES`)
+_EMPTY_IMAGES_CODE = ["EMPTY_IMAGES = True  # the signal reads the queue linearly: its emptying is a kink the flows read"]
+
+
+def _empty_weight(lw, gain):
+    """How much a unit jump of the queue's derivative moves the flows' second derivative: ``|d dflow / d fb| * |d
+    signal / d qq|`` (per packet, the flow law's units per second), as a Python expression of the parameters, link
+    fields and capacity (PE-TCP: ``b / (T CC)``), for :func:`_empty_images_code`; None where either factor depends
+    on a state (then every emptying's image is kept), or for a signal aggregated as a logarithm."""
+    import sympy as sp
+    from sympy.printing.pycode import PythonCodePrinter
+    if gain is None or lw.log_agg:
+        return None
+    allowed = set(lw.par) | set(lw.ls) | {lw.CC}
+    sens = [sp.simplify(sp.diff(d, lw.fb)) for d in lw.dflow]
+    if any(not e.free_symbols <= allowed for e in sens):
+        return None
+    g = sp.simplify(sp.diff(lw.signal, lw.qq))
+    w = sp.Max(*[sp.Abs(e) for e in sens]) * sp.Abs(g) if len(sens) > 1 else sp.Abs(sens[0]) * sp.Abs(g)
+    return PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(sp.simplify(w))
+
+
+def _empty_images_code(weight, par_args, lst_keys):
+    """Source of ``EMPTY_IMAGES`` and, with a ``weight`` (:func:`_empty_weight`), ``_model_empty_weight(D, l)`` for
+    the single-run kernels, redefining the template's (which keeps every image)."""
+    r = ["", ""] + _EMPTY_IMAGES_CODE
+    if weight is None:
+        return r
+    import re
+    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", weight))
+    r += ["", "", "@njit(cache=True)", "def _model_empty_weight(D, l):",
+          '    """|d dflow / d fb| |d signal / d qq| of link ``l`` (ecocc.dde.codegen._empty_weight)."""',
+          "    LST, par = D[14], D[15]"]
+    r += [f"    {x} = par[{i}]" for i, x in enumerate(par_args) if x in names]
+    r += [f"    ls_{k} = LST[{i}, l]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+    r += ["    CC = D[10][l]"] if "CC" in names else []
+    r += [f"    return float({weight})"]
+    return r
+
+
+def per_link(exprs, param_names, P, C, lst_keys, lst, L):
+    """Evaluate the generator's printed expressions of the parameters (``p_<name>``), link fields (``ls_<key>``)
+    and capacity (``C``, ``CC``) for every link.
+
+    Parameters
+    ----------
+    exprs : list of str
+        Python expressions as the generator printed them.
+    param_names : list of str
+        The numeric parameters' names (:func:`numeric_params`).
+    P : ModelParams
+        Their values.
+    C : array_like
+        Capacity per link (packets/s), or one value.
+    lst_keys : list of str
+        The link fields' names.
+    lst : dict
+        Link field values (per link, or one value each).
+    L : int
+        Number of links.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(L, len(exprs))``.
+    """
+    import math
+    out = np.zeros((L, len(exprs)))
+    if not exprs:
+        return out
+    code = [compile(e, "<law expression>", "eval") for e in exprs]  # the generator's own printed text
+    par = {f"p_{nm}": float(getattr(P, nm)) for nm in param_names}
+    C = np.broadcast_to(np.asarray(C, dtype=float), (L,))
+    lst = {f"ls_{k}": np.broadcast_to(np.asarray(lst[k], dtype=float), (L,)) for k in lst_keys}
+    for l in range(L):  # noqa: E741  (scalars per link, as the kernel's _model_drop_levels)
+        ns = {"math": math, "C": float(C[l]), "CC": float(C[l]), **par, **{k: float(v[l]) for k, v in lst.items()}}
+        out[l] = [eval(c, ns) for c in code]  # noqa: S307
+    return out
+
+
+def _queue_gain(lw):
+    """The slope of a link's signal in its delayed queue (``d signal / d qq``, per packet) as a Python expression of
+    the parameters (``p_<name>``), the link fields (``ls_<key>``) and the capacity (``CC``), for a signal linear in
+    the queue (PE-TCP: ``1 / (T_s CC)``); None where the slope depends on anything else (a state, the load).
+
+    Returns
+    -------
+    str or None
+    """
+    import sympy as sp
+    from sympy.printing.pycode import PythonCodePrinter
+    g = sp.simplify(sp.diff(lw.signal, lw.qq))
+    if not g.free_symbols <= set(lw.par) | set(lw.ls) | {lw.CC} or g == 0:
+        return None
+    return PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(g)
 
 
 def _drop_levels_code(lw, par_args, lst_keys):
@@ -1983,7 +2118,8 @@ def supported(sysm) -> str | None:
 #: what the on-disk index keeps of a generated module (``sent``: it reads some delayed load at the sending time,
 #: :func:`sent_differs`)
 _META = ("name", "model_name", "param_names", "st_keys", "lst_keys", "hist_blocks", "n_flow_states",
-         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes", "sent", "drop_levels")
+         "n_link_states", "flow_used", "link_used", "q_used", "agg", "lazy", "lanes", "sent", "drop_levels",
+         "empty_images", "queue_gain", "empty_weight")
 
 
 class _Cached(Generated):

@@ -142,6 +142,9 @@ class _MemberLaws:
                          and ycond.free_symbols <= set(lw.lv) | {lw.qq, lw.CC} | set(lw.ls) | set(lw.par))
         self.link_used = [j for j, s in enumerate(lw.lv) if lw.uses(lw.signal, s)]
         self.q_used = lw.uses(lw.signal, lw.qq)
+        # a signal linear in the delayed queue: its emptying's images and its slope (codegen.Generated)
+        self.empty_images = codegen._linear_in(lw.signal, lw.qq) if self.q_used else False
+        self.queue_gain = codegen._queue_gain(lw) if self.empty_images else None
         self.fn_rate = ["u_" + v for v in m.flow_states] + ["qd"] + [s.name for s in lw.st]
         self.fn_sig = [s.name for s in lw.lv] + ["qq", "yy", "CC"] + [s.name for s in lw.ls]
         self.fn_ry = [a for a in self.fn_sig if a != "yy"]
@@ -256,6 +259,8 @@ class GeneratedMixed:
                       for x in ml if x.uses_y for z in ml for law in (("load",) if z is x else ("rate",))}
         self.sent = any(self._sent.values())
         self.q_used = any(x.q_used for x in ml) or self.sent
+        self.empty_images = any(x.empty_images for x in ml)
+        self.queue_gains = [x.queue_gain for x in ml]
         self.n_flow_states = [len(x.model.flow_states) for x in ml]
         self.n_link_states = [len(x.model.link_states) for x in ml]
         self.param_names = [x.param_names for x in ml]
@@ -308,8 +313,10 @@ class GeneratedMixed:
             z = ml[zi]
             src += _function(f"_m{zi}_{law}_pole", [x.name for x in z.lw.st] + z.par_args, [self._pole[(zi, law)]],
                              False)
-        # a full buffer's images (MixedSystem.hold_images)
+        # a full buffer's images (MixedSystem.hold_images), and an emptying's where a member's signal reads the
+        # queue linearly (MixedSystem.empty_images)
         r = rhs_variants(self._rhs(ml)) + codegen._HOLD_IMAGES_CODE
+        r += codegen._EMPTY_IMAGES_CODE if self.empty_images else []
         if self.agg_groups or self.cheb_groups:
             if self.cheb_groups:
                 r += _CHEB_COEFS.splitlines()
@@ -844,7 +851,8 @@ def _member_spec(M):
 
 
 _META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
-         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups", "cheb_groups")
+         "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups", "cheb_groups",
+         "empty_images", "queue_gains")
 
 
 class _CachedMixed(GeneratedMixed):

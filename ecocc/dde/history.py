@@ -283,18 +283,21 @@ HOLD_CAP = 4096
 HOLD_BAND_REL = 1e-9
 
 
-def add_images(dbp, dbn, pl, bwd, tc, l, t_end):
+def add_images(dbp, dbw, dbn, pl, bwd, tc, l, t_end, w):
     """Insert the images of an event at ``tc`` on bounded component (link) ``l`` into the pending breakpoints.
 
     Each entry ``j`` with ``pl[j] == l`` (a (link, flow) pair on the link) sees the event ``bwd[j]`` seconds later:
-    ``tc + bwd[j]`` goes into ``dbp[:dbn[0]]`` (ascending), except one within 1e-9 relative of a pending one, at or
-    past ``t_end``, or beyond the capacity ``dbp.size``.  The NumPy solver calls it as it is, the compiled kernels
-    compiled (``ecocc.dde.kernels._add_kink``): the same breakpoints in both.
+    ``tc + bwd[j]`` goes into ``dbp[:dbn[0]]`` (ascending) with the event's weight ``w`` in ``dbw`` (one within 1e-9
+    relative of a pending one keeps the larger weight), except at or past ``t_end``, or beyond the capacity
+    ``dbp.size``.  The NumPy solver calls it as it is, the compiled kernels compiled
+    (``ecocc.dde.kernels._add_kink``): the same breakpoints in both.
 
     Parameters
     ----------
     dbp : numpy.ndarray
         The pending breakpoints, seconds, ascending in ``dbp[:dbn[0]]`` (updated in place).
+    dbw : numpy.ndarray
+        Their weights, as ``dbp`` (:func:`skip_images`; ``inf``: a jump, always a breakpoint).
     dbn : numpy.ndarray
         One int64: how many are pending (updated in place).
     pl : numpy.ndarray
@@ -307,6 +310,9 @@ def add_images(dbp, dbn, pl, bwd, tc, l, t_end):
         The bounded component (link) the event happened on.
     t_end : float
         End of the run, seconds.
+    w : float
+        The event's weight: how much the second derivative of what reads it jumps (per second squared, relative),
+        ``inf`` for a jump or a kink not weighed.
 
     Returns
     -------
@@ -324,21 +330,29 @@ def add_images(dbp, dbn, pl, bwd, tc, l, t_end):
         i_ = n_
         while i_ > 0 and dbp[i_ - 1] > tb:
             i_ -= 1
-        if (i_ > 0 and tb - dbp[i_ - 1] <= tol) or (i_ < n_ and dbp[i_] - tb <= tol) or n_ >= dbp.size:
+        if i_ > 0 and tb - dbp[i_ - 1] <= tol:
+            dbw[i_ - 1] = max(dbw[i_ - 1], w)
+            continue
+        if i_ < n_ and dbp[i_] - tb <= tol:
+            dbw[i_] = max(dbw[i_], w)
+            continue
+        if n_ >= dbp.size:
             continue
         for k_ in range(n_, i_, -1):
             dbp[k_] = dbp[k_ - 1]
+            dbw[k_] = dbw[k_ - 1]
         dbp[i_] = tb
+        dbw[i_] = w
         dbn[0] = n_ + 1
     return dbp[0] if dbn[0] > 0 else np.inf
 
 
-def pop_images(dbp, dbn, t):
+def pop_images(dbp, dbw, dbn, t):
     """Drop the pending breakpoints of :func:`add_images` at or before ``t`` (within 1e-12 relative).
 
     Parameters
     ----------
-    dbp, dbn : numpy.ndarray
+    dbp, dbw, dbn : numpy.ndarray
         As in :func:`add_images` (updated in place).
     t : float
         The current time, seconds.
@@ -354,7 +368,43 @@ def pop_images(dbp, dbn, t):
         i_ += 1
     for k_ in range(i_, n_):
         dbp[k_ - i_] = dbp[k_]
+        dbw[k_ - i_] = dbw[k_]
     dbn[0] = n_ - i_
+    return dbp[0] if dbn[0] > 0 else np.inf
+
+
+def skip_images(dbp, dbw, dbn, t_lim, h, rtol):
+    """Drop the pending breakpoints of :func:`add_images` at or before ``t_lim`` that a step of ``h`` seconds may
+    straddle: those whose weight ``w`` (the jump of the second derivative of what reads the event, relative, per
+    second squared) gives ``w h^3 <= rtol``, the local error of a step across such a kink being of that size.  Stops
+    at the first one kept.
+
+    Parameters
+    ----------
+    dbp, dbw, dbn : numpy.ndarray
+        As in :func:`add_images` (updated in place).
+    t_lim : float
+        The end of the step about to be tried, seconds.
+    h : float
+        Its length, seconds.
+    rtol : float
+        The run's relative tolerance.
+
+    Returns
+    -------
+    float
+        The next pending breakpoint, seconds (``inf``: none).
+    """
+    n_ = dbn[0]
+    i_ = 0
+    h3 = h * h * h
+    while i_ < n_ and dbp[i_] <= t_lim and dbw[i_] * h3 <= rtol:
+        i_ += 1
+    if i_ > 0:
+        for k_ in range(i_, n_):
+            dbp[k_ - i_] = dbp[k_]
+            dbw[k_ - i_] = dbw[k_]
+        dbn[0] = n_ - i_
     return dbp[0] if dbn[0] > 0 else np.inf
 
 

@@ -39,7 +39,7 @@ from ecocc.dde.kernels import (DBP_CAP, HOLD_BAND_REL, OVERLAP_CAP, OVERLAP_RELA
                                _derivative_fit, _first_crossing, _hermite, _history_grow, _history_grow_cm,
                                _history_new, _history_new_cm, _levels_crossing, _masks, _overlap_diff, _overlap_done,
                                _overlap_extension, _overlap_first_stage, _overlap_inside, _pop_kinks, _project, _release_matters, _release_negligible,
-                               _segment_tail, _shift_segments, _tiny)
+                               _segment_tail, _shift_segments, _skip_kinks, _tiny)
 
 
 @njit(cache=True)
@@ -96,6 +96,22 @@ def _model_drop_levels(D, l, out):
 #: template (ecocc.dde.codegen, ecocc.dde.codegen_mixed), as :meth:`ecocc.dde.problem.DDEProblem.hold_images` does
 #: for the NumPy solver
 HOLD_IMAGES = False
+
+#: with :data:`HOLD_IMAGES`, whether a queue's hold at 0 starting at a step's end makes the same breakpoints: a signal
+#: linear in the delayed queue (PE-TCP's ``q/T``) kinks where the queue empties (its derivative jumps from ``y - C``
+#: to 0), and a step straddling the kink's image was rejected two times in three and left an error of about rtol
+#: per image (PE-TCP N = 4: rejected steps 1,017 -> 363 of 2,592 -> 2,217; docs/notes/emptyimages.md).  False here;
+#: the generated module of such a model redefines it below this template (ecocc.dde.codegen)
+EMPTY_IMAGES = False
+
+
+@njit(cache=True)
+def _model_empty_weight(D, l):
+    """How much a unit jump of link ``l``'s queue derivative moves the flows' second derivative (per packet): an
+    emptying's images are kept where this times the jump times the step size cubed exceeds rtol (the local error
+    of a step straddling the kink; ecocc.dde.codegen._empty_weight).  Here: infinite (every image kept); a
+    generated module whose laws give it redefines this below the template."""
+    return np.inf
 
 
 @njit(cache=True, nogil=True)
@@ -216,20 +232,24 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
     eps = 2.220446049250313e-16
     # HOLD_IMAGES: the pending propagated breakpoints of the upper-bound holds (ascending), the earliest in dnext
     dbp = np.empty(DBP_CAP if HOLD_IMAGES else 1)
+    dbw = np.empty(DBP_CAP if HOLD_IMAGES else 1)  # their weights (ecocc.dde.history.skip_images)
     dbn = np.zeros(1, dtype=np.int64)
     dnext = np.inf
     while t < t_end:
         while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
             ip += 1
         next_bp = bps[ip] if ip < bps.size else t_end
-        if HOLD_IMAGES:
-            if dnext <= t + 1e-12 * max(1.0, abs(t)):
-                dnext = _pop_kinks(dbp, dbn, t)
-            if dnext < next_bp:
-                next_bp = dnext
         hmin = 16 * eps * max(1.0, abs(t))
         # overlap: steps may be longer than the smallest delay (delayed values inside the step: passes below)
         h = min(h, max_step, h_ov) if overlap else min(h, max_step, dmin)
+        if HOLD_IMAGES:
+            if dnext <= t + 1e-12 * max(1.0, abs(t)):
+                dnext = _pop_kinks(dbp, dbw, dbn, t)
+            if EMPTY_IMAGES and dnext <= t + h:
+                # an emptying's image that this step straddles within rtol is no breakpoint (skip_images)
+                dnext = _skip_kinks(dbp, dbw, dbn, t + h, h, rtol)
+            if dnext < next_bp:
+                next_bp = dnext
         hit_bp = False
         if t + h >= next_bp - hmin or t + 1.0001 * h >= next_bp:
             h = next_bp - t
@@ -520,7 +540,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                 if y_new[ci] < buf[l] * (1.0 - HOLD_BAND_REL) <= y[ci]:
                     tc = t + h * _first_crossing(y[ci], y_new[ci], K[0, ci], K[n_st, ci], h,
                                                  buf[l] * (1.0 - HOLD_BAND_REL))
-                    dnext = _add_kink(dbp, dbn, D[3], D[4], tc, l, t_end)
+                    dnext = _add_kink(dbp, dbw, dbn, D[3], D[4], tc, l, t_end, np.inf)
                 # a queue crossing a drop-law level in this step (NOW_NLEV: RED's min_th, max_th): the drop
                 # fraction's kink, located on the step's Hermite segment, reaches the flows one backward delay
                 # later (as solve_dde)
@@ -528,7 +548,7 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
                     for i in range(_model_drop_levels(D, l, dlev)):
                         if (y[ci] < dlev[i]) != (y_new[ci] < dlev[i]):
                             tc = t + h * _first_crossing(y[ci], y_new[ci], K[0, ci], K[n_st, ci], h, dlev[i])
-                            dnext = _add_kink(dbp, dbn, D[3], D[4], tc, l, t_end)
+                            dnext = _add_kink(dbp, dbw, dbn, D[3], D[4], tc, l, t_end, np.inf)
         t_prev = t
         t = next_bp if hit_bp else t + h
         y[:] = y_new
@@ -595,7 +615,12 @@ def adaptive_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_ste
         if HOLD_IMAGES:
             for l in range(L):
                 if sat_hi[l] and not used_hi[l]:  # held at the bound from t: the loss signal is on from t
-                    dnext = _add_kink(dbp, dbn, D[3], D[4], t, l, t_end)
+                    dnext = _add_kink(dbp, dbw, dbn, D[3], D[4], t, l, t_end, np.inf)
+                elif EMPTY_IMAGES and sat_lo[l] and not used_lo[l]:
+                    # empty from t: the signal's kink is at t, the flows' second derivatives jump by the weight
+                    # times the queue's outflow rate (skipped where a step straddles it within rtol; as solve_dde)
+                    dnext = _add_kink(dbp, dbw, dbn, D[3], D[4], t, l, t_end,
+                                      _model_empty_weight(D, l) * abs(f_raw[iq + l]))
         if changed:
             # counters that depend on the masks (lost, departed) see the masks of the new step
             _model_rhs(t, nud, y, sat_lo, sat_hi, f_raw, D, Wk, t0, y0, HT, HY, HFA, HFB, m, 0, t0, 1.0, QV, y)

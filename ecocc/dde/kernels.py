@@ -15,7 +15,8 @@ import numpy as np
 from numba import njit
 
 from .history import (HOLD_BAND_REL, HOLD_CAP, PREDICT_MARGIN, add_images, cubic_end, derivative_fit, first_crossing,  # noqa: F401
-                      grown_capacity, hermite, nudge, pop_images, release_matters, release_negligible, segment_tail)
+                      grown_capacity, hermite, nudge, pop_images, release_matters, release_negligible, segment_tail,
+                      skip_images)
 
 #: propagated breakpoints (the lock-step kernel's ``kinks``, the single-run kernel's ``HOLD_IMAGES``): at most this
 #: many pending (:data:`ecocc.dde.history.HOLD_CAP`; more are dropped: they only save steps)
@@ -24,6 +25,7 @@ DBP_CAP = HOLD_CAP
 #: (docs/notes/mapsreno.md)
 _add_kink = njit(cache=True)(add_images)
 _pop_kinks = njit(cache=True)(pop_images)
+_skip_kinks = njit(cache=True)(skip_images)
 
 #: overlap mode (steps longer than the smallest delay; the lock-step kernel, :mod:`ecocc.dde.lanes`, and the
 #: single adaptive kernel, :mod:`ecocc.dde.integrator`): a step's passes stop when two successive end values

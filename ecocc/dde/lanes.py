@@ -165,6 +165,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     # propagated breakpoints (pending, ascending): where a queue's kink reaches the flows that read it
     pl_, bwd_ = D[3], D[4]
     dbp = np.empty(DBP_CAP)
+    dbw = np.empty(DBP_CAP)  # their weights (ecocc.dde.history.add_images; every one inf here: always a breakpoint)
     dbn = np.zeros(1, dtype=np.int64)
     dnext = np.inf  # the earliest pending one (a scalar: the loop reads it on every step)
     klev = np.empty(LANES_NLEV + 1)  # noqa: F821 (LANES_NLEV, KINK_BOUNDS, _model_levels: generated, codegen)
@@ -325,7 +326,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 for w in range(W):
                     lw = l * W + w
                     if alive[w] and ((sat_lo[lw] and not used_lo[lw]) or (sat_hi[lw] and not used_hi[lw])):
-                        dnext = _add_kink(dbp, dbn, pl_, bwd_, t, l, t_end)
+                        dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t, l, t_end, np.inf)
                         break
         for k in range(nW):
             F[FF, k] = F[FRAW, k]
@@ -647,7 +648,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for i_ in range(nlev):
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
-                            dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end)
+                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end,
+                                             np.inf)
         # <switches>
         if KINKS and kinks and LANES_NSW > 0:  # noqa: F821 (a switching function of the signal changed sign)
             for l in range(L):
@@ -661,7 +663,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         o_ = lw_ * (LANES_NSW + 1) + i_  # noqa: F821
                         ga = gsw[o_]
                         if gok[lw_] and (ga < 0.0) != (gb < 0.0) and abs(gb - ga) > SW_MIN * ksw[nsw + i_]:
-                            dnext = _add_kink(dbp, dbn, pl_, bwd_, t + h * (ga / (ga - gb)), l, t_end)
+                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t + h * (ga / (ga - gb)), l, t_end, np.inf)
                         gsw[o_] = gb
                     gok[lw_] = True
         # </switches>
@@ -712,7 +714,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         t_prev = t
         t = next_bp if hit_bp else t + h
         if KINKS and dnext <= t + 1e-12 * max(1.0, abs(t)):  # noqa: F821 (kinks: passed, the next pending one)
-            dnext = _pop_kinks(dbp, dbn, t)
+            dnext = _pop_kinks(dbp, dbw, dbn, t)
         for k in range(nW):
             Y[YY, k] = Y[YN, k]
         need_eval = hit_bp

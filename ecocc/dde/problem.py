@@ -307,6 +307,10 @@ class DDEProblem:
         jump, and so does a crossing of one of its levels (``level_comps``) as a kink or a jump; ``book[i]`` is the
         component that counts the volume leaving bounded component ``i`` (a link's departures).  The adaptive
         solver ends steps at those images (:attr:`hold_images`).  None: none.
+    empty_images : array_like of float or None, optional
+        With ``hold_images``: a hold at the lower bound starting at ``t`` reaches ``rhs`` as a kink after the same
+        delays, and the adaptive solver ends steps there too where the kink matters (:attr:`empty_images`): one
+        weight per bounded component.  None: no such images.
     """
 
     n: int
@@ -366,6 +370,14 @@ class DDEProblem:
     #: its located release goes back onto it, the volume taken from component ``book[i]`` (its departures).
     #: None: none
     hold_images: tuple | None = None
+    #: with :attr:`hold_images`, per bounded component a weight ``w_i`` (per unit of the component): a hold at its
+    #: lower bound starting at ``t`` reaches ``rhs`` as a kink at ``t + delays[j]`` too, where the second derivative
+    #: of the components that read it jumps by ``w_i |f_i|`` (``f_i`` the component's raw derivative at ``t``): a
+    #: signal linear in the delayed queue (PE-TCP's ``q/T``) kinks where the queue empties
+    #: (:meth:`ecocc.system.NetworkSystem.empty_images`).  The adaptive solver ends steps at those images where
+    #: ``w_i |f_i| h^3 > rtol`` (``h`` the step that ended at ``t``: the local error of a step straddling the kink),
+    #: as the compiled kernel does (``ecocc.dde.integrator.EMPTY_IMAGES``); ``inf``: always.  None: none
+    empty_images: np.ndarray | None = None
 
     def delayed_checked(self) -> np.ndarray:
         """The components whose Hermite history the adaptive solvers error-check at mid-step: those read through
