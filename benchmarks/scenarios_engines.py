@@ -175,8 +175,12 @@ def one(name, timeout):
 def _md(res):
     rows = res["rows"]
     n_agree = sum(r["verdict"] == "agree" for r in rows)
+    from collections import Counter
+    per = Counter(r.get("commit", "unknown") for r in rows)
+    commits = ", ".join(f"{c} ({k} rows)" for c, k in per.items())
     lines = [f"# Every shipped scenario: the default engine against the NumPy reference ({res['when']})", "",
-             f"`python benchmarks/scenarios_engines.py` (commit {res['commit']}, Python {res['python']}, load "
+             f"`python benchmarks/scenarios_engines.py` (last run at commit {res['commit']}; rows from {commits}; "
+             f"Python {res['python']}, load "
              f"{res['load_start'][0]:.1f} at the start, {res['load_end'][0]:.1f} at the end).  `ecocc simulate NAME` "
              "with `--engine auto` (the default) and `--engine numpy`, fresh processes; differences on the output "
              "grid in units of the tolerance (queue: 1e-4 packets + rtol |q|; rate: 1e-6 packets/s + (rtol + 1e-8) "
@@ -218,7 +222,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=1800.0, help="per run, seconds")
     ap.add_argument("--jobs", type=int, default=2, help="scenarios run at once")
     ap.add_argument("--out", default=str(HERE / "scenarios_engines"), help="results stem (.json, .md)")
-    ap.add_argument("--fresh", action="store_true", help="rerun the scenarios already in the results file")
+    ap.add_argument("--fresh", action="store_true",
+                    help="rerun the named scenarios even if already in the results file (the others' rows are kept)")
     a = ap.parse_args(argv)
     if not (math.isfinite(a.timeout) and a.timeout > 0):
         ap.error(f"--timeout {a.timeout}: a finite positive number of seconds")
@@ -236,8 +241,13 @@ def main(argv=None):
         ap.error(f"--names: {bad} are not shipped scenarios (one of {known})")
     jpath = out.with_suffix(".json")
     done = {}
-    if jpath.is_file() and not a.fresh:
-        done = {r["scenario"]: r for r in json.loads(jpath.read_text())["rows"]}
+    if jpath.is_file():
+        old = json.loads(jpath.read_text())
+        done = {r["scenario"]: r for r in old["rows"]}
+        for r in done.values():  # rows of a file written before rows carried their commit: the file's
+            r.setdefault("commit", old.get("commit", "unknown"))
+        if a.fresh:  # rerun the named ones; the other scenarios' rows stay in the file
+            done = {k: v for k, v in done.items() if k not in names}
     commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
     res = dict(when=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), commit=commit,
@@ -252,6 +262,7 @@ def main(argv=None):
     todo = [n for n in names if n not in done]
     with ThreadPoolExecutor(a.jobs) as ex:
         for row in ex.map(lambda n: one(n, a.timeout), todo):
+            row["commit"] = commit
             done[row["scenario"]] = row
             save()
             w = row.get("worst_scaled")

@@ -123,8 +123,9 @@ def _figure_formats(text):
 @click.option("--step-s", type=float, default=None, help="Step of the fixed-step solver (s).")
 @click.option("--rtol", type=float, default=1e-7, show_default=True, help="Relative tolerance (adaptive).")
 @click.option("--queue-atol-pkts", type=float, default=None, metavar="PACKETS",
-              help="Absolute tolerance of the queues (adaptive; packets, > 0; default 1e-4).  A law that reads the "
-                   "queue's level (RED) needs less: Reno under RED meets 1e-6 relative at rtol 1e-7 with 1e-6.")
+              help="Absolute tolerance of the queues (adaptive; packets, > 0; default 1e-4, or rtol / the signal's "
+                   "slope in the queue if smaller: PE-TCP rtol T C).  A law that reads the queue's level (RED) needs "
+                   "less: Reno under RED meets 1e-6 relative at rtol 1e-7 with 1e-6.")
 @click.option("--max-history-gib", type=str, default="2", show_default=True, metavar="GIB",
               help="Memory bound of the adaptive solver's stored past (GiB, > 0; inf for none): a run whose past "
                    "would need more (a step size that collapsed, as when the solution blows up) stops with "

@@ -78,7 +78,9 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         queues and counters); None: :meth:`NetworkSystem.default_atol`.
     queue_atol_pkts : float or None, optional
         With ``atol=None``: the queues' absolute tolerance, packets (> 0), the other components keeping
-        :meth:`NetworkSystem.default_atol`'s; None: its 1e-4 packets.  A law that reads the queue's level (RED's drop
+        :meth:`NetworkSystem.default_atol`'s; None: its default, 1e-4 packets, or ``rtol / g`` if smaller where the
+        signal reads the queue linearly with slope ``g`` (PE-TCP: ``rtol T C``, 1.5e-5 packets at rtol 1e-7,
+        15,000 packets/s, T = 0.01 s).  A law that reads the queue's level (RED's drop
         fraction between ``min_th`` and ``max_th``) needs less: Reno under RED meets 1e-6 relative in the aggregate
         rate at rtol 1e-7 with 1e-6 packets, not with 1e-4 (README, "Why Reno's accuracy misses").  The value
         used is in the result's ``solver["queue_atol_pkts"]``.

@@ -244,3 +244,26 @@ def test_petcp_error_falls_with_rtol(engine_name):
         assert got.status == "success"
         err = np.max(np.abs(np.exp(got.y[:, b.sl]).sum(axis=1) - agg_ref) / agg_ref)
         assert err <= bound, (rtol, err)
+
+
+def test_pending_images_weights_and_skipping():
+    """``ecocc.dde.history``: the pending breakpoints keep their weights in order (the larger of two that coincide
+    within 1e-9 relative), ``pop_images`` drops those passed, and ``skip_images`` drops the leading ones a step of
+    ``h`` may straddle (``w h^3 <= rtol``) up to the first one kept; a jump's ``inf`` is always kept.  Expected values
+    by hand from those rules."""
+    from ecocc.dde.history import add_images, pop_images, skip_images
+    dbp, dbw, dbn = np.empty(8), np.empty(8), np.zeros(1, dtype=np.int64)
+    pl, bwd = np.array([0, 0, 1], dtype=np.int64), np.array([0.1, 0.3, 0.2])
+    add_images(dbp, dbw, dbn, pl, bwd, 1.0, 0, 10.0, 5.0)          # 1.1 and 1.3, weight 5
+    add_images(dbp, dbw, dbn, pl, bwd, 1.0, 1, 10.0, np.inf)       # 1.2, a jump
+    add_images(dbp, dbw, dbn, pl, bwd, 1.0 + 1e-12, 0, 10.0, 50.0)  # coincide with 1.1 and 1.3: weight 50
+    add_images(dbp, dbw, dbn, pl, bwd, 9.8, 0, 10.0, 1.0)          # 9.9 kept, 10.1 past t_end dropped
+    assert dbn[0] == 4
+    assert np.allclose(dbp[:4], [1.1, 1.2, 1.3, 9.9]) and list(dbw[:4]) == [50.0, np.inf, 50.0, 1.0]
+    # a step of h = 0.01 s to 1.25 s at rtol 1e-4: 50 x 1e-6 = 5e-5 <= 1e-4, so 1.1 goes; the jump at 1.2 stops it
+    assert skip_images(dbp, dbw, dbn, 1.25, 0.01, 1e-4) == pytest.approx(1.2)
+    assert dbn[0] == 3
+    # at rtol 1e-5 the same step keeps an image of weight 50 (5e-5 > 1e-5): nothing dropped
+    assert pop_images(dbp, dbw, dbn, 1.2) == pytest.approx(1.3)
+    assert skip_images(dbp, dbw, dbn, 1.35, 0.01, 1e-5) == pytest.approx(1.3) and dbn[0] == 2
+    assert skip_images(dbp, dbw, dbn, 9.95, 0.01, 1e-4) == np.inf and dbn[0] == 0  # both straddled: none left

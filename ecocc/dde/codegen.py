@@ -1377,7 +1377,7 @@ _HOLD_IMAGES_CODE = ["", "", "HOLD_IMAGES = True  # upper-bound hold changes mak
 
 #: a signal linear in the delayed queue: a queue's hold at 0 starting makes breakpoints one backward delay later too
 #: (:data:`ecocc.dde.integrator.EMPTY_IMAGES`)
-_EMPTY_IMAGES_CODE = ["EMPTY_IMAGES = True  # the signal reads the queue linearly: its emptying is a kink the flows read"]
+_EMPTY_IMAGES_CODE = ["EMPTY_IMAGES = True  # the signal reads the queue linearly: an emptying is a kink"]
 
 
 def _empty_weight(lw, gain):

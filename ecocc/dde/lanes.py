@@ -648,8 +648,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for i_ in range(nlev):
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
-                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end,
-                                             np.inf)
+                            tc = t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev)
+                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, tc, l, t_end, np.inf)
         # <switches>
         if KINKS and kinks and LANES_NSW > 0:  # noqa: F821 (a switching function of the signal changed sign)
             for l in range(L):

@@ -1312,8 +1312,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     for i_ in range(nlev):
                         lev = klev[i_]
                         if (ya < lev) != (yb < lev):
-                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev), l, t_end,
-                                             np.inf)
+                            tc = t + h * _first_crossing(ya, yb, F[FF, k], F[n_st, k], h, lev)
+                            dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, tc, l, t_end, np.inf)
         # accept: history append (prune / grow first, within max_hist_bytes), as the single kernel
         if m + 1 > HT.size:
             HT, HY, HFA, HFB, m, cut, room = _history_grow(HT, HY, HFA, HFB, m, keep_s, max_hist_bytes)
