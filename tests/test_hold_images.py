@@ -267,3 +267,19 @@ def test_pending_images_weights_and_skipping():
     assert pop_images(dbp, dbw, dbn, 1.2) == pytest.approx(1.3)
     assert skip_images(dbp, dbw, dbn, 1.35, 0.01, 1e-5) == pytest.approx(1.3) and dbn[0] == 2
     assert skip_images(dbp, dbw, dbn, 9.95, 0.01, 1e-4) == np.inf and dbn[0] == 0  # both straddled: none left
+
+
+@pytest.mark.parametrize("bad", [True, [1.0, 2.0], [-1.0], [np.nan], "without hold_images"])
+def test_problem_empty_images_validated(bad):
+    """``DDEProblem(empty_images=...)``: one weight >= 0 per bounded component, and only with ``hold_images`` (the
+    delays the images take); anything else is an InputError naming the field."""
+    from ecocc.dde.problem import DDEProblem
+    from ecocc.errors import InputError
+    base = dict(n=1, rhs=lambda t, y, Z, lo, hi: -y, y0=[1.0], bounded=[0], lower=[0.0], upper=[10.0])
+    hold = (np.array([0]), np.array([0.1]), np.array([0]))
+    with pytest.raises(InputError, match="DDEProblem.empty_images"):
+        if bad == "without hold_images":
+            DDEProblem(**base, empty_images=[1.0])
+        else:
+            DDEProblem(**base, hold_images=hold, empty_images=bad)
+    assert np.array_equal(DDEProblem(**base, hold_images=hold, empty_images=[np.inf]).empty_images, [np.inf])

@@ -449,6 +449,16 @@ class DDEProblem:
         if not np.isin(self.level_comps, self.bounded).all():
             from ..errors import InputError
             raise InputError("DDEProblem.level_comps", self.level_comps.tolist()[:8], "bounded components only")
+        if self.empty_images is not None:
+            w = np.asarray(self.empty_images, dtype=float) if not isinstance(self.empty_images, bool) else None
+            if (w is None or w.shape != self.bounded.shape or np.isnan(w).any() or (w < 0).any()
+                    or self.hold_images is None):
+                from ..errors import InputError
+                raise InputError("DDEProblem.empty_images", self.empty_images if w is None or w.size <= 8
+                                 else f"array of shape {w.shape}",
+                                 f"None, or with hold_images one weight >= 0 (inf: always) per bounded component "
+                                 f"({self.bounded.size})")
+            self.empty_images = w
 
     def positive_delays(self) -> np.ndarray:
         """List the distinct positive constant delays of all lookups (flattened over batches).
