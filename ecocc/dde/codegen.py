@@ -790,8 +790,10 @@ class Generated:
         # (NetworkSystem.default_atol)
         self.empty_images = _linear_in(lw.signal, lw.qq) if lw.uses(lw.signal, lw.qq) else False
         self.queue_gain = _queue_gain(lw) if self.empty_images else None
-        self.empty_weight = _empty_weight(lw, self.queue_gain) if self.empty_images else None
-        r += _empty_images_code(self.empty_weight, par_args, self.lst_keys) if self.empty_images else []
+        self.empty_weight = None
+        if self.empty_images:
+            src_e, self.empty_weight = _empty_images_code(_empty_weight(lw), par_args, self.lst_keys)
+            r += src_e
         if aggl:
             r += _agg_hooks(m, nxl, count_na, fn_rate, par_args, flow_used, self.st_keys, lw, sent_y)
         # the lock-step kernel's aggregated load: as the single kernel's, where the load reads no queueing delay
@@ -1380,40 +1382,42 @@ _HOLD_IMAGES_CODE = ["", "", "HOLD_IMAGES = True  # upper-bound hold changes mak
 _EMPTY_IMAGES_CODE = ["EMPTY_IMAGES = True  # the signal reads the queue linearly: an emptying is a kink"]
 
 
-def _empty_weight(lw, gain):
+def _empty_weight(lw):
     """How much a unit jump of the queue's derivative moves the flows' second derivative: ``|d dflow / d fb| * |d
-    signal / d qq|`` (per packet, the flow law's units per second), as a Python expression of the parameters, link
+    signal / d qq|`` (per packet, the flow law's units per second), a SymPy expression of the parameters, link
     fields and capacity (PE-TCP: ``b / (T CC)``), for :func:`_empty_images_code`; None where either factor depends
     on a state (then every emptying's image is kept), or for a signal aggregated as a logarithm."""
     import sympy as sp
-    from sympy.printing.pycode import PythonCodePrinter
-    if gain is None or lw.log_agg:
+    g = _queue_slope(lw)
+    if g is None or lw.log_agg:
         return None
-    allowed = set(lw.par) | set(lw.ls) | {lw.CC}
     sens = [sp.simplify(sp.diff(d, lw.fb)) for d in lw.dflow]
-    if any(not e.free_symbols <= allowed for e in sens):
+    if any(not e.free_symbols <= set(lw.par) | set(lw.ls) | {lw.CC} for e in sens):
         return None
-    g = sp.simplify(sp.diff(lw.signal, lw.qq))
     w = sp.Max(*[sp.Abs(e) for e in sens]) * sp.Abs(g) if len(sens) > 1 else sp.Abs(sens[0]) * sp.Abs(g)
-    return PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(sp.simplify(w))
+    return sp.simplify(w)
 
 
 def _empty_images_code(weight, par_args, lst_keys):
     """Source of ``EMPTY_IMAGES`` and, with a ``weight`` (:func:`_empty_weight`), ``_model_empty_weight(D, l)`` for
-    the single-run kernels, redefining the template's (which keeps every image)."""
+    the single-run kernels, redefining the template's (which keeps every image).
+
+    Returns
+    -------
+    lines : list of str
+    expr : str or None
+        The weight as a Python expression (:meth:`Generated.empty_weight_values`), None without one.
+    """
     r = ["", ""] + _EMPTY_IMAGES_CODE
     if weight is None:
-        return r
-    import re
-    names = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", weight))
+        return r, None
+    from sympy.printing.pycode import PythonCodePrinter
+    expr = PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(weight)
     r += ["", "", "@njit(cache=True)", "def _model_empty_weight(D, l):",
-          '    """|d dflow / d fb| |d signal / d qq| of link ``l`` (ecocc.dde.codegen._empty_weight)."""',
-          "    LST, par = D[14], D[15]"]
-    r += [f"    {x} = par[{i}]" for i, x in enumerate(par_args) if x in names]
-    r += [f"    ls_{k} = LST[{i}, l]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
-    r += ["    CC = D[10][l]"] if "CC" in names else []
-    r += [f"    return float({weight})"]
-    return r
+          '    """|d dflow / d fb| |d signal / d qq| of link ``l`` (ecocc.dde.codegen._empty_weight)."""']
+    r += _link_field_lines({x.name for x in weight.free_symbols}, par_args, lst_keys, "CC")
+    r += [f"    return float({expr})"]
+    return r, expr
 
 
 def per_link(exprs, param_names, P, C, lst_keys, lst, L):
@@ -1456,21 +1460,28 @@ def per_link(exprs, param_names, P, C, lst_keys, lst, L):
     return out
 
 
+def _queue_slope(lw):
+    """The slope of a link's signal in its delayed queue (``d signal / d qq``, per packet), a SymPy expression of the
+    parameters, the link fields and the capacity (``CC``), for a signal linear in the queue (PE-TCP:
+    ``1 / (T_s CC)``); None where the slope depends on anything else (a state, the load)."""
+    import sympy as sp
+    g = sp.simplify(sp.diff(lw.signal, lw.qq))
+    if not g.free_symbols <= set(lw.par) | set(lw.ls) | {lw.CC} or g == 0:
+        return None
+    return g
+
+
 def _queue_gain(lw):
-    """The slope of a link's signal in its delayed queue (``d signal / d qq``, per packet) as a Python expression of
-    the parameters (``p_<name>``), the link fields (``ls_<key>``) and the capacity (``CC``), for a signal linear in
-    the queue (PE-TCP: ``1 / (T_s CC)``); None where the slope depends on anything else (a state, the load).
+    """:func:`_queue_slope` as a Python expression of the parameters (``p_<name>``), the link fields (``ls_<key>``)
+    and the capacity (``CC``), or None.
 
     Returns
     -------
     str or None
     """
-    import sympy as sp
     from sympy.printing.pycode import PythonCodePrinter
-    g = sp.simplify(sp.diff(lw.signal, lw.qq))
-    if not g.free_symbols <= set(lw.par) | set(lw.ls) | {lw.CC} or g == 0:
-        return None
-    return PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(g)
+    g = _queue_slope(lw)
+    return None if g is None else PythonCodePrinter(dict(fully_qualified_modules=True)).doprint(g)
 
 
 def _drop_levels_code(lw, par_args, lst_keys):
@@ -1496,14 +1507,21 @@ def _drop_levels_code(lw, par_args, lst_keys):
     r = ["", "", f"NOW_NLEV = {len(levs)}  # the levels of the current queue where the drop fraction is not smooth",
          "", "", "@njit(cache=True)",
          "def _model_drop_levels(D, l, out):",
-         '    """The queue levels of link ``l`` where its drop fraction has a kink or a jump (ecocc.dde.codegen)."""',
-         "    LST, par = D[14], D[15]"]
-    r += [f"    {x} = par[{i}]" for i, x in enumerate(par_args) if x in names]
-    r += [f"    ls_{k} = LST[{i}, l]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
-    r += [f"    {lw.C.name} = D[10][l]"] if lw.C.name in names else []
+         '    """The queue levels of link ``l`` where its drop fraction has a kink or a jump (ecocc.dde.codegen)."""']
+    r += _link_field_lines(names, par_args, lst_keys, lw.C.name)
     r += [f"    out[{i}] = float({e})" for i, e in enumerate(exprs)]
     r += [f"    return {len(levs)}"]
     return r, exprs
+
+
+def _link_field_lines(names, par_args, lst_keys, cap_name):
+    """The lines of a generated per-link function ``f(D, l, ...)`` that bind the parameters, link fields and capacity
+    (named ``cap_name``) among ``names`` to link ``l``'s values."""
+    r = ["    LST, par = D[14], D[15]"]
+    r += [f"    {x} = par[{i}]" for i, x in enumerate(par_args) if x in names]
+    r += [f"    ls_{k} = LST[{i}, l]" for i, k in enumerate(lst_keys) if f"ls_{k}" in names]
+    r += [f"    {cap_name} = D[10][l]"] if cap_name in names else []
+    return r
 
 
 def _linear_in(expr, sym):
