@@ -840,7 +840,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
             if jumped:
                 pred_ok = np.zeros(nb, dtype=bool)
             used_lo, used_hi = sat_lo, sat_hi
-            held_lo = used_lo  # the holds at the lower bound before this step's end (used_lo may be overridden below)
+            moved = False  # a held component moved onto its bound below: the right-hand side at the moved state
             if hit_bp or jumped:
                 f_raw = ev.raw(t, y, tiny(t, h), sat_lo, sat_hi)
             else:
@@ -876,7 +876,7 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                 if off.any():
                     y = _snap_to_bounds(problem, y, ev.bidx[off], np.where(sat_lo, ev.lo, ev.hi)[off])
                     hist.Y[hist.m - 1] = y
-                    used_lo = ~sat_lo  # forces the right-hand side at the moved state below
+                    moved = True
             if himg is not None and ev.bidx.size:
                 # released at t from its upper bound, a hair below it, by a step that ended at its located or
                 # predicted release (the held step's clamped derivative turned inward inside the step): back onto
@@ -897,17 +897,17 @@ def solve_dde(problem: DDEProblem, t_end: float, *, rtol: float = 1e-6, atol=1e-
                     y[ev.bidx[back]] = ev.hi[back]
                     hist.Y[hist.m - 1] = y
                     hist.FB[hist.m - 2, ev.bidx[back]] = 0.0
-                    used_lo = ~sat_lo  # forces the right-hand side at the moved state below
+                    moved = True
                 for j in np.flatnonzero(sat_hi & ~used_hi):  # held at the bound from t: the jump is at t
                     dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], t, int(j), t_end, math.inf)
                 if problem.empty_images is not None:
                     # held at the lower bound from t: a kink at t, the readers' second derivatives jumping by the
                     # weight times the outflow rate (DDEProblem.empty_images; skipped where a step straddles it
                     # within rtol), as the compiled kernel
-                    for j in np.flatnonzero(sat_lo & ~held_lo):
+                    for j in np.flatnonzero(sat_lo & ~used_lo):
                         dnext = add_images(dbp, dbw, dbn, himg[0], himg[1], t, int(j), t_end,
                                            float(problem.empty_images[j] * abs(f_raw[ev.bidx[j]])))
-            if np.any(sat_lo != used_lo) or np.any(sat_hi != used_hi):
+            if moved or np.any(sat_lo != used_lo) or np.any(sat_hi != used_hi):
                 # outputs that depend on the masks (volume lost at a full buffer,
                 # departures of an empty queue) must see the masks of the new step
                 f_raw = ev.raw(t, y, tiny(t, h), sat_lo, sat_hi)
