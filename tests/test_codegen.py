@@ -634,7 +634,7 @@ def test_reads_when():
     assert c.free_symbols == {lw.qq, lw.ls[0]}
     assert c.subs({lw.qq: 40.0, lw.ls[0]: 40.0}) == sp.true and c.subs({lw.qq: 39.9, lw.ls[0]: 40.0}) == sp.false
     lw, c = cond("reno", aqm="red")
-    assert c.free_symbols == {lw.qq, lw.ls[2]}  # held_at: the bound where it is max_th, else inf
+    assert c.free_symbols == {lw.qq, lw.ls[2]}  # held_at: the queue's bound (max_th or a lower buffer)
     # the band of AT_BOUND_REL = 1e-9 around the bound (550 packets, RED's max_th): 550 +- 5.5e-7
     assert [bool(c.subs({lw.qq: v, lw.ls[2]: 550.0})) for v in (549.9, 550.0 - 5e-7, 550.0, 550.0 + 5e-7, 550.1)] \
         == [False, True, True, True, False]

@@ -78,9 +78,10 @@ def test_hoisted_peer_leaves_no_delayed_value_inside_a_branch(model):
     net = dumbbell(C, RTTS, buffer_pkts=500.0)
     f, _, _ = jm.equations(NetworkSystem(m, net, m.make_params(), 1.0))
     before = jm.values_in_branches(f)
-    # RED's ramp reads each flow's delayed queue (one distinct delay per flow; the buffer, 500 packets, is below
-    # max_th, so no branch reads the arrival rate there: models.loss, held_at); Symbiosis has no branch
-    assert len(before) == (len(RTTS) if model == "reno" else 0)
+    # RED's ramp reads each flow's delayed queue, and at the full buffer (500 packets, below max_th: its tail drops,
+    # models.loss, held_at) the delayed arrival rate: two values per flow, one distinct delay per flow; Symbiosis
+    # has no branch
+    assert len(before) == (2 * len(RTTS) if model == "reno" else 0)
     dde = jm.jitcdde_hoisted(f, max_delay=max(RTTS), verbose=False)
     assert not jm.values_in_branches(dde.f_sym())
     assert {h[1] for h in dde.helpers} == before

@@ -465,10 +465,12 @@ def test_queue_bound_is_min_of_buffer_and_red_max_th_where_one_bound_per_link_ca
     assert s.a.buffer_pkts.tolist() == [550.0] and net.arrays.buffer_pkts.tolist() == [1000.0]
     assert s.lst["buffer"].tolist() == [550.0] and s.lst["p_bound"].tolist() == [0.1]
     assert s.lst["held_at"].tolist() == [550.0]  # where the signal reads 1 - C/y
-    # a buffer below max_th: held there as before, RED's ramp value alone in the signal (held_at inf)
+    # a buffer below max_th: held there, the signal there RED's ramp value or the tail drops' 1 - C/y, the larger
     s = NetworkSystem(m, dumbbell(1000.0, [0.1, 0.2], buffer_pkts=300.0), m.make_params(), 1.0)
     assert s.a.buffer_pkts.tolist() == [300.0] and s.lst["p_bound"].tolist() == [pytest.approx(0.1 * 250 / 500)]
-    assert s.lst["held_at"].tolist() == [math.inf]
+    assert s.lst["held_at"].tolist() == [300.0]
+    s = NetworkSystem(m, dumbbell(1000.0, [0.1, 0.2]), m.make_params(), 1.0)
+    assert s.lst["held_at"].tolist() == [550.0]  # an unbounded buffer: held at max_th
     s.set_queue_bound(600.0)  # a batch member run at a larger bound: above max_th RED drops everything
     assert s.a.buffer_pkts.tolist() == [600.0] and s.lst["p_bound"].tolist() == [1.0]
     for bad in (0.0, -1.0, math.nan, "x", [600.0, 600.0]):  # not > 0, not numbers, not one per link
@@ -488,6 +490,25 @@ def test_queue_bound_is_min_of_buffer_and_red_max_th_where_one_bound_per_link_ca
     ms = MixedSystem(Mixed(members, fm), mnet, 1.0)
     assert ms.a.buffer_pkts.tolist() == [1000.0]
     assert [M.lst["buffer"].tolist() for M in ms.mem if "buffer" in M.lst] == [[1000.0]]
+
+
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
+def test_red_buffer_below_min_th_still_signals_the_tail_drops(engine):
+    # RED (min_th 50, max_th 550 packets) on a 41-packet buffer: the ramp never acts, so only the full buffer's tail
+    # drops can tell Reno's flows to slow down.  Until 2026-11-29 the signal ignored them there and both flows ran
+    # at 5,958 packets/s each on an 833 packets/s link (60 s, status success).  A queue held at its buffer departs
+    # at the capacity and turns the excess away, which the flows now read as 1 - C/y: their rates together stay at
+    # the capacity, up to the packets lost at the overflows (8 of 50,000 over 60 s, measured)
+    C = 833.33
+    tr = simulate(dumbbell(C, [0.05, 0.05], buffer_pkts=41.0), "reno", t_end_s=30.0, summary_window_s=10.0,
+                  engine=engine)
+    assert tr.ok, tr.message
+    s = tr.summary()
+    total = sum(f["mean_rate_pps"] for f in s["flows"])
+    # 1 % above C would be 250 packets lost in the 10 s window, 30x what the whole run loses; 5 % below C an idle
+    # link, where its queue sits at 34 packets on average
+    assert 0.95 * C < total < 1.01 * C, total
+    assert s["links"][0]["utilization"] > 0.95
 
 
 @pytest.mark.slow  # the Scalable TCP kernel's first build (not shipped at install)

@@ -238,9 +238,9 @@ class LossBasedLink:
             red = red_probability(ops, q, P, b)
             if _linearizing(ops):
                 return red
-            # at the queue's bound where it is max_th (queue_bound_pkts; lst["held_at"], inf where the buffer is
-            # lower) the fraction lost is RED's there plus what the held queue turns away: max(p_max, 1 - C/y), the
-            # Filippov value of the jump at max_th
+            # at the queue's bound (queue_bound_pkts: max_th, or a lower full buffer; lst["held_at"]) the fraction
+            # lost is RED's there plus what the held queue turns away: max(p(bound), 1 - C/y), the Filippov value
+            # of the jump at max_th, the tail drops of a full buffer below it
             h = lst["held_at"]
             band = ops.where(q <= h * (1 + AT_BOUND_REL), ops.maximum(lst["p_bound"], lost_at_bound), red)
             return ops.where(q < h * (1 - AT_BOUND_REL), red, band)
@@ -290,10 +290,10 @@ class LossBasedLink:
     def link_static_at(self, net, P, bound_pkts):
         """The queue's bound on each link, which the signal needs at a full queue, and with RED the drop
         probability there (``p_bound``) and where the signal reads what the held queue turns away (``held_at``:
-        the bound where it is ``max_th`` or more, ``inf`` where the buffer is lower): there it is
-        ``max(p_bound, 1 - C/y)``.  A RED queue held at a buffer below ``max_th`` keeps the earlier signal, RED's
-        ramp value alone (its flows do not see the tail drops: a known gap, kept so that such runs -- the
-        N = 1,000 benchmark, whose buffer of 500 packets fills -- are the earlier model).
+        the bound, ``inf`` for an unbounded queue): there it is ``max(p_bound, 1 - C/y)``, at ``max_th`` (RED
+        drops everything above it) and at a full buffer below ``max_th`` (its tail drops; until 2026-11-29 the
+        flows saw RED's ramp value alone there, so a buffer below ``min_th`` gave no loss signal at all and Reno's
+        windows grew without bound: docs/notes/redbuffer.md).
 
         Parameters
         ----------
@@ -320,7 +320,7 @@ class LossBasedLink:
             lo, hi = P.red_min_th_pkts, P.red_max_th_pkts
             ramp = P.red_p_max * (np.clip(b, lo, hi) - lo) / (hi - lo)
             out["p_bound"] = np.where(b < lo, 0.0, np.where(b <= hi, ramp, 1.0))
-            out["held_at"] = np.where(b >= hi, b, np.inf)
+            out["held_at"] = b  # the bound itself: max_th, or a lower full buffer (inf: unbounded)
         return out
 
     def queue_bound_pkts(self, net, P):
