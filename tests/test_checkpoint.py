@@ -82,3 +82,56 @@ def test_checkpoint_of_an_older_version_is_refused(tmp_path):
     np.savez(path, **kept)
     with pytest.raises(InputError, match="lacks pred_ok, pred_c2, pred_c3, dv_t, dv, dv_n"):
         solve_dde(sysm.problem(), 60.0, rtol=1e-7, atol=sysm.default_atol(), checkpoint=path)
+
+
+def _mixed_net():
+    """TCP Symbiosis against drop-tail Reno on one link, 5 s (a composite the compiled engine serves)."""
+    return dumbbell(1000.0, [0.05, 0.1], buffer_pkts=50.0, protocols=["symbiosis", "reno"])
+
+
+def test_auto_engine_checkpoints_where_the_run_falls_back_to_numpy(tmp_path, monkeypatch):
+    # the checkpoint is the adaptive NumPy solver's: engine="auto" writes it where a run falls back to that solver
+    # (a mixed network the composite kernel does not serve, no numba) and says which in solver["checkpoint"]; the
+    # command line passes one whenever the NumPy solver may run.  Before 2026-11-29 the command line decided from the
+    # scenario's first model and passed none for such a fallback: a long mixed run there could not be resumed.
+    from ecocc import simulate
+    from ecocc.dde import codegen_mixed
+    monkeypatch.delenv("ECOCC_ENGINE", raising=False)  # "auto" as a user has it (the suite's conftest: NumPy)
+    path = tmp_path / "mixed.ckpt.npz"
+    # saved at every step (a 5 s run is shorter than the default 30 s between saves) and kept after the run
+    kw = dict(params={"reno": {"aqm": "droptail"}}, t_end_s=5.0, checkpoint=path, keep_checkpoint=True,
+              checkpoint_every_s=1e-9)
+    tr = simulate(_mixed_net(), "aecp", **kw)
+    compiled = tr.solver.get("engine") == "numba"  # the install-time composite, or numba's
+    assert tr.ok and tr.solver["checkpoint"] == (None if compiled else str(path))
+    assert path.exists() == (not compiled)  # a compiled run writes none
+    path.unlink(missing_ok=True)
+    monkeypatch.setattr(codegen_mixed, "gap", lambda sysm: "a reason the composite kernel cannot run it")
+    tr = simulate(_mixed_net(), "aecp", **kw)
+    assert tr.ok and tr.solver["checkpoint"] == str(path) and path.exists()
+    with pytest.raises(InputError) as e:  # the compiled engine asked for explicitly: no checkpoint to write
+        simulate(_mixed_net(), "aecp", **dict(kw, engine="numba"))
+    assert e.value.field == "checkpoint"
+
+
+@pytest.mark.parametrize("engine, passed", [("auto", True), ("numpy", True), ("numba", False)])
+def test_cli_passes_a_checkpoint_wherever_the_numpy_solver_may_run(tmp_path, monkeypatch, engine, passed):
+    import sys
+
+    from click.testing import CliRunner
+    sim = sys.modules["ecocc.simulate"]  # the module (the package exports its function under the same name)
+    monkeypatch.delenv("ECOCC_ENGINE", raising=False)  # "auto" as a user has it (the suite's conftest: NumPy)
+    from ecocc.cli import main
+    seen = []
+    real = sim.simulate
+
+    def spy(*a, **kw):
+        seen.append(kw.get("checkpoint"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(sim, "simulate", spy)
+    res = CliRunner().invoke(main, ["simulate", "aecp-dumbbell", "--out", str(tmp_path), "--t-end-s", "2",
+                                    "--no-figure", "--quiet", "--engine", engine], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert len(seen) == 1 and (seen[0] is not None) == passed
+    assert not list(tmp_path.glob(".*.ckpt.npz"))  # removed once the outputs exist (or never written)
