@@ -325,6 +325,9 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         sol.message = f"{sol.message}; {hint}"
     tr = Trajectory.from_solution(sol, sysm, name=name or network.name,
                                   summary_window_s=summary_window_s or 0.1 * t_end)
+    notice = _loss_notice(tr)
+    if notice:
+        tr.message = f"{tr.message}; {notice}"
     tr.solver["past"] = past  # the readings chosen, in the output (summary, NetCDF attributes)
     # the checkpoint this run wrote (only the adaptive NumPy solver writes one), not dropped silently
     tr.solver["checkpoint"] = str(checkpoint) if checkpoint is not None and engine == "numpy" else None
@@ -333,6 +336,32 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
         tr.solver["queue_atol_pkts"] = float(qa.max())
     tr.solver["load_rtt"] = load_rtt
     return tr
+
+
+#: a link that turns away more than this fraction of its arrivals over the summary window is named in the run's
+#: message (:func:`_loss_notice`)
+LOSS_NOTICE_RATIO = 0.5
+
+
+def _loss_notice(tr):
+    """One sentence naming the links that turned away more than half of what arrived over the summary window
+    (:data:`LOSS_NOTICE_RATIO`), else None.
+
+    The numbers can be right and the setting wrong: a model whose flows do not react to losses (FAST, the AECP
+    family) above a buffer too small for its queue, or a loss signal that never reaches the flows (RED above a
+    buffer below ``min_th`` did not, until 2026-11-29: two Reno flows at 7 times the capacity, status success).
+    The run's status is unchanged; its message says it, and so does every summary and the command line."""
+    if not tr.t_s.size or tr.t_s[-1] <= tr.t_s[0]:
+        return None
+    links = tr.summary()["links"]
+    heavy = [lk for lk in links if (lk["loss_ratio"] or 0.0) > LOSS_NOTICE_RATIO]
+    if not heavy:
+        return None
+    w0 = max(float(tr.t_s[0]), float(tr.t_s[-1]) - tr.summary_window_s)
+    what = ", ".join(f"{lk['name']} {100 * lk['loss_ratio']:.0f} %" for lk in heavy)
+    return (f"links that turned away more than half of their arrivals over {w0:g}-{float(tr.t_s[-1]):g} s: {what} "
+            "(their flows send over twice what the link carries: flows that ignore losses, such as FAST's fluid "
+            "law, above a buffer smaller than the queue they need?)")
 
 
 def _startup_hint(sysm, sol, t_end):

@@ -511,6 +511,20 @@ def test_red_buffer_below_min_th_still_signals_the_tail_drops(engine):
     assert s["links"][0]["utilization"] > 0.95
 
 
+def test_a_link_losing_most_of_its_arrivals_is_named_in_the_message():
+    # FAST's fluid law ignores losses (models.fast): 3 flows need 3 alpha = 600 packets of queue, the buffer holds
+    # 20, so the link stays full and its flows keep growing; the run is right for the model and says so, with
+    # each link that turned away more than half of its arrivals over the summary window (measured: 97 %).
+    # Reno on the same link reacts to the tail drops and loses 0.1 % there: no notice
+    net = dumbbell(1000.0, [0.05, 0.1, 0.2], buffer_pkts=20.0)
+    tr = simulate(net, "fast", t_end_s=30.0, summary_window_s=10.0)
+    ratio = tr.summary()["links"][0]["loss_ratio"]
+    assert tr.ok and ratio > 0.5
+    assert f"more than half of their arrivals over 20-30 s: bottleneck {100 * ratio:.0f} %" in tr.message
+    tr = simulate(net, "reno", t_end_s=30.0, summary_window_s=10.0)
+    assert tr.ok and tr.summary()["links"][0]["loss_ratio"] < 0.01 and "arrivals" not in tr.message
+
+
 @pytest.mark.slow  # the Scalable TCP kernel's first build (not shipped at install)
 def test_compiled_run_pinned_at_red_max_th_holds_it():
     # the case above on the compiled engine: it crawled to max_steps (1.2 million steps to 0.56 ms, 93 s); now
