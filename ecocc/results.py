@@ -212,6 +212,42 @@ class Trajectory:
         return 0.5 * (edges[1:] + edges[:-1]), u
 
     # -- summary ---------------------------------------------------------------
+    def window(self, window_s: float | None = None):
+        """The final window ``[t_end - window_s, t_end]`` the summary averages over, clipped to the run.
+
+        Parameters
+        ----------
+        window_s : float, optional
+            Window length in seconds (default: ``summary_window_s``).
+
+        Returns
+        -------
+        tuple of float
+            ``(t0, t1)`` in seconds.
+        """
+        w = self.summary_window_s if window_s is None else float(window_s)
+        t1 = float(self.t_s[-1])
+        return max(float(self.t_s[0]), t1 - w), t1
+
+    def window_change(self, series, t0: float, t1: float):
+        """How much each column of a cumulative series (a counter: sent, arrived, lost, ...) grew from ``t0`` to
+        ``t1``, interpolated linearly between samples.
+
+        Parameters
+        ----------
+        series : numpy.ndarray
+            Shape ``(time, columns)``, sampled at :attr:`t_s` (packets, or packet-seconds for the queue area).
+        t0, t1 : float
+            The window (s).
+
+        Returns
+        -------
+        numpy.ndarray
+            One value per column, in the series' units.
+        """
+        return np.array([np.interp(t1, self.t_s, series[:, j]) - np.interp(t0, self.t_s, series[:, j])
+                         for j in range(series.shape[1])])
+
     def summary(self, window_s: float | None = None) -> dict:
         """Means over the final window ``[t_end - window_s, t_end]``.
 
@@ -228,13 +264,10 @@ class Trajectory:
             active at the end, the equilibrium of those flows where the model has one, status and message.
             Non-finite numbers are ``None``.
         """
-        w = self.summary_window_s if window_s is None else float(window_s)
-        t1 = float(self.t_s[-1])
-        t0 = max(float(self.t_s[0]), t1 - w)
+        t0, t1 = self.window(window_s)
 
         def delta(series):
-            return np.array([np.interp(t1, self.t_s, series[:, j]) - np.interp(t0, self.t_s, series[:, j])
-                             for j in range(series.shape[1])])
+            return self.window_change(series, t0, t1)
 
         dt = max(t1 - t0, 1e-300)
         mean_rate = delta(self.sent_pkts) / dt

@@ -353,13 +353,14 @@ def _loss_notice(tr):
     The run's status is unchanged; its message says it, and so does every summary and the command line."""
     if not tr.t_s.size or tr.t_s[-1] <= tr.t_s[0]:
         return None
-    links = tr.summary()["links"]
-    heavy = [lk for lk in links if (lk["loss_ratio"] or 0.0) > LOSS_NOTICE_RATIO]
-    if not heavy:
+    t0, t1 = tr.window()  # the summary's window and ratios (Trajectory.summary), without its equilibrium
+    lost, arrived = tr.window_change(tr.lost_pkts, t0, t1), tr.window_change(tr.arrived_pkts, t0, t1)
+    ratio = np.divide(lost, arrived, out=np.zeros_like(lost), where=arrived > 0)
+    heavy = np.flatnonzero(ratio > LOSS_NOTICE_RATIO)
+    if not heavy.size:
         return None
-    w0 = max(float(tr.t_s[0]), float(tr.t_s[-1]) - tr.summary_window_s)
-    what = ", ".join(f"{lk['name']} {100 * lk['loss_ratio']:.0f} %" for lk in heavy)
-    return (f"links that turned away more than half of their arrivals over {w0:g}-{float(tr.t_s[-1]):g} s: {what} "
+    what = ", ".join(f"{tr.link_names[j]} {100 * ratio[j]:.0f} %" for j in heavy)
+    return (f"links that turned away more than half of their arrivals over {t0:g}-{t1:g} s: {what} "
             "(their flows send over twice what the link carries: flows that ignore losses, such as FAST's fluid "
             "law, above a buffer smaller than the queue they need?)")
 
