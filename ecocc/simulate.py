@@ -348,8 +348,8 @@ def _loss_notice(tr):
     (:data:`LOSS_NOTICE_RATIO`), else None.
 
     The numbers can be right and the setting wrong: a model whose flows do not react to losses (FAST, the AECP
-    family) above a buffer too small for its queue, or a loss signal that never reaches the flows (RED above a
-    buffer below ``min_th`` did not, until 2026-11-29: two Reno flows at 7 times the capacity, status success).
+    family) above a buffer too small for its queue, or a loss signal that never reaches the flows (RED on a buffer
+    below its ``min_th`` sent none until 2026-11-29: two Reno flows at 7 times the capacity, status success).
     The run's status is unchanged; its message says it, and so does every summary and the command line."""
     if not tr.t_s.size or tr.t_s[-1] <= tr.t_s[0]:
         return None
@@ -361,8 +361,8 @@ def _loss_notice(tr):
         return None
     what = ", ".join(f"{tr.link_names[j]} {100 * ratio[j]:.0f} %" for j in heavy)
     return (f"links that turned away more than half of their arrivals over {t0:g}-{t1:g} s: {what} "
-            "(their flows send over twice what the link carries: flows that ignore losses, such as FAST's fluid "
-            "law, above a buffer smaller than the queue they need?)")
+            "(their flows send over twice what the link carries, as flows whose law ignores losses do above a buffer "
+            "smaller than the queue they need: FAST's fluid law, the AECP family)")
 
 
 def _startup_hint(sysm, sol, t_end):
