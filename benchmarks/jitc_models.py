@@ -214,7 +214,13 @@ def equations(sysm):
             tt = t - bwd[(l, p)]
             sig = m.link_signal(ops, ls_of(m), qs, ys if m.signal_uses_arrival else None, float(sysm.C[l]), P,
                                 lst_of(mi, l))
-            sub = {**link_sub(mi, m, l, tt), qs: y(i_q + l, tt)}
+            # the queue the law reads, clipped at its bound: jitcdde's smooth projection (below) lets a held queue sit
+            # up to about 1e-2 packets above it, outside the law's band of 1e-9 relative where a full buffer's signal
+            # holds (models.loss), so the peer's flows read RED's ramp instead of the tail drops there
+            # (docs/notes/redbuffer.md); the exact queue never exceeds it, so the clip changes nothing else
+            qd = y(i_q + l, tt)
+            bl = float(np.broadcast_to(np.asarray(a.buffer_pkts, dtype=float), (nL,))[l])
+            sub = {**link_sub(mi, m, l, tt), qs: symengine.Min(qd, bl) if np.isfinite(bl) else qd}
             if m.signal_uses_arrival:
                 sub[ys] = dy(aidx[(mi, l)], tt)
             sigs.append(to_se(sig, sub))
