@@ -8,7 +8,10 @@ t = 0, with no cross traffic and the whole RTT on the feedback path (the papers'
 default).  What differs from ecocc's solver, stated:
 
 * the queue projection onto [0, buffer] is jitcdde's smooth ``conditional`` (width 1e-3 packets and
-  1e-3 packets/s), as in ``external.py``: the queue can leave [0, buffer] by a few widths;
+  1e-3 packets/s), as in ``external.py``: the queue can leave [0, buffer] by a few widths (a held queue sat
+  6e-3 to 1e-2 packets above its buffer), so the link laws read it clipped at the buffer, where the exact queue
+  always is: a full buffer's signal holds in a band of 1e-9 relative (``ecocc.models.loss``), which the unclipped
+  queue missed (docs/notes/redbuffer.md);
 * the delayed arrival a link signal reads (PE-TCP, TCP Symbiosis, Reno and the loss-based models) is the
   derivative of an added state A_l (A_l' = sum of the loads on link l) at the delayed time,
   ``dy(A_l, t - tau)``: the loads of every flow at that earlier time.  ecocc's right-hand side evaluates
