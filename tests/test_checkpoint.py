@@ -85,7 +85,7 @@ def test_checkpoint_of_an_older_version_is_refused(tmp_path):
 
 
 def _mixed_net():
-    """TCP Symbiosis against drop-tail Reno on one link, 5 s (a composite the compiled engine serves)."""
+    """TCP Symbiosis against Reno on one 50-packet link (with drop-tail Reno, a composite the compiled engine serves)."""
     return dumbbell(1000.0, [0.05, 0.1], buffer_pkts=50.0, protocols=["symbiosis", "reno"])
 
 
