@@ -207,6 +207,7 @@ def equations(sysm):
     bwd = {(int(l), int(p)): float(d) for l, p, d in zip(a.pair_link, a.pair_flow, sysm.bwd)}
     rtt = np.broadcast_to(np.asarray(a.rtt_s, dtype=float), (nP,))
 
+    buf = np.broadcast_to(np.asarray(a.buffer_pkts, dtype=float), (nL,))  # the queues' bounds (packets)
     f = [None] * n
     for p in range(nP):
         mi = member_of[p]
@@ -222,8 +223,7 @@ def equations(sysm):
             # holds (models.loss), so the peer's flows read RED's ramp instead of the tail drops there
             # (docs/notes/redbuffer.md); the exact queue never exceeds it, so the clip changes nothing else
             qd = y(i_q + l, tt)
-            bl = float(np.broadcast_to(np.asarray(a.buffer_pkts, dtype=float), (nL,))[l])
-            sub = {**link_sub(mi, m, l, tt), qs: symengine.Min(qd, bl) if np.isfinite(bl) else qd}
+            sub = {**link_sub(mi, m, l, tt), qs: symengine.Min(qd, float(buf[l])) if np.isfinite(buf[l]) else qd}
             if m.signal_uses_arrival:
                 sub[ys] = dy(aidx[(mi, l)], tt)
             sigs.append(to_se(sig, sub))
@@ -237,7 +237,6 @@ def equations(sysm):
             e = sp.sympify(d[v]) / fs[v] if lg else sp.sympify(d[v])
             f[fidx[(p, i)]] = to_se(e, {**flow_sub(m, p), fbs: fb, qds: qdelay[p],
                                         **({owns: own} if own is not None else {})})
-    buf = np.broadcast_to(np.asarray(a.buffer_pkts, dtype=float), (nL,))
     for l in range(nL):
         C = float(sysm.C[l])
         early = 0
