@@ -122,14 +122,16 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
     -------
     xarray.Dataset
         Dims ``member``, ``time``, ``flow``, ``link``: the variables of
-        :meth:`Trajectory.to_xarray` for every member, plus ``status`` and
-        ``t_failed_s`` per member.  Coordinates: every parameter that varies (per member),
+        :meth:`Trajectory.to_xarray` for every member, plus ``status``, ``message`` (as
+        :func:`ecocc.simulate`'s, naming a link that turned away over half of its arrivals over the last
+        tenth of the run) and ``t_failed_s`` per member.  Coordinates: every parameter that varies (per member),
         ``rtt_scale``.  ``attrs`` hold the solver settings, the readings ``past`` and ``load_rtt``, and the
         wall time.
     """
     import xarray as xr
 
     from .dde.fixed import solve_fixed
+    from .simulate import _loss_notice
 
     m = get_model(model)
     check(isinstance(network, Network), "network", type(network).__name__, "a Network")
@@ -195,12 +197,17 @@ def simulate_batch(network: Network, model="aecp", params_list=None, *, rtt_scal
         st_b = Status(member_status[b]) if sol.status != Status.INTERRUPTED else Status.INTERRUPTED
         msg = sol.message if st_b != Status.FAILED else f"non-finite state at t = {t_failed[b]:.9g} s"
         sol_b = dataclasses.replace(sol, y=sol.y[:, b, :], status=st_b, message=msg)
-        trs.append(Trajectory.from_solution(sol_b, sysm, name=network.name, summary_window_s=0.1 * t_end))
+        tr = Trajectory.from_solution(sol_b, sysm, name=network.name, summary_window_s=0.1 * t_end)
+        notice = _loss_notice(tr)  # as simulate's: a link losing most of what arrives is named, status unchanged
+        if notice:
+            tr.message = f"{tr.message}; {notice}"
+        trs.append(tr)
     # one dataset per member (Trajectory.to_xarray), stacked along "member"
     ds = xr.concat([t.to_xarray() for t in trs], dim="member", data_vars="all", coords="minimal",
                    compat="override", join="override", combine_attrs="drop")
     ds["capacity"] = ds["capacity"].isel(member=0)  # members share the links (only delays are scaled)
     ds["status"] = ("member", np.array(member_status, dtype=object))
+    ds["message"] = ("member", np.array([t.message for t in trs], dtype=object))
     ds["t_failed_s"] = ("member", t_failed, {"units": "s"})
     coords = {"member": np.arange(B), "rtt_scale": ("member", np.asarray(scales, dtype=float))}
     for f in bs.P.varying:
