@@ -161,6 +161,18 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     for j in range(nd):
         half_pow[j] = 0.5 ** (j + 1)
     no = ocomp.size
+    # where each link's queue, lost and departed counters are among the outputs (-1: not output)
+    oc_q = np.full(L, -1, dtype=np.int64)
+    oc_lost = np.full(L, -1, dtype=np.int64)
+    oc_dep = np.full(L, -1, dtype=np.int64)
+    for c in range(no):
+        q = ocomp[c]
+        if iq <= q < iq + L:
+            oc_q[q - iq] = c
+        elif iq + L <= q < iq + 2 * L:
+            oc_lost[q - iq - L] = c
+        elif iq + 3 * L <= q < iq + 4 * L:
+            oc_dep[q - iq - 3 * L] = c
     Qd = np.empty((nd, no * W))
     # propagated breakpoints (pending, ascending): where a queue's kink reaches the flows that read it
     pl_, bwd_ = D[3], D[4]
@@ -702,10 +714,19 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                     val = 0.0
                     for j in range(nd):
                         val += Qd[j, c * W + w] * spow[j]
-                    v = Y[YY, q * W + w] + h * val
-                    if iq <= q < iq + L:
-                        v = min(max(v, 0.0), buf[q - iq])
-                    out_y[orow[w], ie, c] = v
+                    out_y[orow[w], ie, c] = Y[YY, q * W + w] + h * val
+            # a queue's continuous extension may overshoot a bound inside the step: clipped, the clipped volume
+            # booked as lost or as over-counted departures where those counters are output (the projection's
+            # rule, kernels._project), so the samples conserve packets
+            for l in range(L):
+                if oc_q[l] >= 0:
+                    for w in range(W):
+                        qv = out_y[orow[w], ie, oc_q[l]]
+                        if oc_lost[l] >= 0:
+                            out_y[orow[w], ie, oc_lost[l]] += max(qv - buf[l], 0.0)
+                        if oc_dep[l] >= 0:
+                            out_y[orow[w], ie, oc_dep[l]] -= max(-qv, 0.0)
+                        out_y[orow[w], ie, oc_q[l]] = min(max(qv, 0.0), buf[l])
             ie += 1
         n_steps += 1
         h_ov *= OVERLAP_RELAX  # overlap: the bound after unsettled passes grows back (OVERLAP_CAP)

@@ -678,7 +678,7 @@ at ``t + c h`` (``c = 0, 1/2, 1``) read at ``t + tiny``, ``t + h/2`` and ``t + h
 taken at the start of a step (no slack), clamped stage derivatives, the queues projected after the step (the
 clipped volume booked as lost or as over-counted departures), the derivative at a grid node re-evaluated where
 the masks change and on the other side of a kink that falls on the grid, outputs by the cubic Hermite
-interpolant of the step (queues clipped), a member whose state becomes non-finite frozen and reported.
+interpolant of the step (queues clipped and the clipped volume booked), a member whose state becomes non-finite frozen and reported.
 
 The past: ``solve_fixed`` keeps a ring buffer of grid segments with precomputed Hermite weights; here the
 grid nodes are the nodes of the Hermite history the generated right-hand side reads (the same segments and
@@ -795,9 +795,9 @@ def fixed_kernel(y0, t0, h, n_grid, tiny, special, t_eval, out_y, keep_s, hsrc, 
             s = min(max((t_eval[ie] - t) / h, 0.0), 1.0)
             for i in range(n):
                 out_y[ie, i] = _hermite(s, h, y[i], y_new[i], k1[i], k4[i])
-            for l in range(L):
-                qv = out_y[ie, iq + l]
-                out_y[ie, iq + l] = min(max(qv, 0.0), buf[l])
+            # the cubic between two projected nodes may overshoot a bound: clipped, the clipped volume booked as
+            # lost or as over-counted departures (as solve_fixed's outputs), so the samples conserve packets
+            _project(out_y[ie], iq, iq + L, iq + 3 * L, L, buf)
             ie += 1
         k += 1
         t = t_new
