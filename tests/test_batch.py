@@ -244,9 +244,9 @@ def test_lock_step_breakpoints_go_a_second_delay_deep_where_the_table_says():
 
 def test_batch_member_message_names_a_link_losing_most_of_its_arrivals():
     # simulate's loss notice (tests/test_solver_robustness.py) per member of a batch: FAST's fluid law ignores
-    # losses, so on a 20-packet buffer (its 3 flows need 600 packets of queue) the link turns most arrivals away;
-    # with the buffer scaled out of reach (rtt_scale does not touch it, so the second member is another gain:
-    # alpha 0.05 packets per flow needs 0.15 packets of queue, under the buffer) the link loses nothing
+    # losses, so on a 20-packet buffer (its 3 flows need 3 alpha = 600 packets of queue) the link turns most
+    # arrivals away; the second member, alpha 0.05 packets per flow (0.15 packets of queue in all), stays under
+    # the buffer and loses nothing
     net = dumbbell(1000.0, [0.05, 0.1, 0.2], buffer_pkts=20.0)
     ds = simulate_batch(net, "fast", [{}, {"alpha_pkts": 0.05}], t_end_s=30.0, step_s=0.002)
     assert list(ds.status.values) == ["success"] * 2
