@@ -873,24 +873,40 @@ def _md(res):
     return "\n".join(lines) + "\n"
 
 
+def _count(text):
+    """argparse type: an integer >= 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= 0")
+    return v
+
+
+def _counts(text):
+    """argparse type: comma-separated integers >= 0."""
+    return [_count(v) for v in text.split(",")]
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         return worker()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=200, help="cases to draw")
-    ap.add_argument("--start", type=int, default=0, help="first case index")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n", type=_count, default=200, help="cases to draw")
+    ap.add_argument("--start", type=_count, default=0, help="first case index")
+    ap.add_argument("--seed", type=_count, default=0)
     ap.add_argument("--numpy-timeout", type=float, default=20.0, help="seconds per NumPy run at rtol 1e-7")
     ap.add_argument("--hard-timeout", type=float, default=600.0, help="seconds per case before the worker is killed")
     ap.add_argument("--budget-min", type=float, default=math.inf, help="stop drawing cases after this many minutes")
     ap.add_argument("--out", default=str(HERE / "engines_fuzz"), help="results stem (.json, .md)")
-    ap.add_argument("--show", type=int, default=None, help="run case K in this process and print its row")
-    ap.add_argument("--snippet", type=int, default=None, help="print the snippet of case K")
+    ap.add_argument("--show", type=_count, default=None, help="run case K in this process and print its row")
+    ap.add_argument("--snippet", type=_count, default=None, help="print the snippet of case K")
     ap.add_argument("--render", action="store_true", help="rewrite <out>.md from <out>.json (with --notes)")
     ap.add_argument("--notes", default=None, help="with --render: a markdown file of notes (the triage by hand), "
                     "stored in <out>.json and appended to <out>.md")
-    ap.add_argument("--redo", default=None, help="comma-separated case indices: rerun them with this version of the "
+    ap.add_argument("--redo", type=_counts, default=None, help="comma-separated case indices: rerun them with this version of the "
                     "script, replace their rows in <out>.json and rewrite <out>.md")
     a = ap.parse_args(argv)
     if a.snippet is not None:
@@ -910,6 +926,8 @@ def main(argv=None):
                command="python benchmarks/engines_fuzz.py " + " ".join(argv), rows=[])
     t0 = time.perf_counter()
     w = Worker()
+    if (a.render or a.redo is not None) and not out.with_suffix(".json").is_file():
+        ap.error(f"--render / --redo: no results file {out.with_suffix('.json')} (see --out)")
     if a.render:
         res = json.loads(out.with_suffix(".json").read_text())
         if a.notes:
@@ -920,8 +938,12 @@ def main(argv=None):
     if a.redo is not None:
         res = json.loads(out.with_suffix(".json").read_text())
         res.setdefault("redone", [])
-        for k in [int(v) for v in a.redo.split(",")]:
-            i = next(j for j, r in enumerate(res["rows"]) if r["case"]["k"] == k and r["case"]["seed"] == a.seed)
+        where = {(r["case"]["seed"], r["case"]["k"]): j for j, r in enumerate(res["rows"])}
+        missing = [k for k in a.redo if (a.seed, k) not in where]
+        if missing:
+            ap.error(f"--redo: no row of seed {a.seed} for case(s) {missing} in {out.with_suffix('.json')}")
+        for k in a.redo:
+            i = where[(a.seed, k)]
             res["rows"][i] = w.run(draw_case(a.seed, k), a.numpy_timeout, a.hard_timeout)
             res["redone"].append(dict(k=k, commit=commit, when=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")))
             print(k, res["rows"][i]["verdict"], res["rows"][i].get("suspicious"), flush=True)
