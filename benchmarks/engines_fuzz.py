@@ -43,7 +43,9 @@ each other and with the tight run, the verdict says so (a tolerance limit, not a
 **Suspicious**: one run fails where the other succeeds, or raises something other than an InputError; the
 engines differ by more than 200 units, the difference does not shrink at rtol 1e-9 and it is not
 ill-conditioning; an invariant broken in a run whose status is success.  Results: ``<out>.json`` (every case,
-rewritten as it goes) and ``<out>.md``.
+rewritten as it goes) and ``<out>.md``.  A run that was stopped (Ctrl-C, a kill, a budget) resumes after its last
+finished case when started again with the same seed, start, timeouts and commit (``--fresh`` starts over); a
+results file of other settings is refused rather than mixed with.  The worker process exits with its driver.
 """
 from __future__ import annotations
 
@@ -763,8 +765,16 @@ def run_case(case, numpy_timeout):
 
 def worker():
     """Read one JSON case per line on stdin, write one JSON row per line on stdout."""
+    import threading
     import warnings
     warnings.simplefilter("ignore")
+    parent = os.getppid()
+
+    def orphaned():  # a driver killed (even by SIGKILL) closes no pipe this loop would see mid-case: exit with it
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(3)
+    threading.Thread(target=orphaned, daemon=True).start()
     out = sys.stdout
     sys.stdout = sys.stderr  # anything the library prints goes to stderr
     for line in sys.stdin:
@@ -829,6 +839,10 @@ def _md(res):
              f"cases, the units (those of `benchmarks/scenarios_engines.py`: agree = every scaled difference at most "
              f"{AGREE:g}) and what counts as suspicious.", "",
              "## Verdicts", "", "| verdict | cases |", "|---|---|"]
+    if res.get("resumed"):
+        lines[-4:-4] = ["Stopped and resumed (the same settings and commit): "
+                        + ", ".join(f"after {r['after']} cases ({r['when']})" for r in res["resumed"])
+                        + "; the wall time is the sum of the parts.", ""]
     if res.get("redone"):
         lines[-4:-4] = [f"Rows rerun afterwards with `--redo` (at a later commit: the script's verdict rules or ecocc changed): "
                         + ", ".join(f"case {r['k']} ({r['commit']}, {r['when']})" for r in res["redone"]) + ".", ""]
@@ -901,6 +915,8 @@ def main(argv=None):
     ap.add_argument("--hard-timeout", type=float, default=600.0, help="seconds per case before the worker is killed")
     ap.add_argument("--budget-min", type=float, default=math.inf, help="stop drawing cases after this many minutes")
     ap.add_argument("--out", default=str(HERE / "engines_fuzz"), help="results stem (.json, .md)")
+    ap.add_argument("--fresh", action="store_true", help="start over even where <out>.json holds rows of this "
+                    "run (by default a run resumes after them: same seed, start, timeouts and commit)")
     ap.add_argument("--show", type=_count, default=None, help="run case K in this process and print its row")
     ap.add_argument("--snippet", type=_count, default=None, help="print the snippet of case K")
     ap.add_argument("--render", action="store_true", help="rewrite <out>.md from <out>.json (with --notes)")
@@ -952,14 +968,32 @@ def main(argv=None):
         atomic_write_text(out.with_suffix(".md"), _md(res))
         return
 
+    # resume: rows of an earlier run of the same cases (seed, start), settings that change a row (the timeouts)
+    # and code (commit) are kept and the run goes on after the last one; anything else is refused, not mixed in
+    key = dict(seed=a.seed, start=a.start, numpy_timeout=a.numpy_timeout, hard_timeout=a.hard_timeout, commit=commit)
+    res["key"], wall0 = key, 0.0
+    if out.with_suffix(".json").is_file() and not a.fresh:
+        old = json.loads(out.with_suffix(".json").read_text())
+        if old.get("key") != key:
+            ap.error(f"{out.with_suffix('.json')} holds another run ({old.get('key') or old.get('command')}); "
+                     f"this one is {key}: pass --fresh to overwrite it or --out for another file")
+        res, wall0 = old, old.get("wall_s", 0.0)
+        res.setdefault("resumed", []).append(dict(after=len(res["rows"]), command=res["command"],
+                                                  when=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")))
+        res["command"] = "python benchmarks/engines_fuzz.py " + " ".join(argv)
+        print(f"resuming after {len(res['rows'])} cases of {out.with_suffix('.json')}", flush=True)
+    done = {r["case"]["k"] for r in res["rows"]}
+
     def save():
         res["load_end"] = os.getloadavg()
-        res["wall_s"] = time.perf_counter() - t0
+        res["wall_s"] = wall0 + time.perf_counter() - t0
         atomic_write_text(out.with_suffix(".json"), json.dumps(res, indent=1, default=_json_default))
         atomic_write_text(out.with_suffix(".md"), _md(res))
 
     try:
         for k in range(a.start, a.start + a.n):
+            if k in done:
+                continue
             if (time.perf_counter() - t0) / 60 > a.budget_min:
                 print(f"budget of {a.budget_min:g} min reached after {len(res['rows'])} cases", flush=True)
                 break
