@@ -73,9 +73,9 @@ class CBR(NetworkModel):
         return {"x": net.arrays.initial_rate_pps}
 
 
-def _system(net, t_end, model="aecp", **overrides):
+def _system(net, t_end, model="aecp", rtt_includes_queueing=False, **overrides):
     members, fm = resolve_protocols(net, model, None, None, overrides)
-    return MixedSystem(Mixed(members, fm), net, t_end)
+    return MixedSystem(Mixed(members, fm), net, t_end, rtt_includes_queueing=rtt_includes_queueing)
 
 
 def _conservation(sysm, y):
@@ -191,6 +191,21 @@ def test_composite_sums_per_link_what_it_can_and_the_load_only_where_read():
     members, fm = resolve_protocols(net, "aecp", None, None, {"reno__aqm": "droptail"})
     gs = cm.generate(MixedSystem(Mixed(members, fm), net, 1.0, load_rtt="sent"))
     assert gs.cheb_groups == [] and "_cheb_coefs" not in gs.source
+
+
+def test_composite_with_queueing_delay_in_the_rtt_sums_per_flow_at_lengthened_delays():
+    """``rtt_includes_queueing``: a variant of the composite text (the default text unchanged, so the shipped
+    composite too) whose feedback delays add the flow's queueing delay, as the single kernels' ``_sdd_delay``,
+    and whose loads are summed per flow (no aggregated or Chebyshev groups); the compiled engine serves it."""
+    from ecocc.dde import codegen_mixed as cm
+    net = dumbbell(1000.0, [0.1, 0.2], buffer_pkts=50, protocols=["symbiosis", "reno"])
+    g = cm.generate(_system(net, 1.0, reno__aqm="droptail"))
+    gq = cm.generate(_system(net, 1.0, rtt_includes_queueing=True, reno__aqm="droptail"))
+    assert gq is not g and gq.name != g.name and gq.sdd and not g.sdd
+    assert gq.agg_groups == [] and gq.cheb_groups == []
+    assert "dd = (bwd[j] + qx if bwd[j] > 0.0 else 0.0)" in gq.source and "+ qx" not in g.source
+    assert "dd = (rtt[p] + qx if rtt[p] > 0.0 else 0.0)" in gq.source  # Symbiosis' own load one round trip back
+    assert cm.gap(_system(net, 1.0, rtt_includes_queueing=True, reno__aqm="droptail")) is None
 
 
 def test_chebyshev_coefficients_reach_round_off_on_the_interval():
@@ -321,6 +336,35 @@ def test_symbiosis_and_reno_aggregated_groups_on_a_network(buf):
     lost = ref.y[:, sysm.layout["lost"].sl].max(axis=1)
     assert lost[-1] > 1.0  # overflows
     _compare(sysm, 10.0, until=float(ref.t[np.argmax(lost > 1e-6)]) + 0.4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("members", [("symbiosis", "reno"), ("petcp", "reno", "symbiosis")])
+def test_mixed_queueing_delay_in_the_rtt_compiled_matches_numpy(members):
+    """``rtt_includes_queueing`` on a composite: drop-tail Reno against TCP Symbiosis on a dumbbell whose buffer
+    fills (compared up to 0.4 s after the first loss, as the aggregated-groups test: drop-tail is ill-conditioned
+    after it; conservation over the whole run), and three members on a parking lot (buffers never full); the
+    option moves the runs by far more than the rule allows (it is not a no-op in the kernel)."""
+    if len(members) == 2:
+        net = dumbbell(1000.0, [0.05, 0.12], buffer_pkts=12, protocols=list(members), initial_rate_pps=300.0)
+    else:
+        net = Network((Link("l1", 1000.0, buffer_pkts=300), Link("l2", 800.0, buffer_pkts=300)),
+                      (Flow("f1", ("l1", "l2"), 0.08, protocol="petcp"), Flow("f2", ("l1",), 0.04, protocol="reno"),
+                       Flow("f3", ("l2",), 0.06, protocol="symbiosis", start_s=1.3)))
+    sysm = _system(net, 10.0, model=members[0], rtt_includes_queueing=True, reno__aqm="droptail")
+    ref = solve_dde(sysm.problem(), 10.0, rtol=RTOL, atol=sysm.default_atol(), t_eval=output_grid(10.0, 0.05))
+    lost = ref.y[:, sysm.layout["lost"].sl].max(axis=1)
+    until = float(ref.t[np.argmax(lost > 1e-6)]) + 0.4 if lost[-1] > 1e-6 else None
+    if len(members) == 2:
+        assert until is not None and until < 9.0  # the buffer does fill
+    qmax = ref.y[:, sysm.layout["queue"].sl].max()
+    assert qmax > 5.0  # queueing delays of at least 5 ms lengthen the delays
+    got, _ = _compare(sysm, 10.0, until=until)
+    const = _system(net, 10.0, model=members[0], reno__aqm="droptail")
+    other = solve_dde(const.problem(), 10.0, rtol=RTOL, atol=const.default_atol(), t_eval=output_grid(10.0, 0.05))
+    keep = got.t <= (10.0 if until is None else until)
+    sc = sysm.default_atol() + RTOL * np.abs(other.y)
+    assert np.max((np.abs(got.y - other.y) / sc)[keep]) > 1e3  # module docstring's rule is 200
 
 
 @pytest.mark.slow

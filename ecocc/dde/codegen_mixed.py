@@ -38,8 +38,15 @@ counts at run time, so one compiled module serves every network of a member comb
 text depends on the member models, their options and the names of their static fields, not on sizes or
 numeric parameters: those are kernel arrays).
 
-Scope (:func:`gap`): no forward delays, no state-dependent delays, one network (not a batch); the
-lock-step map kernel (:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
+Queueing delay in the round trip (``rtt_includes_queueing``, a variant of the text as in
+:class:`ecocc.dde.codegen.Generated`: the default text is unchanged): every positive feedback delay of flow ``p``
+-- its pairs' link signals, the loads they read, its own load one round trip back -- is lengthened by
+``Q_p = max(sum_{l in p} q_l / C_l, 0)`` of the state the right-hand side is called with
+(:meth:`ecocc.mixed.MixedSystem.rhs`), flow activity and cross traffic read at the constant delays; the loads are
+then summed per flow (no aggregated or Chebyshev groups, as the single kernels' aggregated load).
+
+Scope (:func:`gap`): no forward delays, one network (not a batch); the lock-step map kernel
+(:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
 reference (tests/test_mixed_compiled.py).
 """
 from __future__ import annotations
@@ -51,8 +58,8 @@ from pathlib import Path
 import numpy as np
 
 from . import codegen
-from .codegen import (OV, Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _seg_code, _sent_qd_code,
-                      _shared_exps, _val_code, _with_exps, numeric_params, rhs_variants)
+from .codegen import (OV, Laws, _agg_cur_code, _function, _index_code, _load_dot_function, _reads_when, _sdd_delay,
+                      _seg_code, _sent_qd_code, _shared_exps, _val_code, _with_exps, numeric_params, rhs_variants)
 
 _HERE = Path(__file__).resolve().parent
 #: bump to regenerate every composite module (a change of this generator not visible in its text)
@@ -115,8 +122,6 @@ def gap(sysm) -> str | None:
     if sysm.has_fwd:
         return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels put "
                 "the whole RTT on the feedback path")
-    if getattr(sysm, "rtt_includes_queueing", False):
-        return "rtt_includes_queueing=True (state-dependent delays run on the NumPy solver)"
     return None
 
 
@@ -235,9 +240,11 @@ class GeneratedMixed:
         its per-flow and per-link static fields.
     """
 
-    def __init__(self, members, sent=False):
+    def __init__(self, members, sent=False, sdd=False):
         ml = [_MemberLaws(i, m, P, st, lst) for i, (m, P, st, lst) in enumerate(members)]
         self.n_members = len(ml)
+        # rtt_includes_queueing (module docstring): the feedback delays lengthened by the path's queueing delay
+        self.sdd = bool(sdd)
         self.model_name = "mixed(" + "+".join(x.model.name for x in ml) + ")"
         # the flow states each member's delayed laws read: its own load (its signal), its rate (another member's
         # signal), its own-load law
@@ -275,6 +282,8 @@ class GeneratedMixed:
         # accepted segment) where the law does not read the current queueing delay (MixedSystem.rhs evaluates
         # the delayed states with the current qdelay: a sum over the flows that cannot be formed ahead of time)
         summed = [(z, "load" if z is x else "rate") for x in ml if x.uses_y for z in ml]
+        if self.sdd:  # the loads summed per flow, as the single kernels' (codegen.Generated: aggl without sdd)
+            summed = []
         self.agg_groups = []
         for z, law in summed:
             if (z.model.flow_states and (self._sent[(z.i, law)] or not z.reads_qd(law))
@@ -692,10 +701,11 @@ class GeneratedMixed:
         delayed load, its flow law."""
         m = x.model
         agg = m.path_aggregate
-        r = [f"fb = {_AGG_INIT[agg]}",
+        # rtt_includes_queueing: the receiving flow's queueing delay Q_p >= 0 lengthens each positive feedback delay
+        r = [f"fb = {_AGG_INIT[agg]}"] + (["qx = qdel[p] if qdel[p] > 0.0 else 0.0"] if self.sdd else []) + [
              "for j in range(fps[p], fps[p + 1]):",
              "    l = pl[j]"]
-        r += [s[8:] for s in _seg_code(12, "bwd[j]", "kcur[j]")]
+        r += [s[8:] for s in _seg_code(12, _sdd_delay("bwd[j]") if self.sdd else "bwd[j]", "kcur[j]")]
         for j, v in enumerate(m.link_states):
             if j in x.link_used:
                 r += [s[8:] for s in _val_code(12, f"lv_{v}", f"HL{x.i}_{j} + l", f"OL{x.i}_{v} + l")]
@@ -797,7 +807,7 @@ class GeneratedMixed:
         r += [f"    sg = _m{x.i}_signal({', '.join(x.fn_sig + x.par_loc)})"]
         r += {"min": ["    fb = min(fb, sg)"], "max": ["    fb = max(fb, sg)"], "sum": ["    fb += sg"]}[agg]
         if m.needs_own_delayed:
-            r += [s[4:] for s in _seg_code(4, "rtt[p]", "kown[p]")]
+            r += [s[4:] for s in _seg_code(4, _sdd_delay("rtt[p]") if self.sdd else "rtt[p]", "kown[p]")]
             r += ["to = tt - rtt[p]",
                   "own = 0.0",
                   "if start[p] <= to and to < stop[p]:"]
@@ -852,7 +862,7 @@ def _member_spec(M):
 
 _META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
          "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups", "cheb_groups",
-         "empty_images", "queue_gains")
+         "empty_images", "queue_gains", "sdd")
 
 
 class _CachedMixed(GeneratedMixed):
@@ -883,6 +893,8 @@ def _index_key(sysm):
         h.update(k.encode())
     if getattr(sysm, "load_rtt", "current") == "sent":  # the sent variant's text differs; the default key does not
         h.update(b"load_rtt=sent")
+    if getattr(sysm, "rtt_includes_queueing", False):  # so does the queueing-delay variant's
+        h.update(b"rtt_includes_queueing")
     return h.hexdigest()[:24]
 
 
@@ -906,7 +918,8 @@ def generate(sysm) -> GeneratedMixed:
         opts = tuple((k, v) for k, v in sorted(M.P.as_dict().items()) if k not in num)
         key.append((type(M.model), opts, tuple(M.st_all), tuple(M.lst)))
     sent = getattr(sysm, "load_rtt", "current") == "sent"
-    key = tuple(key) + ((("load_rtt", "sent"),) if sent else ())
+    sdd = bool(getattr(sysm, "rtt_includes_queueing", False))
+    key = tuple(key) + ((("load_rtt", "sent"),) if sent else ()) + ((("rtt_includes_queueing", True),) if sdd else ())
     g = _gen_cache.get(key)
     if g is not None:
         return g
@@ -917,7 +930,7 @@ def generate(sysm) -> GeneratedMixed:
     # run after installing needs no SymPy (a second or so per process)
     g = codegen.indexed(ik and f"mixed-{ik}.json", _CachedMixed)
     if g is None:
-        g = GeneratedMixed([_member_spec(M) for M in sysm.mem], sent=sent)
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem], sent=sent, sdd=sdd)
         codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
         if ik is not None:
             codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))
@@ -1077,13 +1090,15 @@ def generic_args(sysm, t_end, **kw):
         For a composite the generated kernel does not serve (:func:`gap`).
     """
     from ..errors import InputError
-    from .engine import _method_args
+    from .engine import _method_args, sdd_keep_s
     why = gap(sysm)
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     args = _method_args(sysm, t_end, **kw)
     gen = generate(sysm)
     D, Wk = kernel_data(sysm, gen)
+    if gen.sdd:  # the past kept back to the largest constant delay plus the largest queueing delay (engine.generic_args)
+        args["keep_s"] = sdd_keep_s(sysm)
     qb = sysm.layout["queue"]
     args.update(hsrc=gen.hsrc(sysm), iq=int(qb.start), L=int(sysm.n_links),
                 buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)

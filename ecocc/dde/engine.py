@@ -589,15 +589,30 @@ def generic_args(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=mat
     gen = codegen.generate(sysm)
     D, Wk = codegen.kernel_data(sysm, gen)
     if getattr(sysm, "rtt_includes_queueing", False):
-        # the past is read up to the largest constant delay plus the largest queueing delay (inf: an unbounded
-        # buffer, all of it kept), as solve_dde keeps it
-        delays = sysm.problem().positive_delays()
-        dmax = float(delays.max()) if delays.size else 0.0
-        args["keep_s"] = 1.5 * (dmax + sysm.queueing_delay_bound_s()) + 1e-9
+        args["keep_s"] = sdd_keep_s(sysm)
     qb = sysm.layout["queue"]
     args.update(hsrc=gen.hsrc(sysm.n_flows, sysm.n_links), iq=int(qb.start), L=int(sysm.n_links),
                 buf=np.array(sysm.a.buffer_pkts, dtype=float, order="C"), D=D, Wk=Wk)
     return gen, args
+
+
+def sdd_keep_s(sysm) -> float:
+    """How far back a run with ``rtt_includes_queueing`` reads its past: 1.5 x (the largest constant delay plus
+    the largest queueing delay), as :func:`ecocc.dde.adaptive.solve_dde` keeps it.
+
+    Parameters
+    ----------
+    sysm : NetworkSystem or MixedSystem
+        The system (``rtt_includes_queueing`` set).
+
+    Returns
+    -------
+    float
+        Seconds; ``inf`` where a route has an unbounded buffer (all of the past kept).
+    """
+    delays = sysm.problem().positive_delays()
+    dmax = float(delays.max()) if delays.size else 0.0
+    return 1.5 * (dmax + sysm.queueing_delay_bound_s()) + 1e-9
 
 
 def solve_adaptive(sysm, t_end, *, rtol=1e-6, atol=1e-6, t_eval=None, max_step=math.inf, first_step=None,
