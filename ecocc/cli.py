@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from .cli_readings import check_readings, reading_options, resolve_readings
+from .cli_readings import check_readings, reading_options, resolve_readings, resolve_rtt, rtt_option
 from .errors import EcoccError, InputError, check, check_finite
 
 
@@ -136,6 +136,7 @@ def _figure_formats(text):
                    "kernel of a model is generated from its laws and compiled on its first use on a machine "
                    "(needs numba, the 'fast' extra), then cached.")
 @reading_options()
+@rtt_option
 @click.option("--overlap", is_flag=True,
               help="Compiled adaptive solver: steps may exceed the smallest delay, delayed values inside a step "
                    "corrected iteratively (far fewer steps at RTTs of a few ms; no gain on large random "
@@ -148,7 +149,7 @@ def _figure_formats(text):
                    "and on Ctrl-C; running the same command again resumes).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol, queue_atol_pkts, max_history_gib,
-                 engine, load_rtt, past, overlap, no_figure, fig_formats, no_checkpoint, quiet):
+                 engine, load_rtt, past, rtt_includes_queueing, overlap, no_figure, fig_formats, no_checkpoint, quiet):
     """Simulate SCENARIO (a TOML file or a shipped name; default: aecp-dumbbell)."""
     from . import scenarios
     from .simulate import simulate
@@ -161,6 +162,7 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                          f"{scenarios.DEFAULT})")
     sc = scenarios.load(scenario or scenarios.DEFAULT)
     load_rtt, past = resolve_readings(sc, load_rtt, past)
+    rtt_includes_queueing = resolve_rtt(sc, rtt_includes_queueing, solver)
     params = dict(sc.params)
     params.update(parse_sets(sets))
     t_end = sc.duration_s if t_end_s is None else check_finite("--t-end-s", t_end_s, positive=True)
@@ -189,7 +191,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                              rtol=rtol, solver=solver, engine="numpy", output_dt_s=sc.output_dt_s,
                              **({} if queue_atol_pkts is None else {"queue_atol_pkts": queue_atol_pkts}),
                              **({} if load_rtt == "current" else {"load_rtt": load_rtt}),
-                             **({} if past == "silent" else {"past": past}))
+                             **({} if past == "silent" else {"past": past}),
+                             **({"rtt_includes_queueing": True} if rtt_includes_queueing else {}))
             ckpt = out / f".{stem_name}-{key[:12]}.ckpt.npz"
             if ckpt.exists() and not quiet:
                 click.echo(f"found {ckpt}: the NumPy solver resumes from it (a run on the compiled engine "
@@ -199,7 +202,8 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
                       solver=solver, step_s=step_s, rtol=rtol, queue_atol_pkts=queue_atol_pkts, engine=engine,
                       progress=not quiet, checkpoint=ckpt,
                       keep_checkpoint=True, protocols=sc.protocols or None, max_history_gib=max_history_gib,
-                      load_rtt=load_rtt, past=past, overlap=overlap, **params)
+                      load_rtt=load_rtt, past=past, overlap=overlap, rtt_includes_queueing=rtt_includes_queueing,
+                      **params)
         stem = out / stem_name
         files = [f"{stem}.nc", f"{stem}_flows.csv", f"{stem}_links.csv", f"{stem}_summary.json"]
         with atomic_path(files[0]) as tmp:
@@ -256,8 +260,10 @@ def simulate_cmd(scenario, out_dir, as_json, sets, t_end_s, solver, step_s, rtol
 @click.option("--metric", "metrics", multiple=True, default=("queue_p2p_pkts", "utilization", "t_efficiency_s"),
               show_default=True, help="Metrics to plot.")
 @reading_options()
+@rtt_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, load_rtt, past, quiet):
+def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metrics, load_rtt, past,
+              rtt_includes_queueing, quiet):
     """Sweep SCENARIO over a parameter grid; resumable (finished points are kept in OUT/points)."""
     from .store import atomic_path
     from .sweeps import check_metrics, parse_axes, plot_sweep, run_sweep
@@ -266,11 +272,14 @@ def sweep_cmd(scenario, axes, out_dir, t_end_s, workers, scheduler, engine, metr
     if t_end_s is not None:
         t_end_s = check_finite("--t-end-s", t_end_s, positive=True)
     load_rtt, past = check_readings(load_rtt, past)  # None where not given: the scenario's
-    for opt, v in (("--load-rtt", load_rtt), ("--past", past)):
+    for opt, v in (("--load-rtt", load_rtt), ("--past", past),
+                   ("--rtt-includes-queueing" if rtt_includes_queueing else "--constant-rtt", rtt_includes_queueing)):
         if v is not None and engine == "ns3":
-            raise InputError(opt, v, "no value with --engine ns3 (a packet run has no fluid past or load reading)")
+            raise InputError(opt, v, "no value with --engine ns3 (a packet run has no fluid past or load reading, "
+                                     "and its round trips always include the queues)")
     res = run_sweep(scenario, parsed, out_dir, t_end_s=t_end_s, workers=workers, scheduler=scheduler,
-                    engine=engine, progress=not quiet, past=past, load_rtt=load_rtt)
+                    engine=engine, progress=not quiet, past=past, load_rtt=load_rtt,
+                    rtt_includes_queueing=rtt_includes_queueing)
     import matplotlib
     matplotlib.use("Agg")
     written = [str(res.out_dir / "sweep.nc")]

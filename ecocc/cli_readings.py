@@ -1,5 +1,6 @@
 """The ``--load-rtt`` and ``--past`` options shared by every command that simulates a scenario
-(``simulate``, ``sim-map``, ``sweep``): one definition, one rule for the scenario's defaults."""
+(``simulate``, ``sim-map``, ``sweep``), and ``--rtt-includes-queueing / --constant-rtt`` (``simulate``,
+``sweep``): one definition, one rule for the scenario's defaults."""
 from __future__ import annotations
 
 import click
@@ -102,3 +103,81 @@ def readings_stem(stem, load_rtt, past):
     past, load_rtt = check_past(past), check_load_rtt(load_rtt)
     return stem + ("" if past == "silent" else f"_past-{past}") + ("" if load_rtt == "current" else
                                                                      f"_load_rtt-{load_rtt}")
+
+
+_RTT_HELP = ("Each feedback delay plus the path's queueing delay (state-dependent delays; adaptive solver) or the "
+             "constant delays of the papers (default: the scenario's [scenario].rtt_includes_queueing, else "
+             "constant).")
+
+
+def rtt_option(f):
+    """A click decorator adding ``--rtt-includes-queueing / --constant-rtt`` (parameter ``rtt_includes_queueing``;
+    None when not given, resolved against the scenario by :func:`resolve_rtt`).
+
+    Parameters
+    ----------
+    f : callable
+        The command function.
+
+    Returns
+    -------
+    callable
+        The decorated command.
+    """
+    return click.option("--rtt-includes-queueing/--constant-rtt", "rtt_includes_queueing", default=None,
+                        help=_RTT_HELP)(f)
+
+
+def resolve_rtt(sc, rtt_includes_queueing, solver="adaptive"):
+    """Whether a command's runs include the queueing delay in the round trip: the command line's where given,
+    else the scenario's; checked against the solver.
+
+    Parameters
+    ----------
+    sc : ecocc.scenarios.Scenario
+        The loaded scenario.
+    rtt_includes_queueing : bool or None
+        The option's value (None: not given).
+    solver : {"adaptive", "fixed"}, optional
+        The command's solver: state-dependent delays need the adaptive one.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ecocc.errors.InputError
+        With ``solver="fixed"`` when the queueing delay is asked for, naming where it was asked for
+        (``--rtt-includes-queueing`` or ``[scenario].rtt_includes_queueing``).
+    """
+    from .errors import InputError
+    value = sc.rtt_includes_queueing if rtt_includes_queueing is None else bool(rtt_includes_queueing)
+    if value and solver != "adaptive":
+        field = "--rtt-includes-queueing" if rtt_includes_queueing else "[scenario].rtt_includes_queueing"
+        raise InputError(field, True, "only with --solver adaptive (state-dependent delays need the adaptive "
+                                      "solver); --constant-rtt runs the constant delays")
+    return value
+
+
+def refuse_rtt(sc, command):
+    """Refuse a scenario that puts the queueing delay in the round trip in a command that runs constant delays
+    only (``sim-map``: the lock-step kernel; the linear tools: the loop's delays are constant).
+
+    Parameters
+    ----------
+    sc : ecocc.scenarios.Scenario
+        The loaded scenario.
+    command : str
+        What the command runs, for the message (``"sim-map (the lock-step map kernel)"``).
+
+    Raises
+    ------
+    ecocc.errors.InputError
+        Naming ``[scenario].rtt_includes_queueing`` where it is true.
+    """
+    from .errors import InputError
+    if sc.rtt_includes_queueing:
+        raise InputError("[scenario].rtt_includes_queueing", True,
+                         f"false for {command}: it runs the constant delays only (ecocc simulate and ecocc sweep "
+                         "follow the queueing delay)")

@@ -102,6 +102,8 @@ def linear_setting(target):
     key = str(target).lower()
     name = PAPER_SCENARIO.get(key, target)
     sc = scenarios.load(name)
+    from .cli_readings import refuse_rtt
+    refuse_rtt(sc, "the synchronous loop")
     if sc.model not in LINEAR_MODELS:
         raise InputError("scenario model", sc.model, f"one of {', '.join(LINEAR_MODELS)} (a linear loop exists)")
     net = sc.network
@@ -392,6 +394,8 @@ def sim_map(scenario, axes, x_axis, y_axis, out_dir, sets, t_end_s, window_s, th
     from .models import get_model
 
     sc = scenarios.load(scenario or SIM_MAP_DEFAULT)
+    from .cli_readings import refuse_rtt
+    refuse_rtt(sc, "sim-map (the lock-step map kernel)")
     if sc.protocols or len({f.protocol for f in sc.network.flows}) > 1:  # the map runs one model
         raise InputError("scenario", sc.name, "a scenario of one protocol without a [protocols] table (the map "
                          "runs one model; mixed protocols: ecocc sweep)")

@@ -285,7 +285,7 @@ def run_task(task: Task) -> dict:
         tr = simulate(net, sc.model if mixed else task.protocol, t_end_s=duration, output_dt_s=dt,
                       summary_window_s=min(sc.summary_window_s or 0.1 * duration, duration),
                       protocols=(sc.protocols or None) if mixed else None, load_rtt=sc.load_rtt, past=sc.past,
-                      **params)
+                      rtt_includes_queueing=sc.rtt_includes_queueing, **params)
     except Exception as exc:  # a run that cannot be made is reported with the reason, not hidden
         return {"task": dataclasses.asdict(task), "status": "error", "message": f"{type(exc).__name__}: {exc}",
                 "wall_s": time.perf_counter() - t0}

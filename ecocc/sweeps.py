@@ -202,7 +202,9 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
         The hash (:func:`ecocc.store.run_key`), the point's file name in ``points/``.
     record : dict
         What was hashed: the scenario digest, the point, the duration, the engine, the solver settings
-        (:data:`SOLVER`), the readings ``past`` and ``load_rtt`` of a fluid engine and the code version.
+        (:data:`SOLVER`), the readings ``past`` and ``load_rtt`` of a fluid engine (and
+        ``rtt_includes_queueing`` where set: the keys of constant-delay points are those they had before it
+        existed) and the code version.
     """
     from .store import run_key
     extra = {}
@@ -211,6 +213,8 @@ def point_key(sc, point: dict, t_end_s: float, engine: str) -> tuple[str, dict]:
         extra["packet_code"] = code_digest()
     if engine != "ns3":  # the fluid readings (the scenario's or run_sweep's overrides, which sc.digest omits)
         extra.update(past=sc.past, load_rtt=sc.load_rtt)
+        if sc.rtt_includes_queueing:
+            extra["rtt_includes_queueing"] = True
     return run_key(kind="sweep-point", scenario=sc.name, scenario_digest=sc.digest, model=sc.model,
                    point={k: float(v) for k, v in point.items()}, t_end_s=float(t_end_s), engine=engine,
                    output_dt_s=sc.output_dt_s, summary_window_s=sc.summary_window_s, **SOLVER, **extra)
@@ -253,7 +257,8 @@ def run_point(scenario, point: dict, t_end_s: float | None = None, engine: str =
     else:
         tr = simulate(net, sc.model, t_end_s=t_end, output_dt_s=sc.output_dt_s, summary_window_s=window,
                       engine=engine, solver=SOLVER["solver"], rtol=SOLVER["rtol"],
-                      protocols=sc.protocols or None, load_rtt=sc.load_rtt, past=sc.past, **params)
+                      protocols=sc.protocols or None, load_rtt=sc.load_rtt, past=sc.past,
+                      rtt_includes_queueing=sc.rtt_includes_queueing, **params)
     s = tr.summary()
     j = int(np.argmax([lk["utilization"] if lk["utilization"] is not None else -1.0 for lk in s["links"]]))
     t = tr.t_s
@@ -323,7 +328,7 @@ def check_metrics(metrics) -> list:
 
 def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int = 1, scheduler=None,
               engine: str = "auto", progress: bool = True, past: str | None = None,
-              load_rtt: str | None = None) -> SweepResult:
+              load_rtt: str | None = None, rtt_includes_queueing: bool | None = None) -> SweepResult:
     """Run (or resume) a sweep and assemble ``OUT/sweep.nc``.
 
     Parameters
@@ -351,6 +356,10 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     load_rtt : {"current", "sent"}, optional
         How a delayed Reno-type rate is read (:func:`ecocc.simulate`'s ``load_rtt``); default: the
         scenario's ``[scenario].load_rtt``.  Not for ``engine="ns3"``.
+    rtt_includes_queueing : bool, optional
+        Whether each feedback delay includes the path's queueing delay (:func:`ecocc.simulate`'s option);
+        default: the scenario's ``[scenario].rtt_includes_queueing``.  Not for ``engine="ns3"`` (a packet run's
+        round trips always include its queues).
 
     Returns
     -------
@@ -368,13 +377,17 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
     from .results import json_dumps
     from .store import OutputLock, atomic_path, atomic_write_text, read_json
     sc = scenario_ref if isinstance(scenario_ref, scenarios.Scenario) else scenarios.load(scenario_ref)
-    if past is not None or load_rtt is not None:  # the command line's readings over the scenario's
+    if past is not None or load_rtt is not None or rtt_includes_queueing is not None:  # over the scenario's
         from .system import check_load_rtt, check_past
-        for name, v in (("past", past), ("load_rtt", load_rtt)):
+        for name, v in (("past", past), ("load_rtt", load_rtt), ("rtt_includes_queueing", rtt_includes_queueing)):
             check(v is None or engine != "ns3", name, v, "no value with engine='ns3' (packet runs have no fluid "
-                  "past or load reading)")
+                  "past or load reading, and their round trips always include the queues)")
+        check(rtt_includes_queueing is None or isinstance(rtt_includes_queueing, bool), "rtt_includes_queueing",
+              rtt_includes_queueing, "True, False or None (the scenario's)")
         sc = dataclasses.replace(sc, past=sc.past if past is None else check_past(past),
-                                 load_rtt=sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt))
+                                 load_rtt=sc.load_rtt if load_rtt is None else check_load_rtt(load_rtt),
+                                 rtt_includes_queueing=(sc.rtt_includes_queueing if rtt_includes_queueing is None
+                                                        else rtt_includes_queueing))
     check(isinstance(axes, dict), "axes", axes, "a dict NAME -> list of values")
     check(1 <= len(axes) <= 3, "axes", list(axes), "one to three axes")
     pnames = set(get_model(sc.model).Params.field_names())
@@ -423,7 +436,8 @@ def run_sweep(scenario_ref, axes: dict, out_dir, *, t_end_s=None, workers: int =
         atomic_write_text(out / "sweep.json", json_dumps(
             {"scenario": sc.name, "scenario_source": str(scenario_ref) if not isinstance(scenario_ref, scenarios.Scenario)
              else sc.name, "scenario_digest": sc.digest, "axes": axes, "t_end_s": t_end, "engine": engine,
-             **SOLVER, **({} if engine == "ns3" else {"past": sc.past, "load_rtt": sc.load_rtt}),
+             **SOLVER, **({} if engine == "ns3" else {"past": sc.past, "load_rtt": sc.load_rtt,
+                                                      "rtt_includes_queueing": sc.rtt_includes_queueing}),
              "point_keys": [k for k, _ in keys]}, indent=2))
         todo = [(p, k) for p, k in zip(grid, keys) if read_json(out / "points" / f"{k[0]}.json") is None]
         done_before = len(grid) - len(todo)
@@ -608,7 +622,7 @@ def assemble(out_dir, axes: dict, sc, keys=None, t_end_s=None, engine="auto"):
                     coords={n: (n, np.asarray(axes[n], dtype=float)) for n in names})
     ds["status"] = (names, status.astype(str))
     ds.attrs.update(scenario=sc.name, model=sc.model, description=sc.description, scenario_digest=sc.digest,
-                    past=sc.past, load_rtt=sc.load_rtt)
+                    past=sc.past, load_rtt=sc.load_rtt, rtt_includes_queueing=int(sc.rtt_includes_queueing))
     return ds
 
 

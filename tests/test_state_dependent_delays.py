@@ -206,3 +206,62 @@ def test_queueing_delay_run_conserves_with_a_finite_buffer(model):
     # round-off of cumulative counters, as in test_solver_robustness
     assert np.max(np.abs(resid)) <= 1e-10 * max(float(tr.arrived_pkts.max()), 1.0) + 1e-9
     assert tr.queue_pkts.max() > 0.0  # the delays did move
+
+
+_TOML = ('[scenario]\nname = "riq"\nmodel = "reno"\nduration_s = 4\n{extra}\n[params]\naqm = "droptail"\n'
+         '[[links]]\nname = "b"\ncapacity_pps = 1000\nbuffer_pkts = 40\n'
+         '[[flows]]\nname = "f"\nroute = ["b"]\nrtt_ms = 50\ncount = 2\ninitial_rate_pps = 300\n')
+
+
+def test_scenario_files_and_the_cli_take_the_queueing_delay_in_the_rtt(tmp_path):
+    """``[scenario].rtt_includes_queueing`` and ``--rtt-includes-queueing / --constant-rtt``: the scenario's value
+    unless the command line says otherwise, in ``Scenario.run``, ``ecocc simulate`` and ``ecocc sweep`` (whose
+    points are keyed by it); refused with the field named where it cannot apply (not a bool, the fixed-step
+    solver, ``sim-map`` and the synchronous loop, which run constant delays only)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ecocc import scenarios
+    from ecocc.cli import main
+    p = tmp_path / "s.toml"
+    p.write_text(_TOML.format(extra=""))
+    assert scenarios.load(str(p)).rtt_includes_queueing is False
+    base = scenarios.load(str(p)).run()
+    p.write_text(_TOML.format(extra="rtt_includes_queueing = true"))
+    sc = scenarios.load(str(p))
+    assert sc.rtt_includes_queueing is True
+    tr = sc.run()
+    direct = simulate(sc.network, "reno", t_end_s=4.0, rtt_includes_queueing=True, aqm="droptail")
+    assert tr.queue_pkts.max() > 5.0  # 5 ms of queueing delay or more: the option moves the run
+    assert np.array_equal(tr.rate_pps, direct.rate_pps)
+    assert not np.allclose(tr.rate_pps, base.rate_pps, rtol=1e-3)
+    p2 = tmp_path / "bad.toml"
+    p2.write_text(_TOML.format(extra='rtt_includes_queueing = "yes"'))
+    with pytest.raises(InputError, match=r"\[scenario\]\.rtt_includes_queueing"):
+        scenarios.load(str(p2))
+
+    run = CliRunner().invoke
+
+    def sim(*extra):
+        r = run(main, ["simulate", str(p), "--out", str(tmp_path / "o"), "--no-figure", "--quiet", "--json",
+                       *extra])
+        return r, (json.loads(r.output) if r.exit_code == 0 else None)
+
+    r1, s1 = sim()
+    r2, s2 = sim("--constant-rtt")
+    r3, s3 = sim("--rtt-includes-queueing")
+    assert r1.exit_code == r2.exit_code == r3.exit_code == 0, (r1.output, r2.output)
+    assert s1["flows"] == s3["flows"] and s1["links"] == s3["links"] and s1["flows"] != s2["flows"]
+    r, _ = sim("--solver", "fixed", "--step-s", "0.001")
+    assert r.exit_code == 2 and "[scenario].rtt_includes_queueing" in r.output and "--constant-rtt" in r.output
+    for cmd in (["sim-map", str(p), "--out", str(tmp_path / "m")], ["margins", str(p)]):
+        r = run(main, cmd)
+        assert r.exit_code == 2 and "[scenario].rtt_includes_queueing" in r.output, (cmd, r.output)
+    # sweep: the points of both readings kept apart (keyed), the reading in sweep.json
+    for flag, n_points in (([], 1), (["--constant-rtt"], 2)):
+        r = run(main, ["sweep", str(p), "--axis", "rtt_scale=1", "--out", str(tmp_path / "w"), "--t-end-s", "1",
+                       "--quiet", *flag])
+        assert r.exit_code == 0, r.output
+        assert len(list((tmp_path / "w" / "points").glob("*.json"))) == n_points
+        assert json.loads((tmp_path / "w" / "sweep.json").read_text())["rtt_includes_queueing"] is (not flag)

@@ -430,7 +430,8 @@ def compare(scenario, *, protocol=None, t_end_s=None, bin_s=0.1, seed=1, capacit
     w = min(sc.summary_window_s or 0.1 * t_end, t_end)
     fl = simulate(sc.network, sc.model, t_end_s=t_end, output_dt_s=min(sc.output_dt_s or bin_s, bin_s),
                   summary_window_s=w, name=sc.name, progress=progress,
-                  **{"load_rtt": sc.load_rtt, "past": sc.past, **(fluid_kwargs or {})}, **params)
+                  **{"load_rtt": sc.load_rtt, "past": sc.past, "rtt_includes_queueing": sc.rtt_includes_queueing,
+                     **(fluid_kwargs or {})}, **params)
     pk = run_packet(sc, protocol=protocol, t_end_s=t_end, bin_s=bin_s, seed=seed, overrides=overrides,
                     progress=progress, python=python, symbiosis_tau=symbiosis_tau)
     c = build_comparison(sc, fl, pk, capacity_scale=capacity_scale, with_paper=abs(t_end - sc.duration_s) < 1e-9)

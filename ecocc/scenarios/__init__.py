@@ -14,6 +14,7 @@ Format (all keys optional unless marked)::
     delay_split = "feedback"        # or "propagation"
     load_rtt = "current"            # or "sent": a delayed W/(tau + Q) read at the sending time (simulate's load_rtt)
     past = "silent"                 # or "steady": the flows starting at 0 were sending before (ecocc.system)
+    rtt_includes_queueing = false   # or true: each feedback delay plus the path's queueing delay (simulate's)
 
     [params]                        # model parameters (names of the Params class)
     alpha_per_s = 2.0
@@ -90,6 +91,9 @@ class Scenario:
     load_rtt: str = "current"
     #: the reading of the past before t = 0 (:data:`ecocc.system.PASTS`): "silent" (default) or "steady"
     past: str = "silent"
+    #: the feedback delays include the path's queueing delay (:func:`ecocc.simulate.simulate`'s
+    #: ``rtt_includes_queueing``); False (default): the papers' constant delays
+    rtt_includes_queueing: bool = False
     #: SHA-256 (16 hex digits) of the scenario's contents (the parsed TOML, so comments and layout do not
     #: count): part of the key of every stored result computed from it (:mod:`ecocc.store`)
     digest: str = ""
@@ -120,7 +124,8 @@ class Scenario:
         params.update(overrides)
         return simulate(self.network, self.model, t_end_s=self.duration_s, output_dt_s=self.output_dt_s,
                         summary_window_s=self.summary_window_s, name=self.name, progress=progress,
-                        protocols=self.protocols or None, load_rtt=self.load_rtt, past=self.past, **params)
+                        protocols=self.protocols or None, load_rtt=self.load_rtt, past=self.past,
+                        rtt_includes_queueing=self.rtt_includes_queueing, **params)
 
 
 def shipped() -> list[str]:
@@ -286,7 +291,8 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(isinstance(rep, dict), "[reproduce]", rep, "a table (see ecocc.reproduce)")
     sc = _table(data, "scenario", "", required=True)
     _known(sc, "[scenario]", {"name", "description", "source", "model", "duration_s", "summary_window_s",
-                              "output_dt_s", "packet_bytes", "delay_split", "load_rtt", "notes", "past"})
+                              "output_dt_s", "packet_bytes", "delay_split", "load_rtt", "notes", "past",
+                              "rtt_includes_queueing"})
     name = _text(sc, "name", "[scenario]")
     protocols = _protocols_table(_table(data, "protocols", ""))
     raw_flows = data.get("flows", [])
@@ -316,6 +322,9 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     check(od is None or od <= dur, "[scenario].output_dt_s", od, f"at most duration_s = {dur:g}")
     from ..system import check_past
     past = check_past(sc.get("past", "silent"), "[scenario].past")
+    riq = sc.get("rtt_includes_queueing", False)
+    check(isinstance(riq, bool), "[scenario].rtt_includes_queueing", riq,
+          "true (each feedback delay plus the path's queueing delay) or false (the constant delays: the default)")
 
     params = _table(data, "params", "")
     for k, v in params.items():  # types here (TOML names); ranges by the model's Params class
@@ -501,7 +510,7 @@ def from_dict(data: dict, origin: str = "<dict>") -> Scenario:
     return Scenario(name=name, model=model.name, duration_s=dur, network=net, params=params,
                     description=sc.get("description", ""), source=sc.get("source", ""), summary_window_s=sw,
                     output_dt_s=od, notes=sc.get("notes", ""), protocols=protocols, reproduce=rep, load_rtt=load_rtt,
-                    past=past,
+                    past=past, rtt_includes_queueing=riq,
                     digest=hashlib.sha256(canonical(data).encode()).hexdigest()[:16])
 
 
