@@ -84,7 +84,9 @@ def scenario_cases():
                        ("scenario", "delay_split"): [5, "both"], ("links", 0, "name"): [5, "", True],
                        ("flows", 0, "name"): [5, "", False], ("flows", 0, "route"): [5, [], [1], ["nope"], "", [""]],
                        ("cross_traffic", 0, "link"): [5, "nope", ""], ("cross_traffic", 1, "kind"): [5, "burst"],
-                       ("scenario", "description"): [5, [1]]}.items():
+                       ("scenario", "description"): [5, [1]],
+                       ("scenario", "load_rtt"): [5, "later", True], ("scenario", "past"): [5, "noisy", False],
+                       ("scenario", "rtt_includes_queueing"): [1, "yes", "true", 0.0, [True]]}.items():
         for v in vals:
             d = copy.deepcopy(BASE)
             _get(d, path)[path[-1]] = v
@@ -162,6 +164,9 @@ def cli_cases():
                       if opt != "--set" else (v.split("=")[0] or "--set")))
     c.append(("simulate --set twice", ["simulate", "aecp-parking-lot", "--set", "alpha_per_s=1", "--set",
                                        "alpha_per_s=2", *ok], "alpha_per_s"))
+    c.append(("simulate --rtt-includes-queueing with the fixed-step solver",
+              ["simulate", "aecp-parking-lot", "--solver", "fixed", "--step-s", "0.001", "--rtt-includes-queueing",
+               *ok], "rtt-includes-queueing"))
     for out in ("{tmp}/file", "/proc/ecocc-out", ""):
         c.append((f"simulate --out {out!r}", ["simulate", "aecp-parking-lot", "--out", out, "--quiet"], "out"))
     sw = ["sweep", "aecp-parking-lot", "--out", "{tmp}/s", "--quiet"]
@@ -178,6 +183,8 @@ def cli_cases():
                       ("--workers", "0", "workers"), ("--engine", "gpu", "engine")):
         c.append((f"sweep {opt} {v}", [*sw, "--axis", "alpha_per_s=1,2", opt, v], f))
     c.append(("sweep without --axis", [*sw], "axis"))
+    c.append(("sweep --engine ns3 --constant-rtt", [*sw, "--axis", "alpha_per_s=1", "--engine", "ns3", "--constant-rtt"],
+              "constant-rtt"))
     c.append(("sweep unreachable --scheduler", [*sw, "--axis", "alpha_per_s=1", "--scheduler", "tcp://127.0.0.1:9"],
               "scheduler"))
     c.append(("sweep --scheduler not an address", [*sw, "--axis", "alpha_per_s=1", "--scheduler", "::::"], "scheduler"))
