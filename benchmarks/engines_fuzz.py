@@ -10,7 +10,8 @@ its own.  A case is a random model (every name of ``ecocc.models.REGISTRY``, or 
 dumbbell), topology (dumbbell of 1-6 flows, parking lot of 2-3 links, a small ``random_network``), capacities
 100-1e5 packets/s, RTTs 1 ms-1 s, buffers (none, 5-50 packets, large), RED or drop-tail, staggered starts and
 stops, cross traffic, and the options ``rtt_includes_queueing``, ``load_rtt="sent"``, ``past="steady"``,
-``delay_split="propagation"``, ``method="RK23"``, ``overlap=True`` (compiled run only), ``solver="fixed"``;
+``delay_split="propagation"``, forward delays on dumbbells (a fraction of each flow's RTT before the link; seeds
+>= 2 only, so that the cases of seeds 0 and 1 stay what their results files say), ``method="RK23"``, ``overlap=True`` (compiled run only), ``solver="fixed"``;
 t_end 5-30 s (shorter where the smallest RTT would make the NumPy run long).  About 8 % of the cases are batches
 instead: the lock-step map kernel (``engine.solve_adaptive_batch``, called as ``simulate_map`` calls it) or
 ``simulate_batch``'s fixed-step RK4, each member compared with its own NumPy run.
@@ -219,6 +220,11 @@ def draw_case(seed, k):
         opts["step_s"] = _r(max(min_rtt / 2, t_end / 20000))
     if topo["type"] == "dumbbell" and rng.random() < 0.15:
         topo["delay_split"] = "propagation"  # the dumbbell's link has no delay: the same as feedback
+    # forward delays on a dumbbell (seeds >= 2: a draw of its own stream, so the cases of seeds 0 and 1 are unchanged):
+    # each flow spends a fraction of its RTT before the link (forward_delays_s)
+    rng_f = np.random.default_rng([seed, k, 1])
+    if seed >= 2 and topo["type"] == "dumbbell" and rng_f.random() < 0.25:
+        topo["fwd_frac"] = [_r(rng_f.uniform(0.0, 0.5), 3) for _ in topo["rtts_s"]]
     # cross traffic times were drawn for 20 s; keep them inside the run
     for c in topo.get("cross_traffic", []):
         if c["kind"] == "schedule":
@@ -269,7 +275,11 @@ def build_network(topo):
     if topo["type"] == "dumbbell":
         kw = {k: topo[k] for k in ("starts_s", "stops_s", "initial_rate_pps", "buffer_pkts", "delay_split",
                                    "protocols") if k in topo}
-        return dumbbell(topo["capacity_pps"], topo["rtts_s"], cross_traffic=ct, **kw)
+        net = dumbbell(topo["capacity_pps"], topo["rtts_s"], cross_traffic=ct, **kw)
+        if topo.get("fwd_frac"):
+            net = net.replace(flows=tuple(dataclasses.replace(f, forward_delays_s=(fr * f.rtt_s,))
+                                          for f, fr in zip(net.flows, topo["fwd_frac"])))
+        return net
     if topo["type"] == "parking_lot":
         net = parking_lot(topo["capacities_pps"], topo["link_delay_s"], access_rtt_s=topo["access_rtt_s"],
                           initial_rate_pps=topo["initial_rate_pps"], buffer_pkts=topo["buffer_pkts"],
@@ -297,6 +307,10 @@ def snippet(case):
         if ct:
             kw += f", cross_traffic=[{', '.join(ct)}]"
         lines.append(f"net = dumbbell({topo['capacity_pps']!r}, {topo['rtts_s']!r}{kw})")
+        if topo.get("fwd_frac"):
+            lines.insert(1, "import dataclasses")
+            lines.append(f"net = net.replace(flows=tuple(dataclasses.replace(f, forward_delays_s=(fr * f.rtt_s,)) "
+                         f"for f, fr in zip(net.flows, {topo['fwd_frac']!r})))")
     elif topo["type"] == "parking_lot":
         lines.append(f"net = parking_lot({topo['capacities_pps']!r}, {topo['link_delay_s']!r}, "
                      f"access_rtt_s={topo['access_rtt_s']!r}, initial_rate_pps={topo['initial_rate_pps']!r}, "

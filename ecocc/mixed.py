@@ -32,8 +32,9 @@ Parameters per member, chosen and validated by :func:`resolve_protocols`:
   mixed network an unprefixed override is refused (it would be ambiguous).
 
 Compiled engine: :mod:`ecocc.dde.codegen_mixed` generates a composite kernel from the member laws (adaptive and
-fixed-step RK4), which ``engine="auto"`` uses for mixed networks, with ``rtt_includes_queueing`` too (adaptive);
-it refuses (``engine="numba"``) or leaves to the NumPy composite (``"auto"``) forward delays.  A member with per-pair router
+fixed-step RK4), which ``engine="auto"`` uses for mixed networks, with ``rtt_includes_queueing`` and forward
+delays too (adaptive); with the fixed-step solver it refuses (``engine="numba"``) or leaves to the NumPy composite
+(``"auto"``) forward delays.  A member with per-pair router
 extras (XCP: ``n_active``, ``self_seen``, ``rate``) is refused on every engine (:class:`MixedSystem`).
 Not supported on a composite (refused with :class:`~ecocc.errors.InputError` or documented): the lock-step
 map kernel and batches of parameter sets (``simulate_batch``, ``sim-map``: one model), the log-space switch of

@@ -259,7 +259,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
                             past=past)
         if engine == "numba":
             from .dde.codegen_mixed import gap
-            why = gap(sysm)
+            why = gap(sysm, "adaptive" if solver == "adaptive" else "fixed")
             if why is not None:
                 if requested == "numba":
                     raise InputError("engine", requested, f"'numpy' or 'auto' for this mixed network: {why}")

@@ -374,12 +374,13 @@ def _with_forward_delays():
 
 
 def test_compiled_engine_refuses_a_mixed_network_it_cannot_serve():
-    """The composite kernel (ecocc.dde.codegen_mixed, tests/test_mixed_compiled.py) puts the whole RTT on the
-    feedback path: forward delays are refused with engine="numba", naming the engine that runs them."""
+    """The composite's fixed-step kernel (ecocc.dde.codegen_mixed, tests/test_mixed_compiled.py) puts the whole
+    RTT on the feedback path (its adaptive kernel follows forward delays): with the fixed-step solver forward
+    delays are refused with engine="numba", naming the engine that runs them."""
     net = _with_forward_delays()
     with pytest.raises(InputError) as e:
-        simulate(net, t_end_s=1.0, engine="numba")
-    assert e.value.field == "engine" and "'numpy'" in e.value.allowed
+        simulate(net, t_end_s=1.0, engine="numba", solver="fixed", step_s=0.005)
+    assert e.value.field == "engine" and "'numpy'" in e.value.allowed and "fixed" in e.value.allowed
 
 
 def test_mixed_run_with_queueing_in_the_rtt_and_forward_delays_conserves():
@@ -554,11 +555,12 @@ def test_one_model_paths_refuse_a_mixed_network():
 
 def test_engine_auto_on_forward_delays_runs_the_numpy_composite(monkeypatch):
     """engine="auto" (not overridden by the suite's ECOCC_ENGINE) on a mixed network the composite kernel does
-    not serve (forward delays) runs the NumPy composite, the very same run as engine="numpy"."""
+    not serve (forward delays with the fixed-step solver) runs the NumPy composite, the very same run as
+    engine="numpy"."""
     monkeypatch.delenv("ECOCC_ENGINE", raising=False)
     net = _with_forward_delays()
-    tr = simulate(net, t_end_s=0.5, engine="auto")
-    ref = simulate(net, t_end_s=0.5, engine="numpy")
+    tr = simulate(net, t_end_s=0.5, engine="auto", solver="fixed", step_s=0.005)
+    ref = simulate(net, t_end_s=0.5, engine="numpy", solver="fixed", step_s=0.005)
     assert tr.ok and np.array_equal(tr.rate_pps, ref.rate_pps)  # the very same NumPy run
 
 

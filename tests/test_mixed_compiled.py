@@ -208,6 +208,28 @@ def test_composite_with_queueing_delay_in_the_rtt_sums_per_flow_at_lengthened_de
     assert cm.gap(_system(net, 1.0, rtt_includes_queueing=True, reno__aqm="droptail")) is None
 
 
+def test_composite_with_forward_delays_reads_each_flow_at_its_own_time():
+    """Forward delays: a variant of the composite text whose arrival sums each flow's rate one forward delay back
+    (by its member's rate law, ``FWL`` in ``lflows`` order) and whose loads read each flow at the pair's backward
+    plus the flow's forward delay (``FWM`` in ``mlflows`` order), per flow (no groups); the history keeps every
+    state a rate law reads; the kernel data carry both orders of the forward delays."""
+    from ecocc.dde import codegen_mixed as cm
+    fwd = _with_forward_delays()
+    sysm = _system(fwd, 1.0, reno__aqm="droptail")
+    g = cm.generate(sysm)
+    assert g.fwd and not g.sdd and g.agg_groups == [] and g.cheb_groups == []
+    assert "a += _m0_rate(" in g.source and "a += _m1_rate(" in g.source and "tdk = td - FWM[jj]" in g.source
+    assert "dd = bwd[j] + FWM[jj]" in g.source and "PRE = np.full" not in g.source
+    g0 = cm.generate(_system(dumbbell(1000.0, [0.1, 0.1], buffer_pkts=50, protocols=["symbiosis", "reno"]), 1.0,
+                             reno__aqm="droptail"))
+    assert "FWL" not in g0.source and g0.name != g.name
+    D, Wk = cm.kernel_data(sysm, g)
+    assert len(D) == len(cm._D_NAMES.split(",")) + 2 and len(Wk) == 7
+    assert np.allclose(D[-2], 0.02) and np.allclose(D[-1], 0.02)  # 20 ms before the link, both flows
+    delayed = np.unique(np.concatenate([lk.comps for lk in sysm.problem().lookups]))
+    assert set(g.hsrc(sysm).tolist()) <= set(delayed.tolist())
+
+
 def test_chebyshev_coefficients_reach_round_off_on_the_interval():
     """``_cheb_coefs`` (the closed form of c / (c + Q) in Chebyshev polynomials): with the terms it reports, the
     sum is within a few round-offs of c / (c + Q) on the whole interval; -1 where no expansion is kept (an
@@ -281,10 +303,11 @@ def test_compiled_refusals_name_what_runs_instead():
         with pytest.raises(InputError) as e:
             simulate(net, t_end_s=1.0, engine=engine)
         assert e.value.field == "protocols.xcp.model" and "self_seen" in e.value.allowed
-    fwd = _with_forward_delays()
+    fwd = _with_forward_delays()  # forward delays: the adaptive kernel follows them, the fixed-step one does not
     with pytest.raises(InputError) as e:
-        simulate(fwd, t_end_s=1.0, engine="numba")
+        simulate(fwd, t_end_s=1.0, engine="numba", solver="fixed", step_s=0.005)
     assert e.value.field == "engine" and "'numpy'" in e.value.allowed
+    assert cm.gap(_system(fwd, 1.0)) is None and "fixed-step" in cm.gap(_system(fwd, 1.0), "fixed")
 
 
 def test_engine_auto_resolves_a_mixed_network_to_the_compiled_kernel(monkeypatch):
@@ -365,6 +388,24 @@ def test_mixed_queueing_delay_in_the_rtt_compiled_matches_numpy(members):
     keep = got.t <= (10.0 if until is None else until)
     sc = sysm.default_atol() + RTOL * np.abs(other.y)
     assert np.max((np.abs(got.y - other.y) / sc)[keep]) > 1e3  # module docstring's rule is 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", [{}, {"rtt_includes_queueing": True}, {"load_rtt": "sent"}])
+def test_mixed_forward_delays_compiled_matches_numpy(variant):
+    """Forward delays on a composite (``delay_split="propagation"``: each flow's RTT split by the links' one-way
+    delays, so loads and arrivals are read at distinct times per (link, flow)): Reno, TCP Symbiosis and PE-TCP on
+    a parking lot with drop-tail buffers, alone, with the queueing delay in the RTT and with the sending time's
+    queueing delay; conservation over the run (``_compare``)."""
+    from ecocc.network import parking_lot
+    net = parking_lot([1000.0, 800.0], 0.02, buffer_pkts=60, delay_split="propagation")
+    net = dataclasses.replace(net, flows=tuple(dataclasses.replace(f, protocol=p)
+                                               for f, p in zip(net.flows, ["reno", "symbiosis", "petcp"])))
+    members, fm = resolve_protocols(net, "reno", None, None, {"reno__aqm": "droptail"})
+    sysm = MixedSystem(Mixed(members, fm), net, 10.0, **variant)
+    assert sysm.has_fwd
+    got, ref = _compare(sysm, 10.0)
+    assert np.max(ref.y[:, sysm.layout["queue"].sl]) > 5.0  # the queues (and with them the delays) move
 
 
 @pytest.mark.slow

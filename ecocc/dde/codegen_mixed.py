@@ -43,10 +43,15 @@ Queueing delay in the round trip (``rtt_includes_queueing``, a variant of the te
 -- its pairs' link signals, the loads they read, its own load one round trip back -- is lengthened by
 ``Q_p = max(sum_{l in p} q_l / C_l, 0)`` of the state the right-hand side is called with
 (:meth:`ecocc.mixed.MixedSystem.rhs`), flow activity and cross traffic read at the constant delays; the loads are
-then summed per flow (no aggregated or Chebyshev groups, as the single kernels' aggregated load).
+then summed per flow (no aggregated or Chebyshev groups, as the single kernels' aggregated load).  Forward
+delays (``fwd``, a third variant; adaptive kernel only, as the single models'): the arrival at link ``l`` sums each
+flow's rate at ``t - d_f(l, k)`` (its member's rate law on its state from the history, its queueing delay the
+current one, or the sending time's under ``load_rtt="sent"``), and the load a pair reads is each flow's at
+``d_b(l, p) + d_f(l, k)`` (plus ``Q_p`` with ``rtt_includes_queueing``), summed per flow, as
+:meth:`ecocc.mixed.MixedSystem.rhs`.
 
-Scope (:func:`gap`): no forward delays, one network (not a batch); the lock-step map kernel
-(:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
+Scope (:func:`gap`): one network (not a batch), forward delays on the adaptive kernel only; the lock-step map
+kernel (:mod:`ecocc.dde.lanes`) does not serve composites.  The NumPy composite stays the
 reference (tests/test_mixed_compiled.py).
 """
 from __future__ import annotations
@@ -106,22 +111,24 @@ def _cheb_coefs(cp, qa, qb, CF, r0, kf):
 _gen_cache: dict = {}
 
 
-def gap(sysm) -> str | None:
+def gap(sysm, kernel="adaptive") -> str | None:
     """Why the generated composite kernel cannot run ``sysm`` (a MixedSystem), or None.
 
     Parameters
     ----------
     sysm : MixedSystem
         The composite on its network.
+    kernel : {"adaptive", "fixed"}, optional
+        The compiled method: the fixed-step kernel does not follow forward delays (as the single models').
 
     Returns
     -------
     str or None
         One sentence naming what is missing, or None.
     """
-    if sysm.has_fwd:
-        return ("forward delays (delay_split='propagation' or explicit forward_delays_s): the compiled kernels put "
-                "the whole RTT on the feedback path")
+    if sysm.has_fwd and kernel != "adaptive":
+        return ("forward delays (delay_split='propagation' or explicit forward_delays_s) with the fixed-step "
+                "kernel: only the adaptive compiled kernel follows them")
     return None
 
 
@@ -240,11 +247,11 @@ class GeneratedMixed:
         its per-flow and per-link static fields.
     """
 
-    def __init__(self, members, sent=False, sdd=False):
+    def __init__(self, members, sent=False, sdd=False, fwd=False):
         ml = [_MemberLaws(i, m, P, st, lst) for i, (m, P, st, lst) in enumerate(members)]
         self.n_members = len(ml)
-        # rtt_includes_queueing (module docstring): the feedback delays lengthened by the path's queueing delay
-        self.sdd = bool(sdd)
+        # rtt_includes_queueing and forward delays (module docstring): variants of the text
+        self.sdd, self.fwd = bool(sdd), bool(fwd)
         self.model_name = "mixed(" + "+".join(x.model.name for x in ml) + ")"
         # the flow states each member's delayed laws read: its own load (its signal), its rate (another member's
         # signal), its own-load law
@@ -258,13 +265,17 @@ class GeneratedMixed:
                 used |= x.flow_vars_read("rate")
             if x.model.needs_own_delayed:
                 used |= x.flow_vars_read("own")
+            if self.fwd:  # the arrival reads every flow's rate one forward delay back
+                used |= x.flow_vars_read("rate")
             self.flow_used.append(sorted(used))
         self.link_used = [x.link_used for x in ml]
         # load_rtt="sent": a delayed law that reads the queueing delay reads it at the sending time, from the
         # history of the flow's path queues (codegen.Generated's sent variant); the default text is unchanged
         self._sent = {(z.i, law): bool(sent and z.reads_qd(law))
                       for x in ml if x.uses_y for z in ml for law in (("load",) if z is x else ("rate",))}
-        self.sent = any(self._sent.values())
+        # with forward delays and "sent", the arrival's delayed rates read their queueing delay at the sending time
+        self._sent_f = {x.i: bool(self.fwd and sent and x.reads_qd("rate")) for x in ml}
+        self.sent = any(self._sent.values()) or any(self._sent_f.values())
         self.q_used = any(x.q_used for x in ml) or self.sent
         self.empty_images = any(x.empty_images for x in ml)
         self.queue_gains = [x.queue_gain for x in ml]
@@ -282,7 +293,7 @@ class GeneratedMixed:
         # accepted segment) where the law does not read the current queueing delay (MixedSystem.rhs evaluates
         # the delayed states with the current qdelay: a sum over the flows that cannot be formed ahead of time)
         summed = [(z, "load" if z is x else "rate") for x in ml if x.uses_y for z in ml]
-        if self.sdd:  # the loads summed per flow, as the single kernels' (codegen.Generated: aggl without sdd)
+        if self.sdd or self.fwd:  # the loads summed per flow, as the single kernels' (codegen.Generated's aggl)
             summed = []
         self.agg_groups = []
         for z, law in summed:
@@ -370,8 +381,8 @@ class GeneratedMixed:
              "def _model_rhs(s, nud, y, sat_lo, sat_hi, out, D, Wk, t0, y0, HT, HY, HFA, HFB, m, n_pass, t_cur, h_cur, QV,",
              "               yc):",
              '    """MixedSystem.rhs of this member combination, generated (ecocc.dde.codegen_mixed)."""',
-             f"    {_D_NAMES} = D",
-             "    qdel, rate, arrival, kcur, kown = Wk",
+             f"    {_D_NAMES}{', FWL, FWM' if self.fwd else ''} = D",
+             "    qdel, rate, arrival, kcur, kown" + (", karr, kld" if self.fwd else "") + " = Wk",
              "    tt = s + nud",
              "    md, k, w0, w1, w2, w3, th = 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0"]
         r += self._offsets(ml)
@@ -393,7 +404,7 @@ class GeneratedMixed:
                   f"    XC = XH + {2 * len(self.agg_groups)} * L",
                   "    NS = srep.size",
                   "    use_ch = HY.shape[1] > XC"]
-        if any(x.uses_y for x in ml):  # the per-link sums before t0 (_flow_block), computed on first use in the call
+        if any(x.uses_y for x in ml) and not self.fwd:  # the per-link sums before t0 (_flow_block), on first use
             r += [f"    LM = L * {self.n_members}",
                   "    PRE = np.full(2 * LM, math.nan)"]
         for x in ml:
@@ -421,9 +432,9 @@ class GeneratedMixed:
         r += _index_code(4, "kc", "ctimes", "tt")
         r += ["    for l in range(L):",
               "        a = 0.0",
-              "        for jj in range(lptr[l], lptr[l + 1]):",
-              "            a += rate[lflows[jj]]",
-              "        arrival[l] = a + ctable[kc, l]",
+              "        for jj in range(lptr[l], lptr[l + 1]):"]
+        r += self._fwd_arrival(ml, stf) if self.fwd else ["            a += rate[lflows[jj]]"]
+        r += ["        arrival[l] = a + ctable[kc, l]",
               "    for p in range(P):",
               "        mi = fmem[p]",
               "        i = floc[p]",
@@ -451,6 +462,39 @@ class GeneratedMixed:
               "        out[IQ + 3 * L + l] = (a if a < C_l else C_l) if sat_lo[l] else C_l",
               "        out[IQ + 4 * L + l] = q"]
         return r
+
+    def _fwd_arrival(self, ml, stf):
+        """Source (indent 12, in the arrival loop over ``jj``, link ``l``'s flows in ``lflows`` order): add flow
+        ``kf``'s rate at ``t - d_f(l, kf)`` (``FWL[jj]``) by its member's rate law, its state read from the history
+        and its queueing delay the current one (the sending time's under ``load_rtt="sent"``), zero while the flow
+        is inactive then; a zero forward delay reads the current rate (``codegen._fwd_arrival_code``'s, per member)."""
+        out = ["kf = lflows[jj]",
+               "if FWL[jj] <= 0.0:",
+               "    a += rate[kf]",
+               "else:",
+               "    tf = tt - FWL[jj]",
+               "    if start[kf] <= tf and tf < stop[kf]:"]
+        out += [s[4:] for s in _seg_code(12, "FWL[jj]", "karr[jj]")]
+        out += ["        ik = floc[kf]", "        mi = fmem[kf]"]
+
+        def body(z):
+            used = z.flow_vars_read("rate")
+            b = []
+            for jv, v in enumerate(z.model.flow_states):
+                if jv in used:
+                    b += [s[8:] for s in _val_code(8, f"k_u_{v}", f"HF{z.i}_{jv} + ik", f"OF{z.i}_{v} + ik")]
+                else:
+                    b += [f"k_u_{v} = 0.0  # not read by the rate"]
+            b += stf(z, "kf", "k_")
+            if self._sent_f[z.i]:  # load_rtt="sent": the queueing delay at the sending time
+                b += _sent_qd_code(0, "kf", "k_qd", "HQ")
+            args = [(("k_qd" if self._sent_f[z.i] else "qdel[kf]") if a_ == "qd" else "k_" + a_)
+                    for a_ in z.fn_rate] + z.par_loc
+            return b + [f"a += _m{z.i}_rate({', '.join(args)})"]
+        for z in ml:
+            out += [("        if" if z.i == 0 else "        elif") + f" mi == {z.i}:"]
+            out += ["            " + s for s in body(z)]
+        return ["            " + s for s in out]
 
     def _offsets(self, ml):
         """Source (indent 4): the state offsets (MixedSystem.layout: per member its flow blocks over its flows,
@@ -769,8 +813,14 @@ class GeneratedMixed:
                 body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
                 head = [f"for jj in range(mlptr[l * {nm1} + {z.i}], mlptr[l * {nm1} + {z.i} + 1]):",
                         "    kf = mlflows[jj]"]
-                loop = head + ["    if start[kf] <= td and td < stop[kf]:",
-                               "        ik = floc[kf]"] + ["        " + s for s in body]
+                if self.fwd:  # flow kf's load at d_b(l, p) + d_f(l, kf) (+ Q_p): its own history point
+                    dl_ = "bwd[j] + FWM[jj]"
+                    loop = head + ["    tdk = td - FWM[jj]", "    if start[kf] <= tdk and tdk < stop[kf]:"] + [
+                        "        " + s for s in _seg_code(0, _sdd_delay(dl_) if self.sdd else dl_, "kld[jj]")] + [
+                        "        ik = floc[kf]"] + ["        " + s for s in body]
+                else:
+                    loop = head + ["    if start[kf] <= td and td < stop[kf]:",
+                                   "        ik = floc[kf]"] + ["        " + s for s in body]
                 pre_loops += head + ["    if start[kf] < t0 and t0 <= stop[kf]:",
                                      "        ik = floc[kf]"] + ["        " + s for s in body] + [
                     "    if start[kf] < t0:",
@@ -783,19 +833,22 @@ class GeneratedMixed:
                     loops += self._cheb_read(cheb_of[z.i], z.i) + ["if not cok:"] + ["    " + s for s in loop]
                 else:
                     loops += loop
-            ld += ["    pre = False",
-                   "    if md == 1 and td < t0:",
-                   f"        if PRE[{ipre}] != PRE[{ipre}]:  # NaN: the first such pair on link l in this call",
-                   "            bp = -math.inf",
-                   "            yy = 0.0"]
-            ld += ["            " + s for s in pre_loops]
-            ld += [f"            PRE[{ipre}] = bp",
-                   f"            PRE[LM + {ipre}] = yy",
-                   f"        pre = PRE[{ipre}] <= td",
-                   "    if pre:",
-                   f"        yy = PRE[LM + {ipre}]",
-                   "    else:"]
-            ld += ["        " + s for s in loops]
+            if self.fwd:  # each flow read at its own time: no per-link sum before t0 (codegen.Generated's)
+                ld += ["    " + s for s in loops]
+            else:
+                ld += ["    pre = False",
+                       "    if md == 1 and td < t0:",
+                       f"        if PRE[{ipre}] != PRE[{ipre}]:  # NaN: the first such pair on link l in this call",
+                       "            bp = -math.inf",
+                       "            yy = 0.0"]
+                ld += ["            " + s for s in pre_loops]
+                ld += [f"            PRE[{ipre}] = bp",
+                       f"            PRE[LM + {ipre}] = yy",
+                       f"        pre = PRE[{ipre}] <= td",
+                       "    if pre:",
+                       f"        yy = PRE[LM + {ipre}]",
+                       "    else:"]
+                ld += ["        " + s for s in loops]
             ld += [s[4:] for s in _index_code(4, "kd", "ctimes", "td")]
             ld += ["yy += ctable[kd, l]"]
             if x.lazy:  # the load only where the signal's branch reads it (codegen.Generated.lazy)
@@ -862,7 +915,7 @@ def _member_spec(M):
 
 _META = ("name", "model_name", "n_members", "flow_used", "link_used", "q_used", "n_flow_states", "n_link_states",
          "param_names", "st_keys", "lst_keys", "st_row", "lst_row", "par_off", "agg_groups", "cheb_groups",
-         "empty_images", "queue_gains", "sdd")
+         "empty_images", "queue_gains", "sdd", "fwd")
 
 
 class _CachedMixed(GeneratedMixed):
@@ -895,6 +948,8 @@ def _index_key(sysm):
         h.update(b"load_rtt=sent")
     if getattr(sysm, "rtt_includes_queueing", False):  # so does the queueing-delay variant's
         h.update(b"rtt_includes_queueing")
+    if getattr(sysm, "has_fwd", False):  # and the forward-delay variant's
+        h.update(b"forward delays")
     return h.hexdigest()[:24]
 
 
@@ -919,7 +974,9 @@ def generate(sysm) -> GeneratedMixed:
         key.append((type(M.model), opts, tuple(M.st_all), tuple(M.lst)))
     sent = getattr(sysm, "load_rtt", "current") == "sent"
     sdd = bool(getattr(sysm, "rtt_includes_queueing", False))
-    key = tuple(key) + ((("load_rtt", "sent"),) if sent else ()) + ((("rtt_includes_queueing", True),) if sdd else ())
+    fwd = bool(getattr(sysm, "has_fwd", False))
+    key = (tuple(key) + ((("load_rtt", "sent"),) if sent else ()) + ((("rtt_includes_queueing", True),) if sdd else ())
+           + ((("forward_delays", True),) if fwd else ()))
     g = _gen_cache.get(key)
     if g is not None:
         return g
@@ -930,7 +987,7 @@ def generate(sysm) -> GeneratedMixed:
     # run after installing needs no SymPy (a second or so per process)
     g = codegen.indexed(ik and f"mixed-{ik}.json", _CachedMixed)
     if g is None:
-        g = GeneratedMixed([_member_spec(M) for M in sysm.mem], sent=sent, sdd=sdd)
+        g = GeneratedMixed([_member_spec(M) for M in sysm.mem], sent=sent, sdd=sdd, fwd=fwd)
         codegen._write(codegen.generated_dir() / f"{g.name}.py", g.source)
         if ik is not None:
             codegen._write(idx, json.dumps({k: getattr(g, k) for k in _META}))
@@ -1063,6 +1120,15 @@ def kernel_data(sysm, gen: GeneratedMixed):
          np.zeros(nc + 1, dtype=np.int64), np.zeros(max(nc, 1) * len(srep), dtype=np.int64))
     npair = a.pair_link.size
     Wk = (np.zeros(nP), np.zeros(nP), np.zeros(L), np.zeros(npair, dtype=np.int64), np.zeros(nP, dtype=np.int64))
+    if gen.fwd:
+        # forward delay of each (link, flow) entry in the order of lflows (the arrival's loop) and of mlflows (the
+        # loads', by member), and the history segments of the arrival's and the load's lookups per entry
+        pair_of = {(int(l_), int(k_)): j for j, (l_, k_) in enumerate(zip(a.pair_link, a.pair_flow))}
+        links = np.repeat(np.arange(L), np.diff(lptr))
+        fw = np.asarray(a.pair_fwd_s, dtype=float)
+        D = D + (f64([fw[pair_of[(l_, int(k_))]] for l_, k_ in zip(links, lflows)]),
+                 f64([fw[pair_of[(l_, int(k_))]] for l_, k_ in zip(links, mlflows)]))
+        Wk = Wk + (np.zeros(lflows.size, dtype=np.int64), np.zeros(lflows.size, dtype=np.int64))
     return D, Wk
 
 
@@ -1128,7 +1194,7 @@ def fixed_args(sysm, t_end, h, n_grid, t_eval_arr, dmax):
         ``(GeneratedMixed, list of the kernel's positional arguments, the ``res`` array)``.
     """
     from ..errors import InputError
-    why = gap(sysm)
+    why = gap(sysm, "fixed")
     if why is not None:
         raise InputError("engine", "numba", f"'numpy' for {why}")
     gen = generate(sysm)
