@@ -2,7 +2,10 @@
 
 ``python benchmarks/sdd_speed.py [--reps 3] [--models aecp,reno,petcp,mixed] [--out benchmarks/sdd_speed]``
 writes ``<out>.json`` and ``.md``: for each case (model, N flows on a dumbbell, 60 s simulated; ``mixed``: TCP
-Symbiosis and drop-tail Reno flows alternating, the ``symbiosis-vs-reno`` members, on the composite kernel) the wall time of ``simulate`` on ``engine="numpy"`` and on
+Symbiosis and drop-tail Reno flows alternating, the ``symbiosis-vs-reno`` members, on the composite kernel;
+``sdd``: ``rtt_includes_queueing=True``; ``fwd``: a fifth of each flow's RTT before the link, ``forward_delays_s``;
+until 2026-11-29 the ``fwd`` cases used ``delay_split="propagation"``, which on a dumbbell, whose link has no
+delay, gives no forward delay at all) the wall time of ``simulate`` on ``engine="numpy"`` and on
 ``engine="numba"`` (the kernel compiled and cached before timing: a warm-up run), the median of ``--reps``
 runs, their ratio, the largest relative difference of the rates and the absolute difference of the queue
 between the two engines, and the load average.  Both at ``rtol=1e-6`` (the default).
@@ -10,6 +13,7 @@ between the two engines, and the load average.  Both at ``rtol=1e-6`` (the defau
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -24,7 +28,7 @@ CASES = [  # (model, N, variant)
     ("aecp", 4, "sdd"), ("reno", 4, "sdd"), ("petcp", 4, "sdd"),
     ("aecp", 100, "sdd"), ("reno", 100, "sdd"), ("petcp", 100, "sdd"),
     ("aecp", 100, "fwd"), ("reno", 100, "fwd"),
-    ("mixed", 4, "sdd"), ("mixed", 100, "sdd"),
+    ("mixed", 4, "sdd"), ("mixed", 100, "sdd"), ("mixed", 4, "fwd"), ("mixed", 100, "fwd"),
 ]
 MIXED = {"symbiosis": {"model": "symbiosis"}, "reno": {"model": "reno", "aqm": "droptail"}}
 T_END = 60.0
@@ -32,9 +36,12 @@ T_END = 60.0
 
 def _net(N, variant, model):
     rtts = list(np.linspace(0.05, 0.2, N))
-    return dumbbell(250.0 * N, rtts, initial_rate_pps=10.0, buffer_pkts=50.0 * N,
-                    delay_split="propagation" if variant == "fwd" else "feedback",
-                    protocols=[list(MIXED)[k % 2] for k in range(N)] if model == "mixed" else None)
+    net = dumbbell(250.0 * N, rtts, initial_rate_pps=10.0, buffer_pkts=50.0 * N,
+                   protocols=[list(MIXED)[k % 2] for k in range(N)] if model == "mixed" else None)
+    if variant == "fwd":  # a fifth of each RTT before the link (a dumbbell's link has no delay to split by)
+        net = dataclasses.replace(net, flows=tuple(dataclasses.replace(f, forward_delays_s=(0.2 * f.rtt_s,))
+                                                   for f in net.flows))
+    return net
 
 
 def _run(model, N, variant, engine):
