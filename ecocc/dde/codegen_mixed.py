@@ -476,25 +476,30 @@ class GeneratedMixed:
                "    if start[kf] <= tf and tf < stop[kf]:"]
         out += [s[4:] for s in _seg_code(12, "FWL[jj]", "karr[jj]")]
         out += ["        ik = floc[kf]", "        mi = fmem[kf]"]
-
-        def body(z):
-            used = z.flow_vars_read("rate")
-            b = []
-            for jv, v in enumerate(z.model.flow_states):
-                if jv in used:
-                    b += [s[8:] for s in _val_code(8, f"k_u_{v}", f"HF{z.i}_{jv} + ik", f"OF{z.i}_{v} + ik")]
-                else:
-                    b += [f"k_u_{v} = 0.0  # not read by the rate"]
-            b += stf(z, "kf", "k_")
-            if self._sent_f[z.i]:  # load_rtt="sent": the queueing delay at the sending time
-                b += _sent_qd_code(0, "kf", "k_qd", "HQ")
-            args = [(("k_qd" if self._sent_f[z.i] else "qdel[kf]") if a_ == "qd" else "k_" + a_)
-                    for a_ in z.fn_rate] + z.par_loc
-            return b + [f"a += _m{z.i}_rate({', '.join(args)})"]
         for z in ml:
             out += [("        if" if z.i == 0 else "        elif") + f" mi == {z.i}:"]
-            out += ["            " + s for s in body(z)]
+            out += ["            " + s for s in self._delayed_law(z, "rate", self._sent_f[z.i], stf, "a += ", "the rate")]
         return ["            " + s for s in out]
+
+    @staticmethod
+    def _delayed_law(z, law, sent, stf, lhs, unread):
+        """Source (indent 0): member ``z``'s delayed law ``law`` ("load", "rate") of flow ``kf`` (index ``ik`` among
+        ``z``'s flows) where :func:`ecocc.dde.codegen._seg_code` points -- the states it reads from the history, its
+        static fields, its queueing delay (the current one, or the sending time's under ``load_rtt="sent"``:
+        ``sent``) -- added by ``lhs`` (``"yy += "``, ``"a += "``); ``unread`` names it in the comment of a state it
+        does not read."""
+        used = z.flow_vars_read(law)
+        b = []
+        for jv, v in enumerate(z.model.flow_states):
+            if jv in used:
+                b += [s[8:] for s in _val_code(8, f"k_u_{v}", f"HF{z.i}_{jv} + ik", f"OF{z.i}_{v} + ik")]
+            else:
+                b += [f"k_u_{v} = 0.0  # not read by {unread}"]
+        b += stf(z, "kf", "k_")
+        if sent:  # load_rtt="sent": the queueing delay at the sending time, where the state was read
+            b += _sent_qd_code(0, "kf", "k_qd", "HQ")
+        args = [(("k_qd" if sent else "qdel[kf]") if a == "qd" else "k_" + a) for a in z.fn_rate] + z.par_loc
+        return b + [f"{lhs}_m{z.i}_{law}({', '.join(args)})"]
 
     def _offsets(self, ml):
         """Source (indent 4): the state offsets (MixedSystem.layout: per member its flow blocks over its flows,
@@ -796,21 +801,9 @@ class GeneratedMixed:
                 if not own and not z.model.flow_states:
                     continue
                 law = "load" if own else "rate"
-                used = z.flow_vars_read(law)
-                body = []
-                for jv, v in enumerate(z.model.flow_states):
-                    if jv in used:
-                        body += [s[8:] for s in _val_code(8, f"k_u_{v}", f"HF{z.i}_{jv} + ik", f"OF{z.i}_{v} + ik")]
-                    else:
-                        body += [f"k_u_{v} = 0.0  # not read by this load"]
-                body += stf(z, "kf", "k_")
-                sq = self._sent[(z.i, law)]
-                if sq:  # load_rtt="sent": the queueing delay at the sending time, where the state was read
-                    body += _sent_qd_code(0, "kf", "k_qd", "HQ")
-                args = [(("k_qd" if sq else "qdel[kf]") if a == "qd" else "k_" + a) for a in z.fn_rate] + z.par_loc
                 # a member's own flows load its signal by its flow_load, the others' by their flow_rate (summed per
                 # member, as MixedSystem.rhs)
-                body += [f"yy += _m{z.i}_{law}({', '.join(args)})"]
+                body = self._delayed_law(z, law, self._sent[(z.i, law)], stf, "yy += ", "this load")
                 head = [f"for jj in range(mlptr[l * {nm1} + {z.i}], mlptr[l * {nm1} + {z.i} + 1]):",
                         "    kf = mlflows[jj]"]
                 if self.fwd:  # flow kf's load at d_b(l, p) + d_f(l, kf) (+ Q_p): its own history point
