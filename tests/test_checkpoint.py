@@ -106,7 +106,7 @@ def test_auto_engine_checkpoints_where_the_run_falls_back_to_numpy(tmp_path, mon
     assert tr.ok and tr.solver["checkpoint"] == (None if compiled else str(path))
     assert path.exists() == (not compiled)  # a compiled run writes none
     path.unlink(missing_ok=True)
-    monkeypatch.setattr(codegen_mixed, "gap", lambda sysm: "a reason the composite kernel cannot run it")
+    monkeypatch.setattr(codegen_mixed, "gap", lambda sysm, kernel="adaptive": "a reason the composite kernel cannot run it")
     tr = simulate(_mixed_net(), "aecp", **kw)
     assert tr.ok and tr.solver["checkpoint"] == str(path) and path.exists()
     with pytest.raises(InputError) as e:  # the compiled engine asked for explicitly: no checkpoint to write
