@@ -335,6 +335,7 @@ def simulate(network: Network, model="aecp", params=None, *, t_end_s: float, out
     if solver == "adaptive" and qa.size:  # the queues' absolute tolerance (one value, or the largest), packets
         tr.solver["queue_atol_pkts"] = float(qa.max())
     tr.solver["load_rtt"] = load_rtt
+    tr.solver["rtt_includes_queueing"] = bool(rtt_includes_queueing)
     return tr
 
 

@@ -253,6 +253,9 @@ def test_scenario_files_and_the_cli_take_the_queueing_delay_in_the_rtt(tmp_path)
     r3, s3 = sim("--rtt-includes-queueing")
     assert r1.exit_code == r2.exit_code == r3.exit_code == 0, (r1.output, r2.output)
     assert s1["flows"] == s3["flows"] and s1["links"] == s3["links"] and s1["flows"] != s2["flows"]
+    # the reading each run used, in its summary (and so in the NetCDF attributes)
+    assert s1["solver"]["rtt_includes_queueing"] is True and s2["solver"]["rtt_includes_queueing"] is False
+    assert tr.solver["rtt_includes_queueing"] is True and base.solver["rtt_includes_queueing"] is False
     r, _ = sim("--solver", "fixed", "--step-s", "0.001")
     assert r.exit_code == 2 and "[scenario].rtt_includes_queueing" in r.output and "--constant-rtt" in r.output
     for cmd in (["sim-map", str(p), "--out", str(tmp_path / "m")], ["margins", str(p)]):
