@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE))
 import sdd_speed as sp  # noqa: E402
 
 from ecocc import simulate  # noqa: E402
+from ecocc.store import atomic_write_text  # noqa: E402
 
 
 def main():
@@ -54,7 +55,7 @@ def main():
         lines.append(f"| {eng} rtol 1e-6 vs compiled rtol 1e-8 | {r:.3g} | {q:.3g} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    (HERE / "sdd_mixed_tolerance.md").write_text(text)
+    atomic_write_text(HERE / "sdd_mixed_tolerance.md", text)
 
 
 if __name__ == "__main__":

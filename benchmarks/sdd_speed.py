@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ecocc import dumbbell, simulate
+from ecocc.store import atomic_write_text
 
 CASES = [  # (model, N, variant)
     ("aecp", 4, "sdd"), ("reno", 4, "sdd"), ("petcp", 4, "sdd"),
@@ -83,14 +84,14 @@ def main():
         print(row, flush=True)
         rows.append(row)
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    atomic_write_text(out.with_suffix(".json"), json.dumps(rows, indent=1))
     lines = ["| model | N | variant | NumPy s | compiled s | ratio | max rel diff rate | max abs diff queue (pkts) "
              "| load avg |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['model']} | {r['n_flows']} | {r['variant']} | {r['numpy_s']:.2f} | {r['numba_s']:.3f} | "
                      f"{r['ratio']:.0f}x | {r['rate_rel_diff']:.2g} | {r['queue_abs_diff_pkts']:.2g} | "
                      f"{r['loadavg']:.1f} |")
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    atomic_write_text(out.with_suffix(".md"), "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -811,15 +811,15 @@ class GeneratedMixed:
                     loop = head + ["    tdk = td - FWM[jj]", "    if start[kf] <= tdk and tdk < stop[kf]:"] + [
                         "        " + s for s in _seg_code(0, _sdd_delay(dl_) if self.sdd else dl_, "kld[jj]")] + [
                         "        ik = floc[kf]"] + ["        " + s for s in body]
-                else:
+                else:  # and the before-t0 sum (read below only without forward delays)
                     loop = head + ["    if start[kf] <= td and td < stop[kf]:",
                                    "        ik = floc[kf]"] + ["        " + s for s in body]
-                pre_loops += head + ["    if start[kf] < t0 and t0 <= stop[kf]:",
-                                     "        ik = floc[kf]"] + ["        " + s for s in body] + [
-                    "    if start[kf] < t0:",
-                    "        bp = max(bp, start[kf])",
-                    "    if stop[kf] < t0:",
-                    "        bp = max(bp, stop[kf])"]
+                    pre_loops += head + ["    if start[kf] < t0 and t0 <= stop[kf]:",
+                                         "        ik = floc[kf]"] + ["        " + s for s in body] + [
+                        "    if start[kf] < t0:",
+                        "        bp = max(bp, start[kf])",
+                        "    if stop[kf] < t0:",
+                        "        bp = max(bp, stop[kf])"]
                 if z.i in agg_of:  # the per-flow sum where the aggregated group cannot be read
                     loops += ["if not (ina or inc):"] + ["    " + s for s in loop]
                 elif z.i in cheb_of:  # the Chebyshev group's terms where they can be read, else the per-flow sum

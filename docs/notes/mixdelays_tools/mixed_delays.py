@@ -16,6 +16,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import engines_fuzz as ef  # noqa: E402
 
+from ecocc.store import atomic_write_text  # noqa: E402
+
 MODES = {"queueing": (range(5, 10), lambda c: c["opts"].get("rtt_includes_queueing"), 20.0),
          "forward": (range(3, 9), lambda c: c["topo"].get("fwd_frac"), 90.0)}
 
@@ -32,7 +34,7 @@ def main(mode, max_cases, budget_min):
         rows.append(row)
         print(c["seed"], c["k"], c["topo"]["type"], c["topo"].get("protocols"), c["opts"], row["verdict"],
               row.get("worst"), row.get("suspicious"), row.get("wall_s"), flush=True)
-        out.write_text(json.dumps(rows, default=ef._json_default))
+        atomic_write_text(out, json.dumps(rows, default=ef._json_default))  # a killed run keeps its rows
         if time.time() - t0 > 60 * budget_min:
             break
     w.kill()
