@@ -52,6 +52,13 @@ lanes no longer take exactly the single kernel's steps.  With the counters integ
 an accepted step that carried a free queue across such a level is retaken to end at the first crossing too, as the
 single-run kernels do (the lost counter integrates the drop fraction; docs/notes/redlevels.md).
 
+Where a full buffer's loss signal jumps (``HOLD_IMAGES``, generated: every network model), with or without
+``kinks``, the start of a queue's hold at its upper bound and its leaving the bound's band (located on the step's
+Hermite segment) are breakpoints one backward delay later, and a queue released a hair below its buffer by a step
+retaken to end at the release goes back onto the buffer with a flat last segment, as in the single-run kernels
+(``integrator.HOLD_IMAGES``, docs/notes/holdimages.md): without them a drop-tail Scalable TCP map's lanes were about
+5 % off a tight run at any rtol while the single-run solvers converged (docs/notes/fuzz52.md).
+
 Where the signal kinks at a sign change of a function of the delayed load and queue (``LANES_NSW`` switching
 functions per link and lane, ``_model_switch``, generated from the signal's ``Min``/``Max``/``Abs``: XCP's
 aggregate feedback ``phi`` and its shuffled traffic ``max(0, gamma y d - |phi|)``), ``kinks`` also compares each
@@ -74,7 +81,7 @@ import numpy as np
 from numba import njit
 
 from ecocc.dde.aot import LANES
-from ecocc.dde.kernels import (DBP_CAP, OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERLAP_TOL,  # noqa: F401
+from ecocc.dde.kernels import (DBP_CAP, HOLD_BAND_REL, OVERLAP_CAP, OVERLAP_PASSES, OVERLAP_RELAX, OVERLAP_TOL,  # noqa: F401
                                _add_kink, _first_crossing, _history_grow,
                                _history_new, _index_at, _levels_crossing, _overlap_done, _overlap_first_stage, _overlap_inside,
                                _pop_kinks, _release_matters, _segment_at, _shift_segments, _tiny)
@@ -318,6 +325,19 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                     if hsrc[c] == q:
                                         HY[m - 1, c * W + w] = lvl
                                 changed[w] = True
+                            elif HOLD_IMAGES and alive[w] and was_retake and used_hi[lw] and not sat_hi[lw] and \
+                                    Y[YY, k] < buf[l] and buf[l] - Y[YY, k] <= 10.0 * (atol_v[q] + rtol * abs(buf[l])):  # noqa: F821
+                                # released at t from its upper bound, a hair below it, by a step retaken to end at
+                                # its located release: back onto the bound, its last segment flat, the hair taken
+                                # back from the departures (integrator.py, as the single kernel: the history the
+                                # loss signal reads keeps the buffer full until the release)
+                                Y[YY, k + 3 * LW] -= buf[l] - Y[YY, k]  # departed: iq + 3 L + l
+                                Y[YY, k] = buf[l]
+                                for c in range(nh):
+                                    if hsrc[c] == q:
+                                        HY[m - 1, c * W + w] = buf[l]
+                                        HFB[m - 2, c * W + w] = 0.0
+                                changed[w] = True
                             if changed[w]:
                                 anyc = True
                     if not anyc:
@@ -338,6 +358,17 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                 for w in range(W):
                     lw = l * W + w
                     if alive[w] and ((sat_lo[lw] and not used_lo[lw]) or (sat_hi[lw] and not used_hi[lw])):
+                        dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t, l, t_end, np.inf)
+                        break
+        if HOLD_IMAGES and n_steps > 0:  # noqa: F821
+            # a queue held at its upper bound from here: the loss signal (a full buffer's) jumps on at t and each
+            # flow on the link sees it one backward delay later (integrator.py HOLD_IMAGES, as the single kernel;
+            # without it Scalable TCP's drop-tail map lanes were ~5 % off a tight run at any rtol: docs/notes/
+            # fuzz52.md)
+            for l in range(L):
+                for w in range(W):
+                    lw = l * W + w
+                    if alive[w] and sat_hi[lw] and not used_hi[lw]:
                         dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, t, l, t_end, np.inf)
                         break
         for k in range(nW):
@@ -389,7 +420,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             while ip < bps.size and bps[ip] <= t + 1e-12 * max(1.0, abs(t)):
                 ip += 1
             next_bp = bps[ip] if ip < bps.size else t_end
-            if KINKS and dnext < next_bp:  # noqa: F821
+            if (KINKS or HOLD_IMAGES) and dnext < next_bp:  # noqa: F821
                 next_bp = dnext
             hmin = 16 * eps * max(1.0, abs(t))
             h = min(h, max_step, h_ov) if overlap else min(h, max_step, dmin)
@@ -649,6 +680,17 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
             break
         if status_all:
             break
+        if HOLD_IMAGES:  # noqa: F821
+            # a queue leaving its upper bound's band (HOLD_BAND_REL) in this step: the loss signal switches off
+            # there, located on the step's Hermite segment (the history's), seen by the flows one backward delay
+            # later (as the single kernel)
+            for l in range(L):
+                band = buf[l] * (1.0 - HOLD_BAND_REL)
+                for w in range(W):
+                    k = (iq + l) * W + w
+                    if alive[w] and Y[YN, k] < band <= Y[YY, k]:
+                        tc = t + h * _first_crossing(Y[YY, k], Y[YN, k], F[FF, k], F[n_st, k], h, band)
+                        dnext = _add_kink(dbp, dbw, dbn, pl_, bwd_, tc, l, t_end, np.inf)
         if KINKS and kinks and LANES_NLEV > 0:  # noqa: F821 (a queue that crossed a kink level of its link's signal in this step)
             for l in range(L):
                 for w in range(W):
@@ -734,7 +776,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
         hmax_seen = max(hmax_seen, h)
         t_prev = t
         t = next_bp if hit_bp else t + h
-        if KINKS and dnext <= t + 1e-12 * max(1.0, abs(t)):  # noqa: F821 (kinks: passed, the next pending one)
+        if (KINKS or HOLD_IMAGES) and dnext <= t + 1e-12 * max(1.0, abs(t)):  # noqa: F821 (kinks, hold images: passed, the next pending one)
             dnext = _pop_kinks(dbp, dbw, dbn, t)
         for k in range(nW):
             Y[YY, k] = Y[YN, k]
