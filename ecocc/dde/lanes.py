@@ -159,6 +159,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
     used_hi = np.zeros(LW, dtype=np.bool_)
     loc_lo = np.zeros(LW, dtype=np.bool_)  # the queues whose located crossing ended the retaken step
     loc_hi = np.zeros(LW, dtype=np.bool_)
+    loc_rel = np.zeros(LW, dtype=np.bool_)  # the held queues whose located release ended it (HOLD_IMAGES)
     s_cross = np.ones(LW)  # each free queue's first crossing in the step (fraction of h; 1: none)
     alive = np.ones(W, dtype=np.bool_)
     viol = np.zeros(W, dtype=np.bool_)
@@ -325,12 +326,15 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                                     if hsrc[c] == q:
                                         HY[m - 1, c * W + w] = lvl
                                 changed[w] = True
-                            elif HOLD_IMAGES and alive[w] and was_retake and used_hi[lw] and not sat_hi[lw] and \
+                            elif HOLD_IMAGES and alive[w] and was_retake and loc_rel[lw] and used_hi[lw] and \
+                                    not sat_hi[lw] and \
                                     Y[YY, k] < buf[l] and buf[l] - Y[YY, k] <= 10.0 * (atol_v[q] + rtol * abs(buf[l])):  # noqa: F821
                                 # released at t from its upper bound, a hair below it, by a step retaken to end at
-                                # its located release: back onto the bound, its last segment flat, the hair taken
-                                # back from the departures (integrator.py, as the single kernel: the history the
-                                # loss signal reads keeps the buffer full until the release)
+                                # its own located release (after another lane's, this one is below the bound by its
+                                # true outflow since an early release, not a hair): back onto the bound, its last
+                                # segment flat, the hair taken back from the departures (integrator.py, as the
+                                # single kernel: the history the loss signal reads keeps the buffer full until the
+                                # release)
                                 Y[YY, k + 3 * LW] -= buf[l] - Y[YY, k]  # departed: iq + 3 L + l
                                 Y[YY, k] = buf[l]
                                 for c in range(nh):
@@ -635,7 +639,8 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                         d_a, d_b = F[FRAW, k], F[FNEW, k]
                         if alive[w] and ((sat_lo[lw] and d_a <= 0.0 < d_b) or (sat_hi[lw] and d_b < 0.0 <= d_a)) \
                                 and _release_matters(d_a, h, atol_v[iq + l], rtol, Y[YY, k]):
-                            s_star = min(s_star, d_a / (d_a - d_b))
+                            s_cross[lw] = d_a / (d_a - d_b)
+                            s_star = min(s_star, s_cross[lw])
                 if KINKS and KINK_NOW and full:  # noqa: F821
                     # with the counters integrated (not a map's dynamics only), a step that carries a free queue
                     # across a level of its drop fraction (RED's min_th, max_th) ends at the first crossing over
@@ -663,6 +668,7 @@ def lanes_kernel(y0, t_end, rtol, atol_v, logc, max_step, first_step, max_steps,
                             located = s_cross[lw] <= s_star * (1 + 1e-9)
                             loc_lo[lw] = located and qv < 0.0
                             loc_hi[lw] = located and qv > buf[l]
+                            loc_rel[lw] = located and sat_hi[lw]
                     h = s_star * h
                     retake = True
                     continue
