@@ -66,6 +66,7 @@ def test_drop_tail_windows_against_a_tight_reference():
         assert err <= bound, (rtol, err)
 
 
+@pytest.mark.slow  # compiles Reno's lock-step kernel (53 s of the default suite on empty caches); in .ci/run
 @pytest.mark.parametrize("overlap", [True, False])
 def test_drop_tail_lock_step_windows_against_a_tight_reference(overlap):
     """The lock-step kernel (stability maps; ``overlap`` and ``kinks`` on, a map's default, or both off) steps onto
